@@ -1,0 +1,30 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace headroom {
+
+// The two resources headroom sizes. CPU amounts are millicores, memory amounts bytes.
+enum class Resource { kCpu, kMemory };
+
+inline absl::string_view ResourceName(Resource resource) {
+  return resource == Resource::kCpu ? "cpu" : "memory";
+}
+
+// A CPU and memory amount, e.g. a node's allocatable or a pod's declared requests.
+struct ResourceAmounts {
+  int64_t cpu_millis = 0;
+  int64_t memory_bytes = 0;
+
+  int64_t Get(Resource resource) const {
+    return resource == Resource::kCpu ? cpu_millis : memory_bytes;
+  }
+};
+
+// Formats an amount of `resource` as Kubernetes quantity text ("1500m", "512Mi").
+std::string FormatAmount(Resource resource, int64_t amount);
+
+}  // namespace headroom
