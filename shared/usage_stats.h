@@ -1,0 +1,121 @@
+#pragma once
+
+// Per-container usage statistics, as seed 000 (CruiseKube) defines them:
+// - base (steady state): P75 of CPU over the last 10 minutes, of memory over the last 30;
+// - peak: the max observed in the current hour of the day over the last 7 days (the
+//   recurring daily peak), and at least the max of the last hour, so a fresh spike counts;
+// - memory's 7-day max and the memory at the last OOM kill, for the memory limit.
+//
+// The caller feeds samples with their timestamps (CPU already PSI-adjusted, see psi.h);
+// nothing here reads a clock. Hours of the day are UTC hours.
+//
+// Memory bound per container: two WindowedPercentile windows (at most max_window_samples
+// samples of 24 bytes each), two hourly rings of 7 x 24 + 1 buckets and two minute rings of
+// 60 buckets (16 bytes per bucket), and at most kMaxOomRecords OOM records: about 7.3 KiB of
+// rings plus the window samples (1.4 KiB at one sample a minute).
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "shared/bucketed_max.h"
+#include "shared/windowed_percentile.h"
+
+namespace headroom {
+
+struct UsageStatsConfig {
+  absl::Duration cpu_base_window = absl::Minutes(10);
+  absl::Duration memory_base_window = absl::Minutes(30);
+  double base_percentile = 0.75;
+  // Days of hour-of-day history for the recurring peak and the memory max.
+  int peak_history_days = 7;
+  // A spike within this window always counts towards the peak.
+  absl::Duration recent_peak_window = absl::Hours(1);
+  // How long the memory at an OOM kill keeps raising the memory limit.
+  absl::Duration oom_memory_retention = absl::Hours(7 * 24);
+  size_t max_window_samples = WindowedPercentile::kDefaultMaxSamples;
+
+  absl::Status Validate() const;
+};
+
+struct CpuStats {
+  int64_t base_millis = 0;
+  int64_t peak_millis = 0;
+};
+
+struct MemoryStats {
+  int64_t base_bytes = 0;
+  int64_t peak_bytes = 0;
+  int64_t max_7d_bytes = 0;  // max over the peak history (7 days by default)
+  int64_t oom_bytes = 0;     // memory at the largest recent OOM kill; 0 if none
+};
+
+// What the statistics say at one moment; a resource without samples in its windows has no
+// value (no history).
+struct UsageSnapshot {
+  std::optional<CpuStats> cpu;
+  std::optional<MemoryStats> memory;
+};
+
+// Base and peak tracking for one resource of one container.
+class ResourceUsage {
+ public:
+  ResourceUsage(absl::Duration base_window, const UsageStatsConfig& config);
+
+  // Adds a sample; InvalidArgument (and nothing recorded) if older than the newest one.
+  absl::Status Add(absl::Time at, int64_t value);
+
+  std::optional<int64_t> Base(absl::Time now) const;
+  std::optional<int64_t> Peak(absl::Time now) const;
+  // Max over the whole peak history (7 days by default).
+  std::optional<int64_t> HistoryMax(absl::Time now) const;
+
+  const WindowedPercentile& base_window() const { return base_; }
+  const BucketedMax& hourly() const { return hourly_; }
+  const BucketedMax& recent() const { return recent_; }
+
+ private:
+  double percentile_;
+  int history_days_;
+  absl::Duration recent_window_;
+  WindowedPercentile base_;
+  BucketedMax hourly_;
+  BucketedMax recent_;
+};
+
+class ContainerUsageStats {
+ public:
+  static constexpr size_t kMaxOomRecords = 8;
+
+  explicit ContainerUsageStats(const UsageStatsConfig& config = {});
+
+  // CPU in millicores (PSI-adjusted), memory in bytes. Out-of-order samples are refused.
+  absl::Status AddCpu(absl::Time at, int64_t millis) { return cpu_.Add(at, millis); }
+  absl::Status AddMemory(absl::Time at, int64_t bytes) { return memory_.Add(at, bytes); }
+  // Records the memory in use when the container was OOM-killed.
+  void RecordOom(absl::Time at, int64_t memory_bytes);
+
+  UsageSnapshot Snapshot(absl::Time now) const;
+
+  const ResourceUsage& cpu() const { return cpu_; }
+  const ResourceUsage& memory() const { return memory_; }
+
+  struct OomRecord {
+    absl::Time at;
+    int64_t memory_bytes;
+  };
+  const std::deque<OomRecord>& oom_records() const { return ooms_; }
+
+ private:
+  std::optional<int64_t> OomMemory(absl::Time now) const;
+
+  absl::Duration oom_retention_;
+  ResourceUsage cpu_;
+  ResourceUsage memory_;
+  std::deque<OomRecord> ooms_;
+};
+
+}  // namespace headroom

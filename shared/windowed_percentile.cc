@@ -1,0 +1,58 @@
+#include "shared/windowed_percentile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace headroom {
+
+WindowedPercentile::WindowedPercentile(absl::Duration window, size_t max_samples)
+    : window_(window), max_samples_(std::max<size_t>(1, max_samples)) {}
+
+absl::Status WindowedPercentile::Add(absl::Time at, int64_t value) {
+  if (!samples_.empty() && at < samples_.back().at) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sample at ", absl::FormatTime(at), " is older than the newest sample (",
+                     absl::FormatTime(samples_.back().at), ")"));
+  }
+  samples_.push_back({at, value});
+  // Drop what has left the window as seen from the newest sample, then enforce the bound.
+  while (!samples_.empty() && samples_.front().at <= at - window_) samples_.pop_front();
+  while (samples_.size() > max_samples_) samples_.pop_front();
+  return absl::OkStatus();
+}
+
+std::optional<int64_t> WindowedPercentile::Percentile(double q, absl::Time now) const {
+  std::vector<int64_t> values;
+  values.reserve(samples_.size());
+  for (const Sample& sample : samples_) {
+    if (sample.at > now - window_ && sample.at <= now) values.push_back(sample.value);
+  }
+  return InterpolatedPercentile(values, q);
+}
+
+std::optional<int64_t> InterpolatedPercentile(std::vector<int64_t>& values, double q) {
+  if (values.empty()) return std::nullopt;
+  q = std::clamp(q, 0.0, 1.0);
+  const double rank = q * static_cast<double>(values.size() - 1);
+  const size_t lower = static_cast<size_t>(std::floor(rank));
+  const size_t upper = std::min(lower + 1, values.size() - 1);
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(lower),
+                   values.end());
+  const int64_t low_value = values[lower];
+  if (upper == lower) return low_value;
+  // The upper neighbour is the smallest value after the lower rank.
+  const int64_t high_value =
+      *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(upper), values.end());
+  const double fraction = rank - static_cast<double>(lower);
+  if (fraction <= 0) return low_value;
+  // Interpolate in long double and round up; the gap fits int64 for non-negative samples.
+  const long double interpolated =
+      static_cast<long double>(low_value) +
+      static_cast<long double>(fraction) * static_cast<long double>(high_value - low_value);
+  return static_cast<int64_t>(std::ceil(interpolated - 1e-9L));
+}
+
+}  // namespace headroom
