@@ -1,0 +1,371 @@
+#include "shared/node_optimizer.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "shared/quantity.h"
+#include "shared/status_macros.h"
+#include "shared/wide_int.h"
+
+namespace headroom {
+namespace {
+
+using Wide = WideInt;
+
+constexpr std::array<Resource, 2> kEvictionPasses = {Resource::kMemory, Resource::kCpu};
+
+int64_t Saturate(Wide value) {
+  if (value > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
+  if (value < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(value);
+}
+
+size_t Slot(Resource resource) { return resource == Resource::kCpu ? 0 : 1; }
+
+int64_t Base(const ContainerDemand& container, Resource resource) {
+  return resource == Resource::kCpu ? container.cpu->base_millis : container.memory->base_bytes;
+}
+
+int64_t Peak(const ContainerDemand& container, Resource resource) {
+  return resource == Resource::kCpu ? container.cpu->peak_millis : container.memory->peak_bytes;
+}
+
+int64_t Headroom(const ContainerDemand& container, Resource resource) {
+  return Peak(container, resource) - Base(container, resource);
+}
+
+std::string Amount(Resource resource, Wide amount) {
+  return FormatAmount(resource, Saturate(amount));
+}
+
+// Step 2 aggregates of one optimised pod.
+struct PodWork {
+  size_t pod = 0;
+  std::array<Wide, 2> base{};
+  std::array<int64_t, 2> max_headroom{};
+  uint32_t name_rank = 0;  // position in namespace/name order: the final tie-break
+  bool alive = true;
+};
+
+// Pod indices in (namespace, name) order. Sorting once lets validation find duplicates as
+// neighbours and gives the eviction sorts an integer tie-break instead of string compares.
+std::vector<size_t> PodsByName(const std::vector<PodDemand>& pods) {
+  std::vector<size_t> order(pods.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const int by_namespace = pods[a].pod_namespace.compare(pods[b].pod_namespace);
+    if (by_namespace != 0) return by_namespace < 0;
+    const int by_name = pods[a].name.compare(pods[b].name);
+    return by_name != 0 ? by_name < 0 : a < b;
+  });
+  return order;
+}
+
+bool Evictable(const PodDemand& pod) {
+  return !pod.daemonset && pod.ranking != EvictionRanking::kNoEviction;
+}
+
+absl::Status FieldError(size_t pod, const PodDemand& demand, absl::string_view field,
+                        absl::string_view problem) {
+  return absl::InvalidArgumentError(absl::StrCat("pods[", pod, "]", field, ": ", problem,
+                                                 " (pod ", demand.Key(), ")"));
+}
+
+absl::Status ValidateContainer(size_t pod_index, const PodDemand& pod, size_t index) {
+  const ContainerDemand& container = pod.containers[index];
+  // Built only on error: validation runs for every container on every optimisation.
+  const auto path = [index] { return absl::StrCat(".containers[", index, "]"); };
+  if (container.cpu.has_value()) {
+    const CpuStats& cpu = *container.cpu;
+    if (cpu.base_millis < 0 || cpu.peak_millis < 0) {
+      return FieldError(pod_index, pod, absl::StrCat(path(), ".cpu"), "must not be negative");
+    }
+    if (cpu.peak_millis < cpu.base_millis) {
+      return FieldError(pod_index, pod, absl::StrCat(path(), ".cpu.max"),
+                        absl::StrCat("peak ", FormatCpuMillis(cpu.peak_millis),
+                                     " is below the base (p75) ",
+                                     FormatCpuMillis(cpu.base_millis)));
+    }
+  }
+  if (container.memory.has_value()) {
+    const MemoryStats& memory = *container.memory;
+    if (memory.base_bytes < 0 || memory.peak_bytes < 0 || memory.max_7d_bytes < 0 ||
+        memory.oom_bytes < 0) {
+      return FieldError(pod_index, pod, absl::StrCat(path(), ".memory"), "must not be negative");
+    }
+    if (memory.peak_bytes < memory.base_bytes) {
+      return FieldError(pod_index, pod, absl::StrCat(path(), ".memory.max"),
+                        absl::StrCat("peak ", FormatMemoryBytes(memory.peak_bytes),
+                                     " is below the base (p75) ",
+                                     FormatMemoryBytes(memory.base_bytes)));
+    }
+    if (memory.max_7d_bytes < memory.peak_bytes) {
+      return FieldError(pod_index, pod, absl::StrCat(path(), ".memory.max7d"),
+                        absl::StrCat("7-day max ", FormatMemoryBytes(memory.max_7d_bytes),
+                                     " is below the peak ", FormatMemoryBytes(memory.peak_bytes)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool HasHistory(const PodDemand& pod, std::string* missing) {
+  for (const ContainerDemand& container : pod.containers) {
+    if (!container.cpu.has_value() || !container.memory.has_value()) {
+      *missing = absl::StrCat("container ", container.name, " has no ",
+                              container.cpu.has_value() ? "memory" : "cpu", " usage history");
+      return false;
+    }
+  }
+  return true;
+}
+
+// Step 3/4 order: DaemonSets last, then ranking (low first), then larger headroom first,
+// then namespace/name so that the result never depends on input order.
+void SortForEviction(std::vector<size_t>& order, const std::vector<PodWork>& work,
+                     const std::vector<PodDemand>& pods, Resource resource) {
+  const size_t slot = Slot(resource);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const PodDemand& pa = pods[work[a].pod];
+    const PodDemand& pb = pods[work[b].pod];
+    if (pa.daemonset != pb.daemonset) return !pa.daemonset;
+    if (pa.ranking != pb.ranking) return pa.ranking < pb.ranking;
+    if (work[a].max_headroom[slot] != work[b].max_headroom[slot]) {
+      return work[a].max_headroom[slot] > work[b].max_headroom[slot];
+    }
+    return work[a].name_rank < work[b].name_rank;
+  });
+}
+
+struct Totals {
+  Wide base = 0;
+  int64_t max_headroom = 0;
+};
+
+Totals AliveTotals(const std::vector<PodWork>& work, Resource resource) {
+  Totals totals;
+  for (const PodWork& pod : work) {
+    if (!pod.alive) continue;
+    totals.base += pod.base[Slot(resource)];
+    totals.max_headroom = std::max(totals.max_headroom, pod.max_headroom[Slot(resource)]);
+  }
+  return totals;
+}
+
+std::string NeedText(Resource resource, const Totals& totals, Wide available) {
+  return absl::StrCat("base ", Amount(resource, totals.base), " + largest headroom ",
+                      Amount(resource, totals.max_headroom), " = ",
+                      Amount(resource, totals.base + totals.max_headroom), " > available ",
+                      Amount(resource, available));
+}
+
+absl::string_view DoesNotFitCode(Resource resource) {
+  return resource == Resource::kCpu ? "CpuDoesNotFit" : "MemoryDoesNotFit";
+}
+
+// Steps 3 and 4 for one resource: evicts in order until the node fits or only protected
+// pods remain. The base total is kept running and the largest surviving headroom is read
+// from a headroom-sorted list that skips evicted pods, so the loop is O(n log n) overall.
+void EvictUntilFits(Resource resource, Wide available, const NodeDemand& node,
+                    std::vector<PodWork>& work, std::vector<PodEviction>& evictions) {
+  const size_t slot = Slot(resource);
+  std::vector<size_t> order;
+  order.reserve(work.size());
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (work[i].alive) order.push_back(i);
+  }
+  std::vector<size_t> by_headroom = order;
+  std::sort(by_headroom.begin(), by_headroom.end(), [&](size_t a, size_t b) {
+    return work[a].max_headroom[slot] > work[b].max_headroom[slot];
+  });
+  SortForEviction(order, work, node.pods, resource);
+  Totals totals = AliveTotals(work, resource);
+  size_t largest = 0;  // first pod in by_headroom that is still alive
+  // Evictable pods form a prefix of `order` (protected pods sort after them).
+  for (size_t next = 0; totals.base + totals.max_headroom > available && next < order.size();
+       ++next) {
+    PodWork& victim = work[order[next]];
+    const PodDemand& pod = node.pods[victim.pod];
+    if (!Evictable(pod)) break;
+    victim.alive = false;
+    evictions.push_back(
+        {victim.pod, resource,
+         {std::string(DoesNotFitCode(resource)),
+          absl::StrCat(ResourceName(resource), " does not fit on node ", node.name, ": ",
+                       NeedText(resource, totals, available), "; evicted first as ranking ",
+                       EvictionRankingName(pod.ranking), " with ", ResourceName(resource),
+                       " headroom ", Amount(resource, victim.max_headroom[slot]))}});
+    totals.base -= victim.base[slot];
+    while (largest < by_headroom.size() && !work[by_headroom[largest]].alive) ++largest;
+    totals.max_headroom =
+        largest < by_headroom.size() ? work[by_headroom[largest]].max_headroom[slot] : 0;
+  }
+}
+
+ResourceOutcome Outcome(Resource resource, const NodeDemand& node, Wide reserved,
+                        const std::vector<PodWork>& work,
+                        const std::vector<ContainerDemand const*>& alive_containers) {
+  ResourceOutcome outcome;
+  const Wide allocatable = node.allocatable.Get(resource);
+  const Wide available = allocatable - reserved;
+  const Totals totals = AliveTotals(work, resource);
+  Wide total_headroom = 0;
+  for (const ContainerDemand* container : alive_containers) {
+    total_headroom += Headroom(*container, resource);
+  }
+  outcome.allocatable = Saturate(allocatable);
+  outcome.reserved = Saturate(reserved);
+  outcome.base_total = Saturate(totals.base);
+  outcome.max_headroom = totals.max_headroom;
+  outcome.total_headroom = Saturate(total_headroom);
+  outcome.fits = totals.base + totals.max_headroom <= available;
+  if (!outcome.fits) {
+    outcome.shortfall = Reason{
+        "ProtectedPodsDoNotFit",
+        absl::StrCat(ResourceName(resource), " does not fit on node ", node.name,
+                     " and no evictable pod is left (DaemonSet and no-eviction pods are never "
+                     "evicted): ",
+                     NeedText(resource, totals, available))};
+  }
+  return outcome;
+}
+
+// Step 5: base + maxHeadroom x own / total, rounded up.
+int64_t FinalAmount(int64_t base, int64_t own_headroom, int64_t max_headroom,
+                    Wide total_headroom) {
+  if (total_headroom <= 0 || own_headroom <= 0) return base;
+  const Wide share = (static_cast<Wide>(max_headroom) * own_headroom + total_headroom - 1) /
+                     total_headroom;
+  return Saturate(base + share);
+}
+
+absl::Status ValidateNode(const NodeDemand& node, const std::vector<size_t>& by_name) {
+  if (node.allocatable.cpu_millis < 0 || node.allocatable.memory_bytes < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("node.allocatable: must not be negative (node ", node.name, ")"));
+  }
+  for (size_t i = 1; i < by_name.size(); ++i) {
+    const PodDemand& previous = node.pods[by_name[i - 1]];
+    const PodDemand& current = node.pods[by_name[i]];
+    if (previous.pod_namespace == current.pod_namespace && previous.name == current.name) {
+      return FieldError(by_name[i], current, "",
+                        "the same namespace/name appears twice on the node");
+    }
+  }
+  for (size_t i = 0; i < node.pods.size(); ++i) {
+    const PodDemand& pod = node.pods[i];
+    if (pod.requests.cpu_millis < 0 || pod.requests.memory_bytes < 0) {
+      return FieldError(i, pod, ".requests", "must not be negative");
+    }
+    if (pod.optimizable && pod.containers.empty()) {
+      return FieldError(i, pod, ".containers", "an optimizable pod needs at least one container");
+    }
+    for (size_t c = 0; c < pod.containers.size(); ++c) {
+      // Pods have a handful of containers: a quadratic scan beats hashing.
+      for (size_t earlier = 0; earlier < c; ++earlier) {
+        if (pod.containers[earlier].name == pod.containers[c].name) {
+          return FieldError(i, pod, absl::StrCat(".containers[", c, "].name"),
+                            absl::StrCat("container name ", pod.containers[c].name,
+                                         " appears twice in the pod"));
+        }
+      }
+      HEADROOM_RETURN_IF_ERROR(ValidateContainer(i, pod, c));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ValidateNodeDemand(const NodeDemand& node) {
+  return ValidateNode(node, PodsByName(node.pods));
+}
+
+absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node) {
+  const std::vector<size_t> by_name = PodsByName(node.pods);
+  HEADROOM_RETURN_IF_ERROR(ValidateNode(node, by_name));
+  std::vector<uint32_t> name_rank(node.pods.size());
+  for (size_t rank = 0; rank < by_name.size(); ++rank) {
+    name_rank[by_name[rank]] = static_cast<uint32_t>(rank);
+  }
+  NodeOptimization result;
+
+  // Step 1: pods headroom does not size keep their declared requests.
+  std::array<Wide, 2> reserved{};
+  std::vector<PodWork> work;
+  work.reserve(node.pods.size());
+  for (size_t i = 0; i < node.pods.size(); ++i) {
+    const PodDemand& pod = node.pods[i];
+    std::string missing;
+    if (!pod.optimizable || !HasHistory(pod, &missing)) {
+      reserved[Slot(Resource::kCpu)] += pod.requests.cpu_millis;
+      reserved[Slot(Resource::kMemory)] += pod.requests.memory_bytes;
+      const std::string requests =
+          absl::StrCat("its declared requests (cpu ", FormatCpuMillis(pod.requests.cpu_millis),
+                       ", memory ", FormatMemoryBytes(pod.requests.memory_bytes),
+                       ") are reserved");
+      result.skipped.push_back(
+          {i, pod.optimizable
+                  ? Reason{"NoHistory", absl::StrCat(missing, "; ", requests)}
+                  : Reason{"NotOptimizable", absl::StrCat("pod is not optimised; ", requests)}});
+      continue;
+    }
+    // Step 2: per-pod base and largest container headroom.
+    PodWork pod_work;
+    pod_work.pod = i;
+    pod_work.name_rank = name_rank[i];
+    for (const ContainerDemand& container : pod.containers) {
+      for (Resource resource : kEvictionPasses) {
+        pod_work.base[Slot(resource)] += Base(container, resource);
+        pod_work.max_headroom[Slot(resource)] =
+            std::max(pod_work.max_headroom[Slot(resource)], Headroom(container, resource));
+      }
+    }
+    work.push_back(pod_work);
+  }
+
+  // Steps 3 and 4: memory first (running out kills), then CPU (running out throttles).
+  for (Resource resource : kEvictionPasses) {
+    const Wide available = static_cast<Wide>(node.allocatable.Get(resource)) -
+                           reserved[Slot(resource)];
+    EvictUntilFits(resource, available, node, work, result.evictions);
+  }
+
+  std::vector<const ContainerDemand*> alive_containers;
+  for (const PodWork& pod : work) {
+    if (!pod.alive) continue;
+    for (const ContainerDemand& container : node.pods[pod.pod].containers) {
+      alive_containers.push_back(&container);
+    }
+  }
+  result.cpu = Outcome(Resource::kCpu, node, reserved[Slot(Resource::kCpu)], work,
+                       alive_containers);
+  result.memory = Outcome(Resource::kMemory, node, reserved[Slot(Resource::kMemory)], work,
+                          alive_containers);
+
+  // Steps 5 and 6: share the single largest headroom, then size every surviving container.
+  result.containers.reserve(alive_containers.size());
+  for (const PodWork& pod : work) {
+    if (!pod.alive) continue;
+    const PodDemand& demand = node.pods[pod.pod];
+    for (size_t c = 0; c < demand.containers.size(); ++c) {
+      const ContainerDemand& container = demand.containers[c];
+      ContainerSizing sizing;
+      sizing.cpu_request_millis =
+          FinalAmount(container.cpu->base_millis, Headroom(container, Resource::kCpu),
+                      result.cpu.max_headroom, result.cpu.total_headroom);
+      sizing.memory_request_bytes =
+          FinalAmount(container.memory->base_bytes, Headroom(container, Resource::kMemory),
+                      result.memory.max_headroom, result.memory.total_headroom);
+      sizing.memory_limit_bytes = MemoryLimitBytes(*container.memory, sizing.memory_request_bytes);
+      result.containers.push_back({pod.pod, c, sizing});
+    }
+  }
+  return result;
+}
+
+}  // namespace headroom

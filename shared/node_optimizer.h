@@ -1,0 +1,110 @@
+#pragma once
+
+// Per-node optimisation, phase 2 of seed 000 (CruiseKube), steps 1-6:
+//   1. available = allocatable - requests of pods that are not optimised;
+//   2. per pod: base = sum of its containers' base, max headroom = largest container
+//      headroom (peak - base);
+//   3. memory: order pods by (DaemonSet last, eviction ranking, max memory headroom desc,
+//      then namespace/name), and while sum(base) + max(headroom) > available, evict the
+//      first pod in that order;
+//   4. the same for CPU, over the survivors;
+//   5. share the node's single largest headroom among all surviving containers in
+//      proportion to their own: final = base + maxHeadroom x own / totalHeadroom
+//      (final = base when total headroom is zero);
+//   6. CPU request = final CPU, no CPU limit; memory request = final memory, memory limit =
+//      2 x max(7-day max, memory at OOM).
+// DaemonSet and no-eviction pods are never evicted; if the node still does not fit with only
+// those left, the result says so (a shortfall) and evicts nothing protected.
+//
+// Rounding: each container's share is rounded up to the millicore / byte, so the node total
+// may exceed sum(base) + maxHeadroom by at most one unit per container.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "shared/eviction_ranking.h"
+#include "shared/reason.h"
+#include "shared/resource.h"
+#include "shared/sizing.h"
+#include "shared/usage_stats.h"
+
+namespace headroom {
+
+struct ContainerDemand {
+  std::string name;
+  // Statistics; a container without either has no history and its pod is not optimised.
+  std::optional<CpuStats> cpu;
+  std::optional<MemoryStats> memory;
+};
+
+struct PodDemand {
+  std::string pod_namespace;
+  std::string name;
+  bool daemonset = false;
+  EvictionRanking ranking = EvictionRanking::kLow;
+  // False: headroom leaves the pod alone and reserves its declared requests.
+  bool optimizable = true;
+  // Declared requests; only counted for pods that are not optimised.
+  ResourceAmounts requests;
+  std::vector<ContainerDemand> containers;
+
+  std::string Key() const { return pod_namespace + "/" + name; }
+};
+
+struct NodeDemand {
+  std::string name;
+  ResourceAmounts allocatable;
+  std::vector<PodDemand> pods;
+};
+
+struct PodEviction {
+  size_t pod = 0;  // index into NodeDemand::pods
+  Resource resource = Resource::kMemory;
+  Reason reason;
+};
+
+// A pod the optimisation did not size: counted at its declared requests.
+struct SkippedPod {
+  size_t pod = 0;
+  Reason reason;
+};
+
+struct ContainerResult {
+  size_t pod = 0;        // index into NodeDemand::pods
+  size_t container = 0;  // index into PodDemand::containers
+  ContainerSizing sizing;
+};
+
+// The node's balance for one resource after the evictions. Amounts saturate at INT64_MAX.
+struct ResourceOutcome {
+  int64_t allocatable = 0;
+  int64_t reserved = 0;        // declared requests of pods not optimised
+  int64_t base_total = 0;      // sum of the surviving containers' base
+  int64_t max_headroom = 0;    // largest single container headroom among survivors
+  int64_t total_headroom = 0;  // sum of the surviving containers' headroom
+  bool fits = true;            // base_total + max_headroom <= allocatable - reserved
+  // Set when the node does not fit even though nothing more may be evicted.
+  std::optional<Reason> shortfall;
+};
+
+struct NodeOptimization {
+  std::vector<PodEviction> evictions;  // in eviction order
+  std::vector<SkippedPod> skipped;
+  std::vector<ContainerResult> containers;  // surviving optimised pods, input order
+  ResourceOutcome cpu;
+  ResourceOutcome memory;
+};
+
+// InvalidArgument naming the pod and field for negative amounts, base above peak, peak
+// above the 7-day max, duplicate pods or containers, or an optimisable pod with no
+// containers. Field paths follow the optimize-node JSON ("pods[2].containers[0].cpu").
+absl::Status ValidateNodeDemand(const NodeDemand& node);
+
+// Runs steps 1-6 on one node. Validates first.
+absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node);
+
+}  // namespace headroom
