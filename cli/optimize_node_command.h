@@ -1,0 +1,24 @@
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace headroom::cli {
+
+// Exit codes shared by the headroom commands.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;   // I/O and other runtime failures
+inline constexpr int kExitBadInput = 2;  // bad flags or malformed input
+
+// `headroom optimize-node`: reads one node as JSON from `input` (a path or "-") and writes
+// the optimisation as JSON to `out`; messages go to `err`. Returns the exit code.
+int RunOptimizeNode(absl::string_view input, bool pretty, std::ostream& out, std::ostream& err);
+
+// The optimisation of the JSON document `text`, as JSON text; used by the command and tests.
+// InvalidArgument naming the field on malformed input.
+absl::StatusOr<std::string> OptimizeNodeJson(absl::string_view text, bool pretty);
+
+}  // namespace headroom::cli
