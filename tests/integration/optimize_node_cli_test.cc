@@ -1,0 +1,159 @@
+// Runs the real `headroom` binary as a user would: README example, shared test vectors in
+// tests/testdata/optimize-node/, standard input, and bad input with its exit codes.
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+using ::testing::HasSubstr;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr, in separate files joined here
+  std::string err;
+};
+
+std::string Slurp(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// Runs the CLI with `args` (shell words, quoted by the caller), `stdin_text` (if any) on
+// standard input, and captures both output streams.
+CliRun Headroom(const std::string& args, const std::string* stdin_text = nullptr) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::string tag = absl::StrCat(::getpid(), "-", ::testing::UnitTest::GetInstance()
+                                                            ->current_test_info()
+                                                            ->name());
+  const std::filesystem::path out = dir / absl::StrCat("headroom-out-", tag);
+  const std::filesystem::path err = dir / absl::StrCat("headroom-err-", tag);
+  const std::filesystem::path in = dir / absl::StrCat("headroom-in-", tag);
+  std::string input_redirect;
+  if (stdin_text != nullptr) {
+    std::ofstream(in) << *stdin_text;
+    input_redirect = absl::StrCat(" <'", in.string(), "'");
+  }
+  const std::string command = absl::StrCat("cd '", HEADROOM_SOURCE_DIR, "' && '",
+                                           HEADROOM_CLI_BINARY, "' ", args, input_redirect, " >'",
+                                           out.string(), "' 2>'", err.string(), "'");
+  const int status = std::system(command.c_str());
+  CliRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = Slurp(out);
+  run.err = Slurp(err);
+  std::filesystem::remove(in);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return run;
+}
+
+TEST(OptimizeNodeCliTest, ReadmeExampleRuns) {
+  const CliRun run = Headroom("optimize-node --input examples/node.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json out = nlohmann::json::parse(run.out);
+  EXPECT_EQ(out["node"], "worker-1");
+  // The example is built to need exactly one eviction: the batch pod with the 2000Mi spike.
+  ASSERT_EQ(out["evictions"].size(), 1u);
+  EXPECT_EQ(out["evictions"][0]["pod"], "batch/report-builder-28f9c-ktl8w");
+  EXPECT_EQ(out["evictions"][0]["resource"], "memory");
+  EXPECT_EQ(out["skipped"].size(), 2u);
+  for (const auto& container : out["containers"]) {
+    EXPECT_TRUE(container["cpuLimitMillis"].is_null());
+    EXPECT_GE(container["memoryLimitBytes"].get<int64_t>(),
+              container["memoryRequestBytes"].get<int64_t>());
+  }
+}
+
+TEST(OptimizeNodeCliTest, SharedVectorsMatchTheirExpectedOutput) {
+  const std::filesystem::path dir =
+      std::filesystem::path(HEADROOM_SOURCE_DIR) / "tests/testdata/optimize-node";
+  int vectors = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() < 11 || name.substr(name.size() - 11) != ".input.json") continue;
+    const std::string stem = name.substr(0, name.size() - 11);
+    const CliRun run = Headroom(
+        absl::StrCat("optimize-node --nopretty --input tests/testdata/optimize-node/", name));
+    ASSERT_EQ(run.exit_code, 0) << stem << ": " << run.err;
+    const nlohmann::json expected =
+        nlohmann::json::parse(Slurp(dir / absl::StrCat(stem, ".expected.json")));
+    const nlohmann::json actual = nlohmann::json::parse(run.out);
+    // The expected files pin decisions and numbers; reason texts are free to improve.
+    for (const char* field : {"node", "containers"}) {
+      if (expected.contains(field)) {
+        EXPECT_EQ(actual[field].dump(2), expected[field].dump(2)) << stem << " " << field;
+      }
+    }
+    ASSERT_EQ(actual["evictions"].size(), expected["evictions"].size()) << stem;
+    for (size_t i = 0; i < expected["evictions"].size(); ++i) {
+      EXPECT_EQ(actual["evictions"][i]["pod"], expected["evictions"][i]["pod"]) << stem;
+      EXPECT_EQ(actual["evictions"][i]["resource"], expected["evictions"][i]["resource"]) << stem;
+    }
+    const nlohmann::json no_shortfalls = nlohmann::json::array();
+    const nlohmann::json& want_shortfalls =
+        expected.contains("shortfalls") ? expected["shortfalls"] : no_shortfalls;
+    ASSERT_EQ(actual["shortfalls"].size(), want_shortfalls.size()) << stem;
+    for (size_t i = 0; i < want_shortfalls.size(); ++i) {
+      EXPECT_EQ(actual["shortfalls"][i]["resource"], want_shortfalls[i]["resource"]) << stem;
+      EXPECT_EQ(actual["shortfalls"][i]["code"], want_shortfalls[i]["code"]) << stem;
+    }
+    ++vectors;
+  }
+  EXPECT_GE(vectors, 3);
+}
+
+TEST(OptimizeNodeCliTest, ReadsStandardInput) {
+  const CliRun run = Headroom("optimize-node --input - < examples/node.json");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("worker-1"));
+  EXPECT_EQ(run.err, "");
+}
+
+TEST(OptimizeNodeCliTest, MalformedInputExitsTwoNamingTheField) {
+  const std::string input = R"({"node":{"name":"n","allocatable":{"cpu":"four","memory":"1Gi"}}})";
+  const CliRun run = Headroom("optimize-node --input -", &input);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("node.allocatable.cpu"));
+  EXPECT_EQ(run.out, "");
+}
+
+TEST(OptimizeNodeCliTest, TruncatedJsonExitsTwo) {
+  const std::string input = "{\"node\": {";
+  const CliRun run = Headroom("optimize-node --input -", &input);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("not valid JSON"));
+}
+
+TEST(OptimizeNodeCliTest, UsageErrors) {
+  EXPECT_EQ(Headroom("optimize-node").exit_code, 2);
+  EXPECT_EQ(Headroom("optimize-node --input examples/node.json --frobnicate").exit_code, 2);
+  EXPECT_EQ(Headroom("no-such-command").exit_code, 2);
+  EXPECT_EQ(Headroom("").exit_code, 2);
+  const CliRun missing = Headroom("optimize-node --input does/not/exist.json");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("does/not/exist.json"));
+}
+
+TEST(OptimizeNodeCliTest, HelpIsAvailableAndSucceeds) {
+  const CliRun top = Headroom("--help");
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_THAT(top.out, HasSubstr("optimize-node"));
+  const CliRun command = Headroom("optimize-node --help");
+  EXPECT_EQ(command.exit_code, 0);
+  EXPECT_THAT(command.out, HasSubstr("--input FILE|-"));
+}
+
+}  // namespace
