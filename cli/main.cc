@@ -22,7 +22,8 @@ namespace {
 
 constexpr char kVersion[] = "0.1.0";
 
-constexpr char kTopUsage[] = R"(headroom — pods request what they use and share one spike headroom per node.
+constexpr char kTopUsage[] =
+    R"(headroom — pods request what they use and share one spike headroom per node.
 
 Usage: headroom <command> [flags]
 
@@ -72,11 +73,11 @@ bool AllFlagsKnown(const std::vector<char*>& args, absl::string_view command) {
     if (!absl::StartsWith(arg, "-") || arg == "-") continue;
     arg.remove_prefix(absl::StartsWith(arg, "--") ? 2 : 1);
     const absl::string_view name = arg.substr(0, arg.find('='));
-    const bool negated = absl::StartsWith(name, "no") &&
-                         absl::FindCommandLineFlag(name.substr(2)) != nullptr;
+    const bool negated =
+        absl::StartsWith(name, "no") && absl::FindCommandLineFlag(name.substr(2)) != nullptr;
     if (absl::FindCommandLineFlag(name) == nullptr && !negated) {
-      std::cerr << "headroom " << command << ": unknown flag --" << name
-                << " (see 'headroom " << command << " --help')\n";
+      std::cerr << "headroom " << command << ": unknown flag --" << name << " (see 'headroom "
+                << command << " --help')\n";
       return false;
     }
   }
@@ -115,8 +116,8 @@ int main(int argc, char** argv) {
       return headroom::cli::kExitOk;
     }
     const absl::string_view arg = argv[i];
-    if (absl::StartsWith(arg, "-") && arg != "-" && !absl::StrContains(arg, '=') &&
-        i + 1 < argc && absl::string_view(argv[i + 1]) == "-") {
+    if (absl::StartsWith(arg, "-") && arg != "-" && !absl::StrContains(arg, '=') && i + 1 < argc &&
+        absl::string_view(argv[i + 1]) == "-") {
       joined.push_back(absl::StrCat(arg, "=-"));
       ++i;
     } else {

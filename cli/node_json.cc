@@ -27,12 +27,11 @@ absl::StatusOr<ResourceAmounts> DecodeAmounts(const json& object, absl::string_v
   if (required) {
     HEADROOM_ASSIGN_OR_RETURN(amounts.cpu_millis,
                               RequiredQuantity(*value, "cpu", field, QuantityKind::kCpuMillis));
-    HEADROOM_ASSIGN_OR_RETURN(
-        amounts.memory_bytes,
-        RequiredQuantity(*value, "memory", field, QuantityKind::kMemoryBytes));
+    HEADROOM_ASSIGN_OR_RETURN(amounts.memory_bytes, RequiredQuantity(*value, "memory", field,
+                                                                     QuantityKind::kMemoryBytes));
   } else {
-    HEADROOM_ASSIGN_OR_RETURN(
-        amounts.cpu_millis, OptionalQuantity(*value, "cpu", field, QuantityKind::kCpuMillis, 0));
+    HEADROOM_ASSIGN_OR_RETURN(amounts.cpu_millis,
+                              OptionalQuantity(*value, "cpu", field, QuantityKind::kCpuMillis, 0));
     HEADROOM_ASSIGN_OR_RETURN(
         amounts.memory_bytes,
         OptionalQuantity(*value, "memory", field, QuantityKind::kMemoryBytes, 0));
@@ -58,13 +57,13 @@ absl::StatusOr<ContainerDemand> DecodeContainer(const json& object, absl::string
     const std::string field = FieldPath(path, "memory");
     HEADROOM_RETURN_IF_ERROR(RequireObject(*memory, field));
     MemoryStats stats;
+    HEADROOM_ASSIGN_OR_RETURN(stats.base_bytes,
+                              RequiredQuantity(*memory, "p75", field, QuantityKind::kMemoryBytes));
+    HEADROOM_ASSIGN_OR_RETURN(stats.peak_bytes,
+                              RequiredQuantity(*memory, "max", field, QuantityKind::kMemoryBytes));
     HEADROOM_ASSIGN_OR_RETURN(
-        stats.base_bytes, RequiredQuantity(*memory, "p75", field, QuantityKind::kMemoryBytes));
-    HEADROOM_ASSIGN_OR_RETURN(
-        stats.peak_bytes, RequiredQuantity(*memory, "max", field, QuantityKind::kMemoryBytes));
-    HEADROOM_ASSIGN_OR_RETURN(stats.max_7d_bytes,
-                              OptionalQuantity(*memory, "max7d", field, QuantityKind::kMemoryBytes,
-                                               stats.peak_bytes));
+        stats.max_7d_bytes,
+        OptionalQuantity(*memory, "max7d", field, QuantityKind::kMemoryBytes, stats.peak_bytes));
     HEADROOM_ASSIGN_OR_RETURN(
         stats.oom_bytes, OptionalQuantity(*memory, "oom", field, QuantityKind::kMemoryBytes, 0));
     container.memory = stats;
@@ -164,8 +163,9 @@ ordered_json EncodeNodeOptimization(const NodeDemand& node, const NodeOptimizati
         {"pod", pod.Key()},
         {"container", pod.containers[container.container].name},
         {"cpuRequestMillis", sizing.cpu_request_millis},
-        {"cpuLimitMillis", sizing.cpu_limit_millis.has_value() ? ordered_json(*sizing.cpu_limit_millis)
-                                                               : ordered_json(nullptr)},
+        {"cpuLimitMillis", sizing.cpu_limit_millis.has_value()
+                               ? ordered_json(*sizing.cpu_limit_millis)
+                               : ordered_json(nullptr)},
         {"memoryRequestBytes", sizing.memory_request_bytes},
         {"memoryLimitBytes", sizing.memory_limit_bytes},
     });

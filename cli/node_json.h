@@ -13,6 +13,7 @@ namespace headroom::cli {
 // InvalidArgument naming the field ("pods[1].containers[0].memory.p75: ...") on bad input.
 absl::StatusOr<NodeDemand> DecodeNodeDemand(const nlohmann::json& input);
 
-nlohmann::ordered_json EncodeNodeOptimization(const NodeDemand& node, const NodeOptimization& result);
+nlohmann::ordered_json EncodeNodeOptimization(const NodeDemand& node,
+                                              const NodeOptimization& result);
 
 }  // namespace headroom::cli

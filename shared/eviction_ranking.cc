@@ -26,9 +26,8 @@ absl::StatusOr<EvictionRanking> ParseEvictionRanking(absl::string_view text) {
                                   EvictionRanking::kHigh, EvictionRanking::kNoEviction}) {
     if (lower == EvictionRankingName(ranking)) return ranking;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown eviction ranking \"", absl::CEscape(text),
-      "\" (want low, medium, high or no-eviction)"));
+  return absl::InvalidArgumentError(absl::StrCat("unknown eviction ranking \"", absl::CEscape(text),
+                                                 "\" (want low, medium, high or no-eviction)"));
 }
 
 RankingDecision DecideEvictionRanking(const WorkloadFacts& facts) {
@@ -36,12 +35,12 @@ RankingDecision DecideEvictionRanking(const WorkloadFacts& facts) {
   if (facts.ranking_annotation.has_value()) {
     absl::StatusOr<EvictionRanking> parsed = ParseEvictionRanking(*facts.ranking_annotation);
     if (parsed.ok()) {
-      return {*parsed, {"RankingAnnotation",
-                        absl::StrCat("ranking ", EvictionRankingName(*parsed), " from annotation ",
-                                     kEvictionRankingAnnotation)}};
+      return {*parsed,
+              {"RankingAnnotation", absl::StrCat("ranking ", EvictionRankingName(*parsed),
+                                                 " from annotation ", kEvictionRankingAnnotation)}};
     }
-    invalid_note = absl::StrCat("annotation ", kEvictionRankingAnnotation, " ignored: ",
-                                parsed.status().message(), "; ");
+    invalid_note = absl::StrCat("annotation ", kEvictionRankingAnnotation,
+                                " ignored: ", parsed.status().message(), "; ");
   }
   const std::string code = invalid_note.empty() ? "" : "InvalidRankingAnnotation";
   if (facts.kind == "StatefulSet") {
@@ -52,8 +51,9 @@ RankingDecision DecideEvictionRanking(const WorkloadFacts& facts) {
   if (facts.replicas.has_value() && *facts.replicas == 1) {
     return {EvictionRanking::kMedium,
             {code.empty() ? "SingleReplicaDefault" : code,
-             absl::StrCat(invalid_note, "ranking medium: single-replica workloads default to "
-                                        "medium")}};
+             absl::StrCat(invalid_note,
+                          "ranking medium: single-replica workloads default to "
+                          "medium")}};
   }
   return {EvictionRanking::kLow,
           {code.empty() ? "Default" : code,

@@ -27,7 +27,7 @@ absl::StatusOr<EvictionRanking> ParseEvictionRanking(absl::string_view text);
 
 // What decides a workload's default ranking.
 struct WorkloadFacts {
-  std::string kind;           // owner kind: "Deployment", "StatefulSet", "DaemonSet", "Job", ...
+  std::string kind;             // owner kind: "Deployment", "StatefulSet", "DaemonSet", "Job", ...
   std::optional<int> replicas;  // desired replicas, when the owner has them
   std::optional<std::string> ranking_annotation;  // value of kEvictionRankingAnnotation
 };

@@ -19,8 +19,7 @@ LoadCordonState Transition(const LoadCordonState& previous, bool cordoned, absl:
 }
 
 std::string LoadText(const LoadObservation& observation, double load) {
-  return absl::StrFormat("load1 %.2f on %d CPUs = %.2f", observation.load1, observation.cpus,
-                         load);
+  return absl::StrFormat("load1 %.2f on %d CPUs = %.2f", observation.load1, observation.cpus, load);
 }
 
 }  // namespace
@@ -58,13 +57,13 @@ LoadCordonState NextLoadCordonState(const LoadCordonState& previous,
                                        observation.load1, observation.cpus)});
   }
   if (now - observation.observed_at > config.stale_after) {
-    return Transition(previous, false, now, 0,
-                      {"StaleLoadData",
-                       absl::StrCat("last load report is ",
-                                    absl::FormatDuration(absl::Trunc(
-                                        now - observation.observed_at, absl::Seconds(1))),
-                                    " old (limit ", absl::FormatDuration(config.stale_after),
-                                    "); stale data never cordons a node")});
+    return Transition(
+        previous, false, now, 0,
+        {"StaleLoadData", absl::StrCat("last load report is ",
+                                       absl::FormatDuration(absl::Trunc(
+                                           now - observation.observed_at, absl::Seconds(1))),
+                                       " old (limit ", absl::FormatDuration(config.stale_after),
+                                       "); stale data never cordons a node")});
   }
   const double load = observation.load1 / observation.cpus;
   const std::string load_text = LoadText(observation, load);
@@ -74,9 +73,9 @@ LoadCordonState NextLoadCordonState(const LoadCordonState& previous,
                         {"Overloaded", absl::StrFormat("%s > %.2f; cordoned for new pods",
                                                        load_text, config.cordon_above)});
     }
-    return Transition(previous, false, now, load,
-                      {"LoadNormal", absl::StrFormat("%s <= %.2f", load_text,
-                                                     config.cordon_above)});
+    return Transition(
+        previous, false, now, load,
+        {"LoadNormal", absl::StrFormat("%s <= %.2f", load_text, config.cordon_above)});
   }
   if (load >= config.uncordon_below) {
     return Transition(previous, true, now, load,

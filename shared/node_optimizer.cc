@@ -72,8 +72,8 @@ bool Evictable(const PodDemand& pod) {
 
 absl::Status FieldError(size_t pod, const PodDemand& demand, absl::string_view field,
                         absl::string_view problem) {
-  return absl::InvalidArgumentError(absl::StrCat("pods[", pod, "]", field, ": ", problem,
-                                                 " (pod ", demand.Key(), ")"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("pods[", pod, "]", field, ": ", problem, " (pod ", demand.Key(), ")"));
 }
 
 absl::Status ValidateContainer(size_t pod_index, const PodDemand& pod, size_t index) {
@@ -86,10 +86,10 @@ absl::Status ValidateContainer(size_t pod_index, const PodDemand& pod, size_t in
       return FieldError(pod_index, pod, absl::StrCat(path(), ".cpu"), "must not be negative");
     }
     if (cpu.peak_millis < cpu.base_millis) {
-      return FieldError(pod_index, pod, absl::StrCat(path(), ".cpu.max"),
-                        absl::StrCat("peak ", FormatCpuMillis(cpu.peak_millis),
-                                     " is below the base (p75) ",
-                                     FormatCpuMillis(cpu.base_millis)));
+      return FieldError(
+          pod_index, pod, absl::StrCat(path(), ".cpu.max"),
+          absl::StrCat("peak ", FormatCpuMillis(cpu.peak_millis), " is below the base (p75) ",
+                       FormatCpuMillis(cpu.base_millis)));
     }
   }
   if (container.memory.has_value()) {
@@ -99,10 +99,10 @@ absl::Status ValidateContainer(size_t pod_index, const PodDemand& pod, size_t in
       return FieldError(pod_index, pod, absl::StrCat(path(), ".memory"), "must not be negative");
     }
     if (memory.peak_bytes < memory.base_bytes) {
-      return FieldError(pod_index, pod, absl::StrCat(path(), ".memory.max"),
-                        absl::StrCat("peak ", FormatMemoryBytes(memory.peak_bytes),
-                                     " is below the base (p75) ",
-                                     FormatMemoryBytes(memory.base_bytes)));
+      return FieldError(
+          pod_index, pod, absl::StrCat(path(), ".memory.max"),
+          absl::StrCat("peak ", FormatMemoryBytes(memory.peak_bytes), " is below the base (p75) ",
+                       FormatMemoryBytes(memory.base_bytes)));
     }
     if (memory.max_7d_bytes < memory.peak_bytes) {
       return FieldError(pod_index, pod, absl::StrCat(path(), ".memory.max7d"),
@@ -193,7 +193,8 @@ void EvictUntilFits(Resource resource, Wide available, const NodeDemand& node,
     if (!Evictable(pod)) break;
     victim.alive = false;
     evictions.push_back(
-        {victim.pod, resource,
+        {victim.pod,
+         resource,
          {std::string(DoesNotFitCode(resource)),
           absl::StrCat(ResourceName(resource), " does not fit on node ", node.name, ": ",
                        NeedText(resource, totals, available), "; evicted first as ranking ",
@@ -235,11 +236,10 @@ ResourceOutcome Outcome(Resource resource, const NodeDemand& node, Wide reserved
 }
 
 // Step 5: base + maxHeadroom x own / total, rounded up.
-int64_t FinalAmount(int64_t base, int64_t own_headroom, int64_t max_headroom,
-                    Wide total_headroom) {
+int64_t FinalAmount(int64_t base, int64_t own_headroom, int64_t max_headroom, Wide total_headroom) {
   if (total_headroom <= 0 || own_headroom <= 0) return base;
-  const Wide share = (static_cast<Wide>(max_headroom) * own_headroom + total_headroom - 1) /
-                     total_headroom;
+  const Wide share =
+      (static_cast<Wide>(max_headroom) * own_headroom + total_headroom - 1) / total_headroom;
   return Saturate(base + share);
 }
 
@@ -268,9 +268,9 @@ absl::Status ValidateNode(const NodeDemand& node, const std::vector<size_t>& by_
       // Pods have a handful of containers: a quadratic scan beats hashing.
       for (size_t earlier = 0; earlier < c; ++earlier) {
         if (pod.containers[earlier].name == pod.containers[c].name) {
-          return FieldError(i, pod, absl::StrCat(".containers[", c, "].name"),
-                            absl::StrCat("container name ", pod.containers[c].name,
-                                         " appears twice in the pod"));
+          return FieldError(
+              i, pod, absl::StrCat(".containers[", c, "].name"),
+              absl::StrCat("container name ", pod.containers[c].name, " appears twice in the pod"));
         }
       }
       HEADROOM_RETURN_IF_ERROR(ValidateContainer(i, pod, c));
@@ -306,8 +306,7 @@ absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node) {
       reserved[Slot(Resource::kMemory)] += pod.requests.memory_bytes;
       const std::string requests =
           absl::StrCat("its declared requests (cpu ", FormatCpuMillis(pod.requests.cpu_millis),
-                       ", memory ", FormatMemoryBytes(pod.requests.memory_bytes),
-                       ") are reserved");
+                       ", memory ", FormatMemoryBytes(pod.requests.memory_bytes), ") are reserved");
       result.skipped.push_back(
           {i, pod.optimizable
                   ? Reason{"NoHistory", absl::StrCat(missing, "; ", requests)}
@@ -330,8 +329,8 @@ absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node) {
 
   // Steps 3 and 4: memory first (running out kills), then CPU (running out throttles).
   for (Resource resource : kEvictionPasses) {
-    const Wide available = static_cast<Wide>(node.allocatable.Get(resource)) -
-                           reserved[Slot(resource)];
+    const Wide available =
+        static_cast<Wide>(node.allocatable.Get(resource)) - reserved[Slot(resource)];
     EvictUntilFits(resource, available, node, work, result.evictions);
   }
 
@@ -342,10 +341,10 @@ absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node) {
       alive_containers.push_back(&container);
     }
   }
-  result.cpu = Outcome(Resource::kCpu, node, reserved[Slot(Resource::kCpu)], work,
-                       alive_containers);
-  result.memory = Outcome(Resource::kMemory, node, reserved[Slot(Resource::kMemory)], work,
-                          alive_containers);
+  result.cpu =
+      Outcome(Resource::kCpu, node, reserved[Slot(Resource::kCpu)], work, alive_containers);
+  result.memory =
+      Outcome(Resource::kMemory, node, reserved[Slot(Resource::kMemory)], work, alive_containers);
 
   // Steps 5 and 6: share the single largest headroom, then size every surviving container.
   result.containers.reserve(alive_containers.size());

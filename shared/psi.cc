@@ -9,7 +9,8 @@ namespace headroom {
 namespace {
 
 // std::numeric_limits is not specialised for __int128 in strict mode.
-constexpr WideInt kWideMax = (static_cast<WideInt>(1) << 126) - 1 + (static_cast<WideInt>(1) << 126);
+constexpr WideInt kWideMax =
+    (static_cast<WideInt>(1) << 126) - 1 + (static_cast<WideInt>(1) << 126);
 
 // ceil(numerator / denominator) for non-negative numerator, positive denominator.
 WideInt CeilDiv(WideInt numerator, WideInt denominator) {
@@ -29,14 +30,13 @@ absl::StatusOr<CpuRateSample> PsiAdjustedCpu(const CpuCounters& previous,
                                              const CpuCounters& current) {
   const int64_t elapsed_usec = absl::ToInt64Microseconds(current.read_at - previous.read_at);
   if (elapsed_usec <= 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("CPU counters were not read at increasing times (elapsed ", elapsed_usec,
-                     "us)"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "CPU counters were not read at increasing times (elapsed ", elapsed_usec, "us)"));
   }
   const int64_t usage_delta = current.usage_usec - previous.usage_usec;
   if (usage_delta < 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "CPU usage counter went backwards by ", -usage_delta, "us (cgroup recreated?)"));
+    return absl::FailedPreconditionError(absl::StrCat("CPU usage counter went backwards by ",
+                                                      -usage_delta, "us (cgroup recreated?)"));
   }
   CpuRateSample sample;
   // Millicores used = usage_delta / elapsed x 1000.

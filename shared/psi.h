@@ -27,7 +27,7 @@ struct CpuRateSample {
   int64_t adjusted_millis = 0;  // PSI-adjusted usage, rounded up
   // Stall time per unit time over the interval (0.2 = 20% waiting); 0 without PSI.
   double waiting_rate = 0;
-  bool psi_available = false;   // false: adjusted == usage because PSI was missing
+  bool psi_available = false;  // false: adjusted == usage because PSI was missing
 };
 
 // Computes the PSI-adjusted CPU rate between two reads of the same cgroup. Exact integer

@@ -106,8 +106,8 @@ bool ParseExponent(absl::string_view text, int64_t* exponent) {
 absl::StatusOr<Quantity> Quantity::Parse(absl::string_view text) {
   if (text.empty()) return Invalid(text, "empty string");
   if (text.size() > kMaxQuantityLength) {
-    return Invalid(text.substr(0, 32), absl::StrCat("longer than ", kMaxQuantityLength,
-                                                     " characters"));
+    return Invalid(text.substr(0, 32),
+                   absl::StrCat("longer than ", kMaxQuantityLength, " characters"));
   }
   absl::string_view rest = text;
   bool negative = false;
@@ -216,8 +216,8 @@ absl::StatusOr<int64_t> ParseNonNegative(absl::string_view text, absl::string_vi
   }
   absl::StatusOr<int64_t> value = milli ? quantity->ToMilli() : quantity->ToUnits();
   if (!value.ok()) {
-    return absl::OutOfRangeError(absl::StrCat(what, ": quantity \"", absl::CEscape(text),
-                                              "\" ", value.status().message()));
+    return absl::OutOfRangeError(
+        absl::StrCat(what, ": quantity \"", absl::CEscape(text), "\" ", value.status().message()));
   }
   return value;
 }

@@ -65,8 +65,7 @@ class Quantity {
 absl::StatusOr<int64_t> ParseCpuMillis(absl::string_view text, absl::string_view what = "cpu");
 
 // Parses a memory quantity to bytes, rejecting negative values; `what` as above.
-absl::StatusOr<int64_t> ParseMemoryBytes(absl::string_view text,
-                                         absl::string_view what = "memory");
+absl::StatusOr<int64_t> ParseMemoryBytes(absl::string_view text, absl::string_view what = "memory");
 
 // Canonical Kubernetes text for a millicore amount: "1500m", "2", "2k".
 std::string FormatCpuMillis(int64_t millis);

@@ -11,9 +11,9 @@
 #define HEADROOM_STATUS_CONCAT_(a, b) HEADROOM_STATUS_CONCAT_INNER_(a, b)
 
 // Evaluates `expr` (an absl::Status) and returns it from the enclosing function if not OK.
-#define HEADROOM_RETURN_IF_ERROR(expr)                 \
-  do {                                                 \
-    const ::absl::Status headroom_status_ = (expr);    \
+#define HEADROOM_RETURN_IF_ERROR(expr)                   \
+  do {                                                   \
+    const ::absl::Status headroom_status_ = (expr);      \
     if (!headroom_status_.ok()) return headroom_status_; \
   } while (false)
 

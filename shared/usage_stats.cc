@@ -11,9 +11,7 @@ constexpr absl::Duration kHour = absl::Hours(1);
 constexpr absl::Duration kMinute = absl::Minutes(1);
 constexpr int kHoursPerDay = 24;
 
-int64_t FloorMod(int64_t value, int64_t modulus) {
-  return ((value % modulus) + modulus) % modulus;
-}
+int64_t FloorMod(int64_t value, int64_t modulus) { return ((value % modulus) + modulus) % modulus; }
 
 }  // namespace
 

@@ -13,9 +13,9 @@ WindowedPercentile::WindowedPercentile(absl::Duration window, size_t max_samples
 
 absl::Status WindowedPercentile::Add(absl::Time at, int64_t value) {
   if (!samples_.empty() && at < samples_.back().at) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("sample at ", absl::FormatTime(at), " is older than the newest sample (",
-                     absl::FormatTime(samples_.back().at), ")"));
+    return absl::InvalidArgumentError(absl::StrCat("sample at ", absl::FormatTime(at),
+                                                   " is older than the newest sample (",
+                                                   absl::FormatTime(samples_.back().at), ")"));
   }
   samples_.push_back({at, value});
   // Drop what has left the window as seen from the newest sample, then enforce the bound.

@@ -35,9 +35,8 @@ std::string Slurp(const std::filesystem::path& path) {
 // standard input, and captures both output streams.
 CliRun Headroom(const std::string& args, const std::string* stdin_text = nullptr) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path();
-  const std::string tag = absl::StrCat(::getpid(), "-", ::testing::UnitTest::GetInstance()
-                                                            ->current_test_info()
-                                                            ->name());
+  const std::string tag = absl::StrCat(
+      ::getpid(), "-", ::testing::UnitTest::GetInstance()->current_test_info()->name());
   const std::filesystem::path out = dir / absl::StrCat("headroom-out-", tag);
   const std::filesystem::path err = dir / absl::StrCat("headroom-err-", tag);
   const std::filesystem::path in = dir / absl::StrCat("headroom-in-", tag);
@@ -46,9 +45,9 @@ CliRun Headroom(const std::string& args, const std::string* stdin_text = nullptr
     std::ofstream(in) << *stdin_text;
     input_redirect = absl::StrCat(" <'", in.string(), "'");
   }
-  const std::string command = absl::StrCat("cd '", HEADROOM_SOURCE_DIR, "' && '",
-                                           HEADROOM_CLI_BINARY, "' ", args, input_redirect, " >'",
-                                           out.string(), "' 2>'", err.string(), "'");
+  const std::string command =
+      absl::StrCat("cd '", HEADROOM_SOURCE_DIR, "' && '", HEADROOM_CLI_BINARY, "' ", args,
+                   input_redirect, " >'", out.string(), "' 2>'", err.string(), "'");
   const int status = std::system(command.c_str());
   CliRun run;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -36,9 +36,10 @@ TEST(BucketedMaxTest, FiltersByBucketNumber) {
   for (int hour = 0; hour < 48; ++hour) ring.Add(kMidnight + absl::Hours(hour), hour);
   const absl::Time now = kMidnight + absl::Hours(47);
   // Hour-of-day 5 on both days: hours 5 and 29.
-  EXPECT_EQ(ring.Max(now, absl::Hours(48), [&](int64_t bucket) {
-    return bucket % 24 == ring.BucketNumber(kMidnight + absl::Hours(5)) % 24;
-  }),
+  EXPECT_EQ(ring.Max(now, absl::Hours(48),
+                     [&](int64_t bucket) {
+                       return bucket % 24 == ring.BucketNumber(kMidnight + absl::Hours(5)) % 24;
+                     }),
             29);
   EXPECT_EQ(ring.Max(now, absl::Hours(48), [](int64_t) { return false; }), std::nullopt);
 }

@@ -17,8 +17,8 @@ TEST(EvictionRankingTest, ParsesEveryNameCaseInsensitively) {
   EXPECT_THAT(ParseEvictionRanking("no-eviction"), IsOkAndHolds(EvictionRanking::kNoEviction));
   EXPECT_THAT(ParseEvictionRanking("never"),
               StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("never")));
-  EXPECT_THAT(ParseEvictionRanking(""), StatusIs(absl::StatusCode::kInvalidArgument,
-                                                 ::testing::HasSubstr("no-eviction")));
+  EXPECT_THAT(ParseEvictionRanking(""),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("no-eviction")));
 }
 
 TEST(EvictionRankingTest, OrderIsLowMediumHighNoEviction) {
@@ -43,24 +43,36 @@ TEST_P(DefaultRankingTest, FollowsTheSeed) {
   EXPECT_FALSE(decision.reason.message.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Seed000, DefaultRankingTest,
-    ::testing::Values(
-        DefaultCase{"replicated_deployment", {"Deployment", 3, std::nullopt},
-                    EvictionRanking::kLow, "Default"},
-        DefaultCase{"single_replica", {"Deployment", 1, std::nullopt}, EvictionRanking::kMedium,
-                    "SingleReplicaDefault"},
-        DefaultCase{"statefulset", {"StatefulSet", 5, std::nullopt}, EvictionRanking::kMedium,
-                    "StatefulSetDefault"},
-        DefaultCase{"job_without_replicas", {"Job", std::nullopt, std::nullopt},
-                    EvictionRanking::kLow, "Default"},
-        DefaultCase{"annotation_wins", {"StatefulSet", 1, "no-eviction"},
-                    EvictionRanking::kNoEviction, "RankingAnnotation"},
-        DefaultCase{"annotation_lowers", {"Deployment", 1, "low"}, EvictionRanking::kLow,
-                    "RankingAnnotation"},
-        DefaultCase{"bad_annotation_falls_back", {"Deployment", 1, "urgent"},
-                    EvictionRanking::kMedium, "InvalidRankingAnnotation"}),
-    [](const auto& param_info) { return std::string(param_info.param.name); });
+INSTANTIATE_TEST_SUITE_P(Seed000, DefaultRankingTest,
+                         ::testing::Values(DefaultCase{"replicated_deployment",
+                                                       {"Deployment", 3, std::nullopt},
+                                                       EvictionRanking::kLow,
+                                                       "Default"},
+                                           DefaultCase{"single_replica",
+                                                       {"Deployment", 1, std::nullopt},
+                                                       EvictionRanking::kMedium,
+                                                       "SingleReplicaDefault"},
+                                           DefaultCase{"statefulset",
+                                                       {"StatefulSet", 5, std::nullopt},
+                                                       EvictionRanking::kMedium,
+                                                       "StatefulSetDefault"},
+                                           DefaultCase{"job_without_replicas",
+                                                       {"Job", std::nullopt, std::nullopt},
+                                                       EvictionRanking::kLow,
+                                                       "Default"},
+                                           DefaultCase{"annotation_wins",
+                                                       {"StatefulSet", 1, "no-eviction"},
+                                                       EvictionRanking::kNoEviction,
+                                                       "RankingAnnotation"},
+                                           DefaultCase{"annotation_lowers",
+                                                       {"Deployment", 1, "low"},
+                                                       EvictionRanking::kLow,
+                                                       "RankingAnnotation"},
+                                           DefaultCase{"bad_annotation_falls_back",
+                                                       {"Deployment", 1, "urgent"},
+                                                       EvictionRanking::kMedium,
+                                                       "InvalidRankingAnnotation"}),
+                         [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(EvictionRankingTest, InvalidAnnotationIsExplained) {
   const RankingDecision decision = DecideEvictionRanking({"Deployment", 4, "urgent"});

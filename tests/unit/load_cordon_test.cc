@@ -61,8 +61,8 @@ TEST(LoadCordonTest, StaysCordonedForTheMinimumDuration) {
 TEST(LoadCordonTest, StaleOrMissingDataNeverCordons) {
   RunTimeline({
       {0, -1, 0, false, "NoLoadData"},
-      {10, 9.0, 181, false, "StaleLoadData"},  // overloaded, but 181 s old
-      {20, 9.0, 180, true, "Overloaded"},      // 180 s old is still fresh
+      {10, 9.0, 181, false, "StaleLoadData"},   // overloaded, but 181 s old
+      {20, 9.0, 180, true, "Overloaded"},       // 180 s old is still fresh
       {400, 9.0, 200, false, "StaleLoadData"},  // the reports stopped: release the node
   });
 }
@@ -72,9 +72,8 @@ TEST(LoadCordonTest, UnusableDataNeverCordons) {
   state = NextLoadCordonState(state, LoadObservation{kT0, 50.0, 0}, kT0, {});
   EXPECT_FALSE(state.cordoned);
   EXPECT_EQ(state.reason.code, "InvalidLoadData");
-  state = NextLoadCordonState(state,
-                              LoadObservation{kT0, std::numeric_limits<double>::quiet_NaN(), 4},
-                              kT0, {});
+  state = NextLoadCordonState(
+      state, LoadObservation{kT0, std::numeric_limits<double>::quiet_NaN(), 4}, kT0, {});
   EXPECT_FALSE(state.cordoned);
   EXPECT_EQ(state.reason.code, "InvalidLoadData");
 }
@@ -98,16 +97,16 @@ TEST(LoadCordonConfigTest, Validates) {
   EXPECT_THAT(LoadCordonConfig{}.Validate(), IsOk());
   LoadCordonConfig inverted;
   inverted.uncordon_below = 1.5;
-  EXPECT_THAT(inverted.Validate(), StatusIs(absl::StatusCode::kInvalidArgument,
-                                            ::testing::HasSubstr("uncordon")));
+  EXPECT_THAT(inverted.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("uncordon")));
   LoadCordonConfig zero;
   zero.cordon_above = 0;
-  EXPECT_THAT(zero.Validate(), StatusIs(absl::StatusCode::kInvalidArgument,
-                                        ::testing::HasSubstr("positive")));
+  EXPECT_THAT(zero.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("positive")));
   LoadCordonConfig stale;
   stale.stale_after = absl::ZeroDuration();
-  EXPECT_THAT(stale.Validate(), StatusIs(absl::StatusCode::kInvalidArgument,
-                                         ::testing::HasSubstr("staleness")));
+  EXPECT_THAT(stale.Validate(),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("staleness")));
 }
 
 }  // namespace

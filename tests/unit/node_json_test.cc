@@ -109,11 +109,11 @@ INSTANTIATE_TEST_SUITE_P(
                  "pods[0].evictionRanking: unknown eviction ranking \"max\""},
         BadInput{"daemonset_type", "{" NODE R"(,"pods":[{"name":"p","daemonset":"yes"}]})",
                  "pods[0].daemonset: expected true or false, got string"},
-        BadInput{"container_name",
-                 "{" NODE R"(,"pods":[{"name":"p","containers":[{"cpu":{}}]}]})",
+        BadInput{"container_name", "{" NODE R"(,"pods":[{"name":"p","containers":[{"cpu":{}}]}]})",
                  "pods[0].containers[0].name: required"},
         BadInput{"p75_missing",
-                 "{" NODE R"(,"pods":[{"name":"p","containers":[{"name":"c","cpu":{"max":"1"}}]}]})",
+                 "{" NODE
+                 R"(,"pods":[{"name":"p","containers":[{"name":"c","cpu":{"max":"1"}}]}]})",
                  "pods[0].containers[0].cpu.p75: required"},
         BadInput{"negative_memory",
                  "{" NODE
@@ -130,9 +130,9 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(NodeJsonTest, OversizedNumbersAreOutOfRangeNotWrapped) {
-  EXPECT_THAT(OptimizeNodeJson(
-                  R"({"node":{"name":"n","allocatable":{"cpu":1e30,"memory":"1"}}})", false),
-              StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("node.allocatable.cpu")));
+  EXPECT_THAT(
+      OptimizeNodeJson(R"({"node":{"name":"n","allocatable":{"cpu":1e30,"memory":"1"}}})", false),
+      StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("node.allocatable.cpu")));
 }
 
 TEST(NodeJsonTest, EncodesTheDocumentedOutput) {

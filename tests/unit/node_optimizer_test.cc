@@ -102,13 +102,13 @@ TEST(NodeOptimizerTest, EvictsForMemoryThenForCpuInSeedOrder) {
   // Sizes: CPU headrooms c 200, d 1000 (total 1200, max 1000):
   //   c = 400 + ceil(1000 x 200 / 1200) = 567; d = 500 + ceil(1000 x 1000 / 1200) = 1334.
   //   Memory headroom c 512Mi only: c = 1Gi + 512Mi.
-  const NodeDemand node = Node(
-      2000, 4 * kGi,
-      {Pod("ds", EvictionRanking::kLow, {C("agent", 100, 100, kGi, kGi)}, /*daemonset=*/true),
-       Pod("a", EvictionRanking::kLow, {C("app", 200, 300, kGi, 2 * kGi)}),
-       Pod("b", EvictionRanking::kLow, {C("app", 300, 1800, 512 * kMi, kGi)}),
-       Pod("c", EvictionRanking::kMedium, {C("app", 400, 600, kGi, 1536 * kMi)}),
-       Pod("d", EvictionRanking::kHigh, {C("app", 500, 1500, 512 * kMi, 512 * kMi)})});
+  const NodeDemand node =
+      Node(2000, 4 * kGi,
+           {Pod("ds", EvictionRanking::kLow, {C("agent", 100, 100, kGi, kGi)}, /*daemonset=*/true),
+            Pod("a", EvictionRanking::kLow, {C("app", 200, 300, kGi, 2 * kGi)}),
+            Pod("b", EvictionRanking::kLow, {C("app", 300, 1800, 512 * kMi, kGi)}),
+            Pod("c", EvictionRanking::kMedium, {C("app", 400, 600, kGi, 1536 * kMi)}),
+            Pod("d", EvictionRanking::kHigh, {C("app", 500, 1500, 512 * kMi, 512 * kMi)})});
   const NodeOptimization result = Optimize(node);
   EXPECT_THAT(Evicted(node, result), ElementsAre("a:memory", "b:cpu"));
   EXPECT_EQ(result.evictions[0].reason.code, "MemoryDoesNotFit");
@@ -143,11 +143,11 @@ TEST(NodeOptimizerTest, WithinARankingTheLargerHeadroomGoesFirstThenName) {
 }
 
 TEST(NodeOptimizerTest, ProtectedPodsAreNeverEvictedAndTheShortfallIsReported) {
-  const NodeDemand node = Node(
-      1000, kGi,
-      {Pod("ds", EvictionRanking::kLow, {C("agent", 100, 200, 800 * kMi, kGi)}, true),
-       Pod("db", EvictionRanking::kNoEviction, {C("db", 100, 100, 300 * kMi, 300 * kMi)}),
-       Pod("web", EvictionRanking::kHigh, {C("web", 100, 100, 100 * kMi, 100 * kMi)})});
+  const NodeDemand node =
+      Node(1000, kGi,
+           {Pod("ds", EvictionRanking::kLow, {C("agent", 100, 200, 800 * kMi, kGi)}, true),
+            Pod("db", EvictionRanking::kNoEviction, {C("db", 100, 100, 300 * kMi, 300 * kMi)}),
+            Pod("web", EvictionRanking::kHigh, {C("web", 100, 100, 100 * kMi, 100 * kMi)})});
   const NodeOptimization result = Optimize(node);
   // web goes; ds + db = 1100Mi + 224Mi headroom still exceeds 1Gi.
   EXPECT_THAT(Evicted(node, result), ElementsAre("web:memory"));
@@ -211,10 +211,9 @@ TEST(NodeOptimizerTest, PodsWithoutHistoryOrNotOptimisedReserveTheirRequests) {
 }
 
 TEST(NodeOptimizerTest, ReservationsBeyondAllocatableEvictEverythingEvictable) {
-  NodeDemand node = Node(
-      1000, kGi,
-      {Pod("a", EvictionRanking::kHigh, {C("app", 1, 1, kMi, kMi)}),
-       Pod("ds", EvictionRanking::kLow, {C("agent", 1, 1, kMi, kMi)}, true)});
+  NodeDemand node = Node(1000, kGi,
+                         {Pod("a", EvictionRanking::kHigh, {C("app", 1, 1, kMi, kMi)}),
+                          Pod("ds", EvictionRanking::kLow, {C("agent", 1, 1, kMi, kMi)}, true)});
   PodDemand hog = Pod("hog", EvictionRanking::kLow, {});
   hog.optimizable = false;
   hog.requests = {5000, 2 * kGi};
@@ -234,10 +233,10 @@ TEST(NodeOptimizerTest, EmptyNodeFits) {
 }
 
 TEST(NodeOptimizerTest, OomMemoryRaisesTheLimit) {
-  const NodeDemand node = Node(
-      1000, 4 * kGi,
-      {Pod("a", EvictionRanking::kLow, {C("app", 100, 100, 200 * kMi, 300 * kMi, 400 * kMi,
-                                          900 * kMi)})});
+  const NodeDemand node =
+      Node(1000, 4 * kGi,
+           {Pod("a", EvictionRanking::kLow,
+                {C("app", 100, 100, 200 * kMi, 300 * kMi, 400 * kMi, 900 * kMi)})});
   const NodeOptimization result = Optimize(node);
   ASSERT_EQ(result.containers.size(), 1u);
   EXPECT_EQ(result.containers[0].sizing.memory_limit_bytes, 1800 * kMi);
@@ -271,10 +270,10 @@ TEST(NodeOptimizerTest, ResultDoesNotDependOnInputOrder) {
 
 TEST(NodeOptimizerTest, QuantitiesAtTheirLimitsDoNotOverflow) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  const NodeDemand node = Node(
-      kMax, kMax,
-      {Pod("a", EvictionRanking::kLow, {C("x", kMax - 1, kMax, kMax - 1, kMax)}),
-       Pod("b", EvictionRanking::kLow, {C("y", kMax - 1, kMax, kMax - 1, kMax)})});
+  const NodeDemand node =
+      Node(kMax, kMax,
+           {Pod("a", EvictionRanking::kLow, {C("x", kMax - 1, kMax, kMax - 1, kMax)}),
+            Pod("b", EvictionRanking::kLow, {C("y", kMax - 1, kMax, kMax - 1, kMax)})});
   const NodeOptimization result = Optimize(node);
   // The sum of bases is about 2^64: one pod has to go.
   EXPECT_THAT(Evicted(node, result), ElementsAre("a:memory"));
@@ -293,10 +292,9 @@ struct InvalidCase {
 class InvalidNodeTest : public ::testing::TestWithParam<InvalidCase> {};
 
 TEST_P(InvalidNodeTest, IsRejectedNamingTheField) {
-  NodeDemand node =
-      Node(1000, kGi,
-           {Pod("a", EvictionRanking::kLow, {C("app", 100, 200, kMi, 2 * kMi)}),
-            Pod("b", EvictionRanking::kLow, {C("app", 100, 200, kMi, 2 * kMi)})});
+  NodeDemand node = Node(1000, kGi,
+                         {Pod("a", EvictionRanking::kLow, {C("app", 100, 200, kMi, 2 * kMi)}),
+                          Pod("b", EvictionRanking::kLow, {C("app", 100, 200, kMi, 2 * kMi)})});
   GetParam().mutate(node);
   EXPECT_THAT(OptimizeNode(node),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(GetParam().message)));
@@ -314,7 +312,8 @@ INSTANTIATE_TEST_SUITE_P(
         InvalidCase{"week_max_below_peak",
                     [](NodeDemand& n) { n.pods[0].containers[0].memory->max_7d_bytes = kMi; },
                     "pods[0].containers[0].memory.max7d"},
-        InvalidCase{"negative", [](NodeDemand& n) { n.pods[0].containers[0].cpu->base_millis = -1; },
+        InvalidCase{"negative",
+                    [](NodeDemand& n) { n.pods[0].containers[0].cpu->base_millis = -1; },
                     "must not be negative"},
         InvalidCase{"negative_oom",
                     [](NodeDemand& n) { n.pods[0].containers[0].memory->oom_bytes = -1; },
@@ -328,8 +327,8 @@ INSTANTIATE_TEST_SUITE_P(
                     "pods[0].containers: an optimizable pod needs at least one container"},
         InvalidCase{"negative_requests", [](NodeDemand& n) { n.pods[0].requests.cpu_millis = -5; },
                     "pods[0].requests"},
-        InvalidCase{"negative_allocatable",
-                    [](NodeDemand& n) { n.allocatable.memory_bytes = -1; }, "node.allocatable"}),
+        InvalidCase{"negative_allocatable", [](NodeDemand& n) { n.allocatable.memory_bytes = -1; },
+                    "node.allocatable"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 }  // namespace

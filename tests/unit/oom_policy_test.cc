@@ -60,12 +60,12 @@ TEST_P(OomGuardTest, RecordsButDoesNotEvict) {
 
 INSTANTIATE_TEST_SUITE_P(
     Seed000Flow, OomGuardTest,
-    ::testing::Values(GuardCase{"memory_disabled", {true, false, false},
-                                "MemoryApplicationDisabled"},
-                      GuardCase{"excluded", {false, true, false}, "PodExcluded"},
-                      GuardCase{"workload_disabled", {false, false, true}, "WorkloadDisabled"},
-                      // The flow checks in order: memory setting, exclusion, then workload.
-                      GuardCase{"all", {true, true, true}, "MemoryApplicationDisabled"}),
+    ::testing::Values(
+        GuardCase{"memory_disabled", {true, false, false}, "MemoryApplicationDisabled"},
+        GuardCase{"excluded", {false, true, false}, "PodExcluded"},
+        GuardCase{"workload_disabled", {false, false, true}, "WorkloadDisabled"},
+        // The flow checks in order: memory setting, exclusion, then workload.
+        GuardCase{"all", {true, true, true}, "MemoryApplicationDisabled"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(OomPolicyTest, TrackingIsBoundedByTheCooldown) {

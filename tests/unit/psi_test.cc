@@ -40,10 +40,9 @@ class PsiTableTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(PsiTableTest, AdjustsExactlyAndRoundsUp) {
   const Case& c = GetParam();
-  absl::StatusOr<CpuRateSample> sample =
-      PsiAdjustedCpu(At(absl::ZeroDuration(), 1'000, 7'000),
-                     At(absl::Microseconds(c.elapsed_usec), 1'000 + c.usage_usec,
-                        7'000 + c.stall_usec));
+  absl::StatusOr<CpuRateSample> sample = PsiAdjustedCpu(
+      At(absl::ZeroDuration(), 1'000, 7'000),
+      At(absl::Microseconds(c.elapsed_usec), 1'000 + c.usage_usec, 7'000 + c.stall_usec));
   ASSERT_TRUE(sample.ok()) << sample.status();
   EXPECT_EQ(sample->usage_millis, c.usage_millis) << c.name;
   EXPECT_EQ(sample->adjusted_millis, c.adjusted_millis) << c.name;
@@ -51,13 +50,12 @@ TEST_P(PsiTableTest, AdjustsExactlyAndRoundsUp) {
 
 INSTANTIATE_TEST_SUITE_P(
     Rates, PsiTableTest,
-    ::testing::Values(
-        Case{"idle", 1'000'000, 0, 0, 0, 0},
-        Case{"no pressure", 60'000'000, 30'000'000, 0, 500, 500},
-        Case{"two cores fully stalled", 1'000'000, 2'000'000, 1'000'000, 2000, 4000},
-        // 1/3 core with 1/3 waiting: 333.33.. -> 334, adjusted 444.44.. -> 445.
-        Case{"thirds round up", 3'000'000, 1'000'000, 1'000'000, 334, 445},
-        Case{"stall without usage", 1'000'000, 0, 500'000, 0, 0}),
+    ::testing::Values(Case{"idle", 1'000'000, 0, 0, 0, 0},
+                      Case{"no pressure", 60'000'000, 30'000'000, 0, 500, 500},
+                      Case{"two cores fully stalled", 1'000'000, 2'000'000, 1'000'000, 2000, 4000},
+                      // 1/3 core with 1/3 waiting: 333.33.. -> 334, adjusted 444.44.. -> 445.
+                      Case{"thirds round up", 3'000'000, 1'000'000, 1'000'000, 334, 445},
+                      Case{"stall without usage", 1'000'000, 0, 500'000, 0, 0}),
     [](const ::testing::TestParamInfo<Case>& param_info) {
       std::string name = param_info.param.name;
       for (char& ch : name) {
@@ -67,9 +65,8 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(PsiAdjustedCpuTest, WithoutPsiUsesPlainUsageAndSaysSo) {
-  absl::StatusOr<CpuRateSample> sample =
-      PsiAdjustedCpu(At(absl::ZeroDuration(), 0, std::nullopt),
-                     At(absl::Seconds(1), 250'000, std::nullopt));
+  absl::StatusOr<CpuRateSample> sample = PsiAdjustedCpu(
+      At(absl::ZeroDuration(), 0, std::nullopt), At(absl::Seconds(1), 250'000, std::nullopt));
   ASSERT_TRUE(sample.ok());
   EXPECT_EQ(sample->adjusted_millis, 250);
   EXPECT_FALSE(sample->psi_available);

@@ -25,8 +25,7 @@ struct MilliCase {
 class CpuMillisTest : public ::testing::TestWithParam<MilliCase> {};
 
 TEST_P(CpuMillisTest, ParsesExactly) {
-  EXPECT_THAT(ParseCpuMillis(GetParam().text), IsOkAndHolds(GetParam().millis))
-      << GetParam().text;
+  EXPECT_THAT(ParseCpuMillis(GetParam().text), IsOkAndHolds(GetParam().millis)) << GetParam().text;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -38,8 +37,8 @@ INSTANTIATE_TEST_SUITE_P(
                       MilliCase{"007", 7000}, MilliCase{"2k", 2'000'000},
                       MilliCase{"1M", 1'000'000'000}, MilliCase{"100u", 1},  // rounds up
                       MilliCase{"1n", 1}, MilliCase{"0.0001", 1}, MilliCase{"1500000n", 2},
-                      MilliCase{"1000000n", 1}, MilliCase{"1.0001", 1001},
-                      MilliCase{"2.5e-3", 3}, MilliCase{"1e-3", 1}, MilliCase{"1Ki", 1'024'000},
+                      MilliCase{"1000000n", 1}, MilliCase{"1.0001", 1001}, MilliCase{"2.5e-3", 3},
+                      MilliCase{"1e-3", 1}, MilliCase{"1Ki", 1'024'000},
                       MilliCase{"0.5Ki", 512'000}, MilliCase{"1.000000000000000000000", 1000},
                       MilliCase{"9223372036854775.807", kMax},
                       MilliCase{"9223372036854775807m", kMax}));
@@ -52,8 +51,7 @@ struct ByteCase {
 class MemoryBytesTest : public ::testing::TestWithParam<ByteCase> {};
 
 TEST_P(MemoryBytesTest, ParsesExactly) {
-  EXPECT_THAT(ParseMemoryBytes(GetParam().text), IsOkAndHolds(GetParam().bytes))
-      << GetParam().text;
+  EXPECT_THAT(ParseMemoryBytes(GetParam().text), IsOkAndHolds(GetParam().bytes)) << GetParam().text;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -69,8 +67,8 @@ INSTANTIATE_TEST_SUITE_P(
                       ByteCase{"9223372036854775807", kMax}));
 
 TEST(QuantityTest, EightExbibytesIsOneBeyondInt64) {
-  EXPECT_THAT(ParseMemoryBytes("8Ei"), StatusIs(absl::StatusCode::kOutOfRange,
-                                                HasSubstr("too large")));
+  EXPECT_THAT(ParseMemoryBytes("8Ei"),
+              StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("too large")));
 }
 
 TEST(QuantityTest, RejectsOverflowByOne) {
@@ -163,13 +161,11 @@ TEST_P(FormatMemoryTest, RoundTrips) {
   EXPECT_EQ(FormatMemoryBytes(GetParam().amount), GetParam().text);
   EXPECT_THAT(ParseMemoryBytes(GetParam().text), IsOkAndHolds(GetParam().amount));
 }
-INSTANTIATE_TEST_SUITE_P(Values, FormatMemoryTest,
-                         ::testing::Values(FormatCase{0, "0"}, FormatCase{1000, "1000"},
-                                           FormatCase{1024, "1Ki"},
-                                           FormatCase{1536LL << 20, "1536Mi"},
-                                           FormatCase{3LL << 30, "3Gi"},
-                                           FormatCase{7LL << 60, "7Ei"},
-                                           FormatCase{kMax, "9223372036854775807"}));
+INSTANTIATE_TEST_SUITE_P(
+    Values, FormatMemoryTest,
+    ::testing::Values(FormatCase{0, "0"}, FormatCase{1000, "1000"}, FormatCase{1024, "1Ki"},
+                      FormatCase{1536LL << 20, "1536Mi"}, FormatCase{3LL << 30, "3Gi"},
+                      FormatCase{7LL << 60, "7Ei"}, FormatCase{kMax, "9223372036854775807"}));
 
 }  // namespace
 }  // namespace headroom

@@ -35,13 +35,12 @@ constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
 INSTANTIATE_TEST_SUITE_P(
     Seed000, MemoryLimitTest,
-    ::testing::Values(
-        LimitCase{"week_max", {100, 200, 300, 0}, 150, 600},
-        LimitCase{"oom_above_week_max", {100, 200, 300, 700}, 150, 1400},
-        LimitCase{"never_below_request", {100, 200, 300, 0}, 800, 800},
-        LimitCase{"zero_history", {0, 0, 0, 0}, 0, 0},
-        LimitCase{"saturates", {0, 0, kMax / 2 + 1, 0}, 0, kMax},
-        LimitCase{"exactly_half_of_max", {0, 0, kMax / 2, 0}, 0, kMax - 1}),
+    ::testing::Values(LimitCase{"week_max", {100, 200, 300, 0}, 150, 600},
+                      LimitCase{"oom_above_week_max", {100, 200, 300, 700}, 150, 1400},
+                      LimitCase{"never_below_request", {100, 200, 300, 0}, 800, 800},
+                      LimitCase{"zero_history", {0, 0, 0, 0}, 0, 0},
+                      LimitCase{"saturates", {0, 0, kMax / 2 + 1, 0}, 0, kMax},
+                      LimitCase{"exactly_half_of_max", {0, 0, kMax / 2, 0}, 0, kMax - 1}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 }  // namespace

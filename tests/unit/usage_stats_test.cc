@@ -156,16 +156,13 @@ TEST_P(UsageStatsConfigTest, RejectsBadValues) {
 INSTANTIATE_TEST_SUITE_P(
     Table, UsageStatsConfigTest,
     ::testing::Values(
-        ConfigCase{"zero_window", [](UsageStatsConfig& c) { c.cpu_base_window = {}; },
-                   "positive"},
+        ConfigCase{"zero_window", [](UsageStatsConfig& c) { c.cpu_base_window = {}; }, "positive"},
         ConfigCase{"window_beyond_peak",
                    [](UsageStatsConfig& c) { c.memory_base_window = absl::Hours(2); },
                    "must not exceed"},
-        ConfigCase{"percentile", [](UsageStatsConfig& c) { c.base_percentile = 0; },
-                   "percentile"},
+        ConfigCase{"percentile", [](UsageStatsConfig& c) { c.base_percentile = 0; }, "percentile"},
         ConfigCase{"days", [](UsageStatsConfig& c) { c.peak_history_days = 0; }, "1..28"},
-        ConfigCase{"samples", [](UsageStatsConfig& c) { c.max_window_samples = 0; },
-                   "at least 1"}),
+        ConfigCase{"samples", [](UsageStatsConfig& c) { c.max_window_samples = 0; }, "at least 1"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(UsageStatsConfigTest, DefaultsAreTheSeedsAndValid) {

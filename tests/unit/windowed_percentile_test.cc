@@ -29,16 +29,15 @@ TEST_P(InterpolatedPercentileTest, MatchesPrometheusQuantile) {
 
 INSTANTIATE_TEST_SUITE_P(
     Table, InterpolatedPercentileTest,
-    ::testing::Values(
-        PercentileCase{{}, 0.75, std::nullopt}, PercentileCase{{42}, 0.75, 42},
-        // rank = 0.75 x 3 = 2.25 over 10,20,30,40 -> 30 + 0.25 x 10 = 32.5 -> 33.
-        PercentileCase{{40, 10, 30, 20}, 0.75, 33},
-        // rank = 0.75 x 4 = 3 exactly -> the 4th smallest.
-        PercentileCase{{5, 1, 4, 2, 3}, 0.75, 4}, PercentileCase{{7, 7, 7}, 0.75, 7},
-        PercentileCase{{1, 100}, 0.0, 1}, PercentileCase{{1, 100}, 1.0, 100},
-        PercentileCase{{1, 100}, 0.5, 51},  // 50.5 rounds up
-        PercentileCase{{3, 1, 2}, 2.0, 3}   // q is clamped to 1
-        ));
+    ::testing::Values(PercentileCase{{}, 0.75, std::nullopt}, PercentileCase{{42}, 0.75, 42},
+                      // rank = 0.75 x 3 = 2.25 over 10,20,30,40 -> 30 + 0.25 x 10 = 32.5 -> 33.
+                      PercentileCase{{40, 10, 30, 20}, 0.75, 33},
+                      // rank = 0.75 x 4 = 3 exactly -> the 4th smallest.
+                      PercentileCase{{5, 1, 4, 2, 3}, 0.75, 4}, PercentileCase{{7, 7, 7}, 0.75, 7},
+                      PercentileCase{{1, 100}, 0.0, 1}, PercentileCase{{1, 100}, 1.0, 100},
+                      PercentileCase{{1, 100}, 0.5, 51},  // 50.5 rounds up
+                      PercentileCase{{3, 1, 2}, 2.0, 3}   // q is clamped to 1
+                      ));
 
 TEST(WindowedPercentileTest, OnlySamplesInsideTheWindowCount) {
   WindowedPercentile window(absl::Minutes(10));
