@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds headroom and runs the whole test suite (unit + integration) under AddressSanitizer
+# and UndefinedBehaviorSanitizer, then checks formatting and that the release build (the CLI
+# and the benchmarks) compiles. Installs missing Debian packages first (scripts/setup.sh).
+#
+# Usage: bash scripts/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+
+echo "== format check (clang-format)"
+git ls-files '*.cc' '*.h' | xargs clang-format --dry-run --Werror
+
+echo "== release build (CLI, benchmarks)"
+cmake --preset release >/dev/null
+cmake --build --preset release
+
+echo "== asan build and tests"
+cmake --preset asan >/dev/null
+cmake --build --preset asan
+ctest --preset asan
