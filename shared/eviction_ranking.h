@@ -10,15 +10,13 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "shared/annotations.h"
 #include "shared/reason.h"
 
 namespace headroom {
 
 // Declared in eviction order: lower values are evicted first.
 enum class EvictionRanking { kLow = 0, kMedium = 1, kHigh = 2, kNoEviction = 3 };
-
-// Annotation on a workload (or pod) that overrides its ranking: low|medium|high|no-eviction.
-inline constexpr absl::string_view kEvictionRankingAnnotation = "headroom.dev/eviction-ranking";
 
 absl::string_view EvictionRankingName(EvictionRanking ranking);
 

@@ -15,12 +15,10 @@
 #include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "shared/annotations.h"
 #include "shared/reason.h"
 
 namespace headroom {
-
-// Pod annotation: "true" excludes the pod from every OOM action.
-inline constexpr absl::string_view kExcludeAnnotation = "headroom.dev/exclude";
 
 struct OomPolicyConfig {
   // headroom's choice (the seed gives none): kubelet's crash-loop back-off tops out at 5 min.

@@ -22,9 +22,18 @@ struct ResourceAmounts {
   int64_t Get(Resource resource) const {
     return resource == Resource::kCpu ? cpu_millis : memory_bytes;
   }
+
+  friend bool operator==(const ResourceAmounts& a, const ResourceAmounts& b) {
+    return a.cpu_millis == b.cpu_millis && a.memory_bytes == b.memory_bytes;
+  }
 };
 
 // Formats an amount of `resource` as Kubernetes quantity text ("1500m", "512Mi").
 std::string FormatAmount(Resource resource, int64_t amount);
+
+// Rounds a computed amount (millicores or bytes, as a double) up to a whole unit. A relative
+// tolerance of 1e-12 absorbs floating-point noise (1326448640.0000002 bytes is 1326448640);
+// NaN and non-positive values give 0; +inf and values beyond int64 saturate at INT64_MAX.
+int64_t RoundUpAmount(double amount);
 
 }  // namespace headroom
