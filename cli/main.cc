@@ -13,10 +13,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "cli/exit_codes.h"
 #include "cli/optimize_node_command.h"
+#include "cli/recommend_command.h"
 
 ABSL_FLAG(std::string, input, "", "Input file, or - for standard input.");
 ABSL_FLAG(bool, pretty, true, "Indent the JSON output (--nopretty for one line).");
+ABSL_FLAG(std::string, format, "auto", "Input format: auto, csv or json.");
+ABSL_FLAG(std::string, output, "table", "Output: table or json.");
 
 namespace {
 
@@ -29,6 +33,7 @@ Usage: headroom <command> [flags]
 
 Commands:
   optimize-node   Size the pods of one node (base + shared headroom) and pick evictions.
+  recommend       Show what headroom, VPA and Crane would request for containers' usage.
 
 Run 'headroom <command> --help' for a command's flags. 'headroom --version' prints the
 version. Exit codes: 0 success, 1 runtime failure (I/O), 2 bad flags or malformed input.
@@ -48,6 +53,24 @@ Example:
   headroom optimize-node --input examples/node.json
 )";
 
+constexpr char kRecommendUsage[] =
+    R"(Usage: headroom recommend --input FILE|- [--format auto|csv|json] [--output table|json]
+
+Reads per-container usage samples and prints, for each container, what each policy would
+request: headroom (seed 000: peak when alone, base + a share of one headroom on a node; the
+memory limit is 2 x max(7-day max, memory at OOM); no CPU limit), VPA (target, bounds,
+confidence) and Crane (P99 + 15%, OOM protection). Nothing is applied anywhere. Formats are
+in docs/recommend.md.
+
+Flags:
+  --input FILE|-   Samples as CSV (container,timestamp,cpu,memory[,oom]) or JSON. Required.
+  --format F       auto (default: JSON if it starts with { or [), csv or json.
+  --output O       table (default) or json.
+
+Example:
+  headroom recommend --input examples/usage.csv
+)";
+
 struct Command {
   absl::string_view name;
   absl::string_view usage;
@@ -59,8 +82,14 @@ int RunOptimizeNode() {
                                         std::cout, std::cerr);
 }
 
+int RunRecommend() {
+  return headroom::cli::RunRecommend(absl::GetFlag(FLAGS_input), absl::GetFlag(FLAGS_format),
+                                     absl::GetFlag(FLAGS_output), std::cout, std::cerr);
+}
+
 constexpr Command kCommands[] = {
     {"optimize-node", kOptimizeNodeUsage, &RunOptimizeNode},
+    {"recommend", kRecommendUsage, &RunRecommend},
 };
 
 bool IsHelp(absl::string_view arg) { return arg == "--help" || arg == "-h" || arg == "-help"; }

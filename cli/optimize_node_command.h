@@ -5,13 +5,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "cli/exit_codes.h"
 
 namespace headroom::cli {
-
-// Exit codes shared by the headroom commands.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;   // I/O and other runtime failures
-inline constexpr int kExitBadInput = 2;  // bad flags or malformed input
 
 // `headroom optimize-node`: reads one node as JSON from `input` (a path or "-") and writes
 // the optimisation as JSON to `out`; messages go to `err`. Returns the exit code.

@@ -1,7 +1,7 @@
 #pragma once
 
 // gMock matchers for absl::Status and absl::StatusOr, which Debian's Abseil (20220623) does
-// not ship: IsOk(), IsOkAndHolds(m), StatusIs(code[, message_matcher]).
+// not ship: IsOk(), IsOkAndHolds(m), StatusIs(code), StatusIs(code, message_matcher).
 
 #include <ostream>
 #include <string>
@@ -30,6 +30,12 @@ MATCHER_P(IsOkAndHolds, value_matcher, "is OK and holds a value that matches") {
     return false;
   }
   return ::testing::ExplainMatchResult(value_matcher, *arg, result_listener);
+}
+
+MATCHER_P(StatusIs, code, "has the status code") {
+  const absl::Status& status = GetStatus(arg);
+  if (status.code() != code) *result_listener << "status is " << status;
+  return status.code() == code;
 }
 
 MATCHER_P2(StatusIs, code, message_matcher, "has the status code and a matching message") {

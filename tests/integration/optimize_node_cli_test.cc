@@ -146,6 +146,37 @@ TEST(OptimizeNodeCliTest, UsageErrors) {
   EXPECT_THAT(missing.err, HasSubstr("does/not/exist.json"));
 }
 
+TEST(RecommendCliTest, ReadmeExampleShowsEveryPolicy) {
+  const CliRun run = Headroom("recommend --input examples/usage.csv --output json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json out = nlohmann::json::parse(run.out);
+  ASSERT_EQ(out["containers"].size(), 2u);
+  for (const auto& container : out["containers"]) {
+    for (const char* policy : {"headroom", "vpa", "crane"}) {
+      EXPECT_FALSE(container["policies"][policy].contains("error"))
+          << container["container"] << " " << policy;
+    }
+  }
+  // The worker was OOM-killed at 1.5 GiB: its memory limit is 2 x 1.5 GiB.
+  const nlohmann::json& worker = out["containers"][1];
+  EXPECT_EQ(worker["container"], "worker");
+  EXPECT_EQ(worker["policies"]["headroom"]["memoryLimitBytes"], 3LL << 30);
+  EXPECT_EQ(worker["policies"]["crane"]["oomProtected"], true);
+  const CliRun table = Headroom("recommend --input examples/usage.csv");
+  EXPECT_EQ(table.exit_code, 0);
+  EXPECT_THAT(table.out, HasSubstr("CONTAINER  POLICY"));
+}
+
+TEST(RecommendCliTest, BadInputAndFlags) {
+  const std::string bad = "container,timestamp,cpu,memory\na,1,1,1GB\n";
+  const CliRun run = Headroom("recommend --input -", &bad);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("memory"));
+  EXPECT_EQ(Headroom("recommend --input examples/usage.csv --output yaml").exit_code, 2);
+  EXPECT_EQ(Headroom("recommend --input examples/usage.csv --format xml").exit_code, 2);
+  EXPECT_EQ(Headroom("recommend").exit_code, 2);
+}
+
 TEST(OptimizeNodeCliTest, HelpIsAvailableAndSucceeds) {
   const CliRun top = Headroom("--help");
   EXPECT_EQ(top.exit_code, 0);
