@@ -1,0 +1,108 @@
+#include "shared/placement.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "shared/quantity.h"
+#include "shared/wide_int.h"
+
+namespace headroom {
+namespace {
+
+int64_t Saturate(WideInt value) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  return value > kMax ? kMax : static_cast<int64_t>(value);
+}
+
+// Free share of `allocatable` left after `used`, clamped to [0, 1].
+double FreeShare(int64_t allocatable, int64_t used) {
+  if (allocatable <= 0) return 0;
+  return std::clamp(static_cast<double>(allocatable - used) / static_cast<double>(allocatable), 0.0,
+                    1.0);
+}
+
+}  // namespace
+
+ResourceAmounts ProjectedFootprint(const NodeFootprint& node, const PodFootprint& candidate) {
+  WideInt cpu = candidate.base.cpu_millis;
+  WideInt memory = candidate.base.memory_bytes;
+  int64_t cpu_headroom = candidate.headroom.cpu_millis;
+  int64_t memory_headroom = candidate.headroom.memory_bytes;
+  for (const PodFootprint& pod : node.pods) {
+    cpu += pod.base.cpu_millis;
+    memory += pod.base.memory_bytes;
+    cpu_headroom = std::max(cpu_headroom, pod.headroom.cpu_millis);
+    memory_headroom = std::max(memory_headroom, pod.headroom.memory_bytes);
+  }
+  return {Saturate(cpu + cpu_headroom), Saturate(memory + memory_headroom)};
+}
+
+FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidate) {
+  FitDecision decision;
+  decision.projected = ProjectedFootprint(node, candidate);
+  if (node.cordoned) {
+    decision.reason = {
+        "LoadCordoned",
+        absl::StrCat("node ", node.name, " is cordoned for load: ", node.cordon_reason.message)};
+    return decision;
+  }
+  if (static_cast<int>(node.pods.size()) + 1 > node.max_pods) {
+    decision.reason = {"TooManyPods",
+                       absl::StrCat("node ", node.name, " already runs ", node.pods.size(), " of ",
+                                    node.max_pods, " pods")};
+    return decision;
+  }
+  const auto explain = [&](Resource resource) {
+    return absl::StrCat("node ", node.name, ": projected ", ResourceName(resource), " ",
+                        FormatAmount(resource, decision.projected.Get(resource)),
+                        " (every pod at base + one shared headroom) exceeds allocatable ",
+                        FormatAmount(resource, node.allocatable.Get(resource)));
+  };
+  if (decision.projected.cpu_millis > node.allocatable.cpu_millis) {
+    decision.reason = {"InsufficientCpu", explain(Resource::kCpu)};
+    return decision;
+  }
+  if (decision.projected.memory_bytes > node.allocatable.memory_bytes) {
+    decision.reason = {"InsufficientMemory", explain(Resource::kMemory)};
+    return decision;
+  }
+  decision.fits = true;
+  decision.reason = {
+      "Fits", absl::StrCat("projected cpu ", FormatCpuMillis(decision.projected.cpu_millis), " of ",
+                           FormatCpuMillis(node.allocatable.cpu_millis), ", memory ",
+                           FormatMemoryBytes(decision.projected.memory_bytes), " of ",
+                           FormatMemoryBytes(node.allocatable.memory_bytes))};
+  return decision;
+}
+
+absl::Status ScoringConfig::Validate() const {
+  if (!(load_penalty_from >= 0) || !(cordon_above > load_penalty_from)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("load penalty must start below the cordon threshold (", load_penalty_from,
+                     " vs ", cordon_above, ")"));
+  }
+  if (max_load_penalty < 0 || max_load_penalty > 10) {
+    return absl::InvalidArgumentError("max load penalty must be in 0..10");
+  }
+  return absl::OkStatus();
+}
+
+int ScoreNode(const NodeFootprint& node, const PodFootprint& candidate,
+              const ScoringConfig& config) {
+  const ResourceAmounts projected = ProjectedFootprint(node, candidate);
+  const double free = (FreeShare(node.allocatable.cpu_millis, projected.cpu_millis) +
+                       FreeShare(node.allocatable.memory_bytes, projected.memory_bytes)) /
+                      2;
+  const double base = config.strategy == ScoringStrategy::kSpread ? free : 1 - free;
+  double score = 10 * base;
+  if (node.load > config.load_penalty_from) {
+    const double severity = std::min(1.0, (node.load - config.load_penalty_from) /
+                                              (config.cordon_above - config.load_penalty_from));
+    score -= severity * config.max_load_penalty;
+  }
+  return static_cast<int>(std::lround(std::clamp(score, 0.0, 10.0)));
+}
+
+}  // namespace headroom

@@ -1,0 +1,70 @@
+#pragma once
+
+// Placement judgement of headroom-extender (filter and prioritize), as pure functions, so
+// the extender and the simulator use the same code.
+//
+// Projected fit (filter): a node holds a pod when every pod on it, the candidate included,
+// fits at its base plus the node's single largest headroom (seed 000: the node shares one
+// spike), against allocatable CPU and memory, and the node has a free pod slot and is not
+// cordoned for load. A pod without statistics is judged by its declared requests: base =
+// request, headroom = 0 (never rejected for lack of data).
+//
+// Score (prioritize, 0..10): the projected free share after placement, averaged over CPU and
+// memory. Spread prefers more free room (like kube-scheduler's LeastAllocated), pack less
+// (MostAllocated). A node whose load is above `load_penalty_from` loses up to
+// `max_load_penalty` points as load approaches the cordon threshold.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "shared/reason.h"
+#include "shared/resource.h"
+
+namespace headroom {
+
+// What a pod needs from a node: base, and its largest container headroom (peak - base).
+struct PodFootprint {
+  ResourceAmounts base;
+  ResourceAmounts headroom;
+};
+
+struct NodeFootprint {
+  std::string name;
+  ResourceAmounts allocatable;
+  int max_pods = 110;
+  std::vector<PodFootprint> pods;  // pods already on the node (and recently placed ones)
+  bool cordoned = false;           // load cordon (see load_cordon.h)
+  Reason cordon_reason;
+  double load = 0;  // load1 / CPUs; 0 when unknown
+};
+
+struct FitDecision {
+  bool fits = false;
+  Reason reason;              // code: Fits, InsufficientCpu, InsufficientMemory, TooManyPods,
+                              // LoadCordoned
+  ResourceAmounts projected;  // sum of bases + largest headroom, candidate included
+};
+
+// The projected footprint of `node` with `candidate` added (sum of bases + largest headroom).
+ResourceAmounts ProjectedFootprint(const NodeFootprint& node, const PodFootprint& candidate);
+
+FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidate);
+
+enum class ScoringStrategy { kSpread, kPack };
+
+struct ScoringConfig {
+  ScoringStrategy strategy = ScoringStrategy::kSpread;
+  double load_penalty_from = 0.8;  // load at which the penalty starts
+  double cordon_above = 1.0;       // load at which the penalty is full
+  int max_load_penalty = 5;
+
+  absl::Status Validate() const;
+};
+
+// 0..10; assumes the pod fits (a node that does not fit scores 0).
+int ScoreNode(const NodeFootprint& node, const PodFootprint& candidate,
+              const ScoringConfig& config = {});
+
+}  // namespace headroom

@@ -1,0 +1,86 @@
+#include "shared/placement.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/status_matchers.h"
+
+namespace headroom {
+namespace {
+
+using ::headroom::testing::IsOk;
+using ::testing::HasSubstr;
+
+constexpr int64_t kGi = 1LL << 30;
+
+PodFootprint Pod(int64_t cpu_base, int64_t cpu_headroom, int64_t memory_base,
+                 int64_t memory_headroom) {
+  return {{cpu_base, memory_base}, {cpu_headroom, memory_headroom}};
+}
+
+NodeFootprint Node(std::vector<PodFootprint> pods) {
+  NodeFootprint node;
+  node.name = "n1";
+  node.allocatable = {4000, 8 * kGi};
+  node.pods = std::move(pods);
+  return node;
+}
+
+TEST(ProjectedFitTest, PodsShareOneHeadroom) {
+  // Bases 1000 + 1000 + candidate 500 = 2500m; headrooms 1000, 800, candidate 1500: the
+  // largest (1500) is added once -> 4000m, exactly allocatable. Per-pod peaks would need
+  // 2000 + 1800 + 2000 = 5800m.
+  const NodeFootprint node = Node({Pod(1000, 1000, kGi, 0), Pod(1000, 800, kGi, 0)});
+  const FitDecision fit = ProjectedFit(node, Pod(500, 1500, kGi, kGi));
+  EXPECT_TRUE(fit.fits) << fit.reason.message;
+  EXPECT_EQ(fit.projected.cpu_millis, 4000);
+  EXPECT_EQ(fit.projected.memory_bytes, 4 * kGi);
+  EXPECT_EQ(fit.reason.code, "Fits");
+  const FitDecision over = ProjectedFit(node, Pod(501, 1500, kGi, 0));
+  EXPECT_FALSE(over.fits);
+  EXPECT_EQ(over.reason.code, "InsufficientCpu");
+  EXPECT_THAT(over.reason.message, HasSubstr("projected cpu 4001m"));
+}
+
+TEST(ProjectedFitTest, MemoryPodsAndCordon) {
+  NodeFootprint node = Node({Pod(100, 0, 6 * kGi, kGi)});
+  EXPECT_EQ(ProjectedFit(node, Pod(100, 0, kGi, 2 * kGi)).reason.code, "InsufficientMemory");
+  node.max_pods = 1;
+  EXPECT_EQ(ProjectedFit(node, Pod(1, 0, 1, 0)).reason.code, "TooManyPods");
+  node.max_pods = 110;
+  node.cordoned = true;
+  node.cordon_reason = {"Overloaded", "load1 6.00 on 4 CPUs = 1.50 > 1.00"};
+  const FitDecision cordoned = ProjectedFit(node, Pod(1, 0, 1, 0));
+  EXPECT_EQ(cordoned.reason.code, "LoadCordoned");
+  EXPECT_THAT(cordoned.reason.message, HasSubstr("1.50 > 1.00"));
+}
+
+TEST(ProjectedFitTest, PodsWithoutStatisticsUseTheirRequests) {
+  // Declared requests as base with zero headroom: the plain requests check.
+  const NodeFootprint node = Node({Pod(3000, 0, kGi, 0)});
+  EXPECT_TRUE(ProjectedFit(node, Pod(1000, 0, kGi, 0)).fits);
+  EXPECT_FALSE(ProjectedFit(node, Pod(1001, 0, kGi, 0)).fits);
+}
+
+TEST(ScoreNodeTest, SpreadPrefersEmptyNodesAndPackPrefersFullOnes) {
+  const NodeFootprint empty = Node({});
+  const NodeFootprint half = Node({Pod(2000, 0, 4 * kGi, 0)});
+  const PodFootprint candidate = Pod(0, 0, 0, 0);
+  EXPECT_EQ(ScoreNode(empty, candidate), 10);
+  EXPECT_EQ(ScoreNode(half, candidate), 5);
+  ScoringConfig pack;
+  pack.strategy = ScoringStrategy::kPack;
+  EXPECT_EQ(ScoreNode(empty, candidate, pack), 0);
+  EXPECT_EQ(ScoreNode(half, candidate, pack), 5);
+}
+
+TEST(ScoreNodeTest, LoadedNodesArePenalised) {
+  NodeFootprint node = Node({});
+  node.load = 0.9;  // halfway from 0.8 to 1.0: -2.5 points
+  EXPECT_EQ(ScoreNode(node, Pod(0, 0, 0, 0)), 8);
+  node.load = 1.2;  // full penalty
+  EXPECT_EQ(ScoreNode(node, Pod(0, 0, 0, 0)), 5);
+  EXPECT_THAT(ScoringConfig{}.Validate(), IsOk());
+}
+
+}  // namespace
+}  // namespace headroom
