@@ -49,42 +49,64 @@ absl::Status CraneConfig::Validate() const {
   return absl::OkStatus();
 }
 
-std::optional<CraneRecommendation> CraneRecommend(const std::vector<UsageSample>& samples,
-                                                  const std::vector<OomSample>& ooms,
-                                                  absl::Time now, const CraneConfig& config) {
-  DecayingHistogram cpu(CraneCpuHistogramOptions(), config.half_life);
-  DecayingHistogram memory(CraneMemoryHistogramOptions(), config.half_life);
-  bool has_cpu = false;
-  bool has_memory = false;
-  for (const UsageSample& sample : samples) {
-    if (sample.at > now || now - sample.at > config.history) continue;
-    if (sample.cpu_millis.has_value()) {
-      const double cores = static_cast<double>(*sample.cpu_millis) / 1000;
-      cpu.AddSample(cores, std::max(config.min_sample_weight, cores), sample.at);
-      has_cpu = true;
-    }
-    if (sample.memory_bytes.has_value()) {
-      const double bytes = static_cast<double>(*sample.memory_bytes);
-      memory.AddSample(bytes, std::max(config.min_sample_weight, bytes), sample.at);
-      has_memory = true;
-    }
-  }
-  if (!has_cpu || !has_memory) return std::nullopt;
+CraneContainerModel::CraneContainerModel(const CraneConfig& config)
+    : config_(config),
+      cpu_(CraneCpuHistogramOptions(), config.half_life),
+      memory_(CraneMemoryHistogramOptions(), config.half_life) {}
 
+bool CraneContainerModel::AddSample(const UsageSample& sample) {
+  if (!window_.empty() && sample.at < window_.back().at) return false;
+  if (sample.cpu_millis.has_value()) {
+    const double cores = static_cast<double>(*sample.cpu_millis) / 1000;
+    cpu_.AddSample(cores, std::max(config_.min_sample_weight, cores), sample.at);
+    ++cpu_count_;
+  }
+  if (sample.memory_bytes.has_value()) {
+    const double bytes = static_cast<double>(*sample.memory_bytes);
+    memory_.AddSample(bytes, std::max(config_.min_sample_weight, bytes), sample.at);
+    ++memory_count_;
+  }
+  window_.push_back(sample);
+  return true;
+}
+
+void CraneContainerModel::AddOom(const OomSample& oom) { ooms_.push_back(oom); }
+
+void CraneContainerModel::Expire(absl::Time now) {
+  while (!window_.empty() && now - window_.front().at > config_.history) {
+    const UsageSample& old = window_.front();
+    if (old.cpu_millis.has_value()) {
+      const double cores = static_cast<double>(*old.cpu_millis) / 1000;
+      cpu_.SubtractSample(cores, std::max(config_.min_sample_weight, cores), old.at);
+      --cpu_count_;
+    }
+    if (old.memory_bytes.has_value()) {
+      const double bytes = static_cast<double>(*old.memory_bytes);
+      memory_.SubtractSample(bytes, std::max(config_.min_sample_weight, bytes), old.at);
+      --memory_count_;
+    }
+    window_.pop_front();
+  }
+  while (!ooms_.empty() && now - ooms_.front().at > config_.oom_history) ooms_.pop_front();
+}
+
+std::optional<CraneRecommendation> CraneContainerModel::Recommend(absl::Time now) {
+  Expire(now);
+  if (cpu_count_ == 0 || memory_count_ == 0) return std::nullopt;
   CraneRecommendation result;
-  const double cpu_cores = cpu.Percentile(config.cpu_percentile) *
-                           (1 + config.cpu_margin_fraction) / config.cpu_target_utilization;
-  double memory_bytes = memory.Percentile(config.memory_percentile) *
-                        (1 + config.memory_margin_fraction) / config.memory_target_utilization;
-  if (config.oom_protection) {
+  const double cpu_cores = cpu_.Percentile(config_.cpu_percentile) *
+                           (1 + config_.cpu_margin_fraction) / config_.cpu_target_utilization;
+  double memory_bytes = memory_.Percentile(config_.memory_percentile) *
+                        (1 + config_.memory_margin_fraction) / config_.memory_target_utilization;
+  if (config_.oom_protection) {
     double oom_memory = 0;
-    for (const OomSample& oom : ooms) {
-      if (oom.at > now || now - oom.at > config.oom_history) continue;
+    for (const OomSample& oom : ooms_) {
+      if (oom.at > now) continue;
       oom_memory = std::max(oom_memory, static_cast<double>(oom.memory_bytes));
     }
     if (oom_memory > 0) {
-      const double floor = std::max(oom_memory + static_cast<double>(config.oom_min_bump_bytes),
-                                    oom_memory * config.oom_bump_ratio);
+      const double floor = std::max(oom_memory + static_cast<double>(config_.oom_min_bump_bytes),
+                                    oom_memory * config_.oom_bump_ratio);
       if (floor > memory_bytes) {
         memory_bytes = floor;
         result.oom_protected = true;
@@ -95,23 +117,45 @@ std::optional<CraneRecommendation> CraneRecommend(const std::vector<UsageSample>
 
   // Normalisation: the smallest table entry (by CPU, then memory) that holds both amounts.
   std::optional<size_t> best;
-  for (size_t i = 0; i < config.specification.size(); ++i) {
-    const ResourceAmounts& spec = config.specification[i];
+  for (size_t i = 0; i < config_.specification.size(); ++i) {
+    const ResourceAmounts& spec = config_.specification[i];
     if (spec.cpu_millis < result.request.cpu_millis ||
         spec.memory_bytes < result.request.memory_bytes) {
       continue;
     }
     if (!best.has_value() || std::make_pair(spec.cpu_millis, spec.memory_bytes) <
-                                 std::make_pair(config.specification[*best].cpu_millis,
-                                                config.specification[*best].memory_bytes)) {
+                                 std::make_pair(config_.specification[*best].cpu_millis,
+                                                config_.specification[*best].memory_bytes)) {
       best = i;
     }
   }
   if (best.has_value()) {
-    result.request = config.specification[*best];
+    result.request = config_.specification[*best];
     result.specification_index = best;
   }
   return result;
+}
+
+std::optional<CraneRecommendation> CraneRecommend(const std::vector<UsageSample>& samples,
+                                                  const std::vector<OomSample>& ooms,
+                                                  absl::Time now, const CraneConfig& config) {
+  // Crane reads its whole window at every run: order the window, then feed the model.
+  std::vector<UsageSample> window;
+  for (const UsageSample& sample : samples) {
+    if (sample.at <= now && now - sample.at <= config.history) window.push_back(sample);
+  }
+  std::stable_sort(window.begin(), window.end(),
+                   [](const UsageSample& a, const UsageSample& b) { return a.at < b.at; });
+  std::vector<OomSample> recent_ooms;
+  for (const OomSample& oom : ooms) {
+    if (oom.at <= now && now - oom.at <= config.oom_history) recent_ooms.push_back(oom);
+  }
+  std::stable_sort(recent_ooms.begin(), recent_ooms.end(),
+                   [](const OomSample& a, const OomSample& b) { return a.at < b.at; });
+  CraneContainerModel model(config);
+  for (const UsageSample& sample : window) model.AddSample(sample);
+  for (const OomSample& oom : recent_ooms) model.AddOom(oom);
+  return model.Recommend(now);
 }
 
 }  // namespace headroom

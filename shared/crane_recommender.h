@@ -15,6 +15,7 @@
 // takes the samples as a batch; samples outside the history window are ignored.
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -62,6 +63,31 @@ struct CraneRecommendation {
   // Index into CraneConfig::specification when normalised; nullopt when there is no table or
   // no entry is large enough (then `request` is the un-normalised value).
   std::optional<size_t> specification_index;
+};
+
+// Crane's recommender kept up to date sample by sample (for continuous use); samples that
+// leave the history window are subtracted again, so the result equals CraneRecommend over
+// the same window. Memory: the samples in the window (32 bytes each).
+class CraneContainerModel {
+ public:
+  explicit CraneContainerModel(const CraneConfig& config = {});
+
+  // Samples must come in time order; an older one is ignored (returns false).
+  bool AddSample(const UsageSample& sample);
+  void AddOom(const OomSample& oom);
+  // nullopt when the window before `now` has no CPU or no memory sample.
+  std::optional<CraneRecommendation> Recommend(absl::Time now);
+
+ private:
+  void Expire(absl::Time now);
+
+  CraneConfig config_;
+  DecayingHistogram cpu_;
+  DecayingHistogram memory_;
+  std::deque<UsageSample> window_;
+  std::deque<OomSample> ooms_;
+  int64_t cpu_count_ = 0;
+  int64_t memory_count_ = 0;
 };
 
 // nullopt when no CPU or no memory sample lies within the history window before `now`.

@@ -96,6 +96,26 @@ TEST(CraneRecommenderTest, NeedsBothResources) {
   EXPECT_FALSE(CraneRecommend({}, {}, kT0).has_value());
 }
 
+TEST(CraneContainerModelTest, IncrementalEqualsBatchAsTheWindowSlides) {
+  // Ten days of varying usage; the model is asked every 6 hours and must agree with a batch
+  // run over the same 168 h window.
+  std::vector<UsageSample> samples;
+  for (int m = 0; m < 10 * 1440; m += 10) {
+    samples.push_back({kT0 + absl::Minutes(m), 100 + (m * 37) % 1900, kGi + (m % 977) * kMi});
+  }
+  CraneContainerModel model;
+  size_t fed = 0;
+  for (int hour = 6; hour <= 240; hour += 6) {
+    const absl::Time now = kT0 + absl::Hours(hour);
+    while (fed < samples.size() && samples[fed].at <= now) model.AddSample(samples[fed++]);
+    const auto incremental = model.Recommend(now);
+    const auto batch = CraneRecommend(samples, {}, now);
+    ASSERT_TRUE(incremental.has_value() && batch.has_value()) << hour;
+    EXPECT_EQ(incremental->request, batch->request) << "at hour " << hour;
+  }
+  EXPECT_FALSE(model.AddSample({kT0, 1, 1}));  // out of order
+}
+
 TEST(CraneConfigTest, Validates) {
   EXPECT_THAT(CraneConfig{}.Validate(), IsOk());
   CraneConfig bad;
