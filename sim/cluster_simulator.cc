@@ -1,0 +1,462 @@
+#include "sim/cluster_simulator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "shared/kubelet_eviction.h"
+#include "shared/load_cordon.h"
+#include "sim/cpu_share.h"
+
+namespace headroom::sim {
+namespace {
+
+// load1 is an exponentially damped average with a one-minute time constant.
+const double kLoadAlpha = 1 - std::exp(-1.0);
+// After evicting under memory pressure, kubelet keeps the MemoryPressure condition (and the
+// scheduler keeps new pods off the node) for evictionPressureTransitionPeriod, 5 minutes.
+constexpr int kPressureTransitionMinutes = 5;
+
+ResourceAmounts Add(ResourceAmounts a, const ResourceAmounts& b) {
+  return {a.cpu_millis + b.cpu_millis, a.memory_bytes + b.memory_bytes};
+}
+ResourceAmounts Subtract(ResourceAmounts a, const ResourceAmounts& b) {
+  return {a.cpu_millis - b.cpu_millis, a.memory_bytes - b.memory_bytes};
+}
+bool FitsIn(const ResourceAmounts& need, const ResourceAmounts& room) {
+  return need.cpu_millis <= room.cpu_millis && need.memory_bytes <= room.memory_bytes;
+}
+
+class ClusterRun final : public ClusterActions {
+ public:
+  ClusterRun(PolicyKind kind, const std::vector<PodSpec>& pods, const UsageTraces& usage,
+             const SimulationConfig& config)
+      : pods_(pods),
+        usage_(usage),
+        config_(config),
+        policy_(MakePolicy(kind, pods, config.memory_limit_ratio)),
+        node_of_(pods.size(), -1),
+        sizing_(pods.size()) {
+    run_.kind = kind;
+    for (int i = 0; i < config.initial_nodes; ++i) AddNode();
+    for (size_t p = 0; p < pods.size(); ++p) pending_.push_back(p);
+  }
+
+  PolicyRun Run(const std::function<void()>& minute_done) {
+    const int period =
+        static_cast<int>(absl::ToInt64Minutes(policy_->period()));  // 0: the policy never acts
+    PlacePending(config_.start);
+    for (int m = 0; m < usage_.minutes; ++m) {
+      const absl::Time now = config_.start + absl::Minutes(m);
+      minute_ = m;
+      counting_ = m >= config_.warmup_minutes;
+      ShareAndObserve(m, now);
+      KillOverLimit(m, now);
+      RelieveMemoryPressure(m);
+      if (policy_->UsesExtender()) UpdateCordons(now);
+      if (period > 0 && m > 0 && m % period == 0) policy_->Act(now, *this);
+      if (config_.autoscale && m > 0 && m % 60 == 0) ScaleDown(now);
+      PlacePending(now);
+      Account(m);
+      if (minute_done) minute_done();
+    }
+    Summarise();
+    return std::move(run_);
+  }
+
+  // ClusterActions
+  const std::vector<std::vector<size_t>>& PodsByNode() const override { return pods_by_node_; }
+  ResourceAmounts Allocatable(size_t node) const override { return nodes_[node].allocatable; }
+  const PodSizing& Sizing(size_t pod) const override { return sizing_[pod]; }
+
+  void Resize(size_t pod, const PodSizing& sizing) override {
+    const int node = node_of_[pod];
+    if (node < 0) return;
+    const ResourceAmounts requested =
+        Add(Subtract(requested_[node], sizing_[pod].requests), sizing.requests);
+    if (FitsIn(requested, nodes_[node].allocatable)) {
+      if (!(sizing.requests == sizing_[pod].requests) ||
+          sizing.memory_limit_bytes != sizing_[pod].memory_limit_bytes) {
+        Count(run_.summary.resizes);
+      }
+      requested_[node] = requested;
+      sizing_[pod] = sizing;
+      return;
+    }
+    Count(run_.summary.resize_evictions);
+    Remove(pod);
+  }
+
+  void Evict(size_t pod) override {
+    if (node_of_[pod] < 0) return;
+    Count(run_.summary.optimizer_evictions);
+    Remove(pod);
+  }
+
+ private:
+  struct Node {
+    ResourceAmounts allocatable;
+    LoadCordonState cordon;
+    double load = 0;
+    int memory_pressure_until = -1;  // minute until which the node takes no new pods
+  };
+
+  void Count(int64_t& counter) {
+    if (counting_) ++counter;
+  }
+
+  void AddNode() {
+    nodes_.push_back({config_.node_shape.allocatable, {}, 0, -1});
+    pods_by_node_.emplace_back();
+    requested_.push_back({});
+  }
+
+  void RemoveNode(size_t node) {
+    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(node));
+    pods_by_node_.erase(pods_by_node_.begin() + static_cast<std::ptrdiff_t>(node));
+    requested_.erase(requested_.begin() + static_cast<std::ptrdiff_t>(node));
+    for (int& n : node_of_) {
+      if (n > static_cast<int>(node)) --n;
+    }
+  }
+
+  // Takes a running pod off its node; it waits in the pending queue.
+  void Remove(size_t pod) {
+    const int node = node_of_[pod];
+    std::vector<size_t>& list = pods_by_node_[static_cast<size_t>(node)];
+    list.erase(std::find(list.begin(), list.end(), pod));
+    requested_[static_cast<size_t>(node)] =
+        Subtract(requested_[static_cast<size_t>(node)], sizing_[pod].requests);
+    node_of_[pod] = -1;
+    pending_.push_back(pod);
+  }
+
+  void Assign(size_t pod, size_t node, const PodSizing& sizing) {
+    sizing_[pod] = sizing;
+    node_of_[pod] = static_cast<int>(node);
+    pods_by_node_[node].push_back(pod);
+    requested_[node] = Add(requested_[node], sizing.requests);
+  }
+
+  NodeFootprint Footprint(size_t node, absl::Time now) {
+    NodeFootprint footprint;
+    footprint.name = absl::StrCat("node-", node);
+    footprint.allocatable = nodes_[node].allocatable;
+    footprint.max_pods = config_.max_pods_per_node;
+    footprint.cordoned = nodes_[node].cordon.cordoned;
+    footprint.cordon_reason = nodes_[node].cordon.reason;
+    footprint.load = nodes_[node].load;
+    for (size_t pod : pods_by_node_[node]) {
+      footprint.pods.push_back(policy_->UsesExtender() ? policy_->Footprint(pod, sizing_[pod], now)
+                                                       : PodFootprint{sizing_[pod].requests, {}});
+    }
+    return footprint;
+  }
+
+  // The best node for `pod` at `sizing` (kube-scheduler's fit, and the extender's when the
+  // policy uses it), skipping `exclude`; -1 when none fits.
+  int FindNode(size_t pod, const PodSizing& sizing, absl::Time now, int exclude = -1) {
+    const PodFootprint candidate = policy_->UsesExtender() ? policy_->Footprint(pod, sizing, now)
+                                                           : PodFootprint{sizing.requests, {}};
+    ScoringConfig scoring;
+    scoring.strategy = config_.scoring;
+    int best = -1;
+    int best_score = -1;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      if (static_cast<int>(n) == exclude) continue;
+      if (nodes_[n].memory_pressure_until >= minute_) continue;
+      if (static_cast<int>(pods_by_node_[n].size()) >= config_.max_pods_per_node) continue;
+      if (!FitsIn(Add(requested_[n], sizing.requests), nodes_[n].allocatable)) continue;
+      const NodeFootprint footprint = Footprint(n, now);
+      if (policy_->UsesExtender() && !ProjectedFit(footprint, candidate).fits) continue;
+      const int score = ScoreNode(footprint, candidate, scoring);
+      if (score > best_score) {
+        best = static_cast<int>(n);
+        best_score = score;
+      }
+    }
+    return best;
+  }
+
+  void PlacePending(absl::Time now) {
+    std::vector<size_t> still_pending;
+    for (size_t pod : pending_) {
+      const PodSizing sizing = policy_->Admission(pod, now);
+      int node = FindNode(pod, sizing, now);
+      if (node < 0 && config_.autoscale &&
+          FitsIn(sizing.requests, config_.node_shape.allocatable)) {
+        AddNode();
+        node = static_cast<int>(nodes_.size()) - 1;
+      }
+      if (node < 0) {
+        still_pending.push_back(pod);
+        continue;
+      }
+      Assign(pod, static_cast<size_t>(node), sizing);
+    }
+    pending_ = std::move(still_pending);
+  }
+
+  void ShareAndObserve(int m, absl::Time now) {
+    minute_used_cpu_ = 0;
+    minute_used_memory_ = 0;
+    minute_demand_ = 0;
+    minute_shortfall_ = 0;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      const std::vector<size_t>& list = pods_by_node_[n];
+      std::vector<int64_t> demands;
+      std::vector<int64_t> weights;
+      int64_t node_demand = 0;
+      for (size_t pod : list) {
+        demands.push_back(usage_.cpu_millis[pod][static_cast<size_t>(m)]);
+        weights.push_back(sizing_[pod].requests.cpu_millis);
+        node_demand += demands.back();
+      }
+      const std::vector<int64_t> granted =
+          ShareCpu(nodes_[n].allocatable.cpu_millis, demands, weights);
+      for (size_t i = 0; i < list.size(); ++i) {
+        const int64_t memory = usage_.memory_bytes[list[i]][static_cast<size_t>(m)];
+        policy_->Observe(list[i], now, demands[i], granted[i], memory);
+        minute_used_cpu_ += granted[i];
+        minute_used_memory_ += memory;
+        minute_shortfall_ += demands[i] - granted[i];
+      }
+      minute_demand_ += node_demand;
+      const double cpus = static_cast<double>(nodes_[n].allocatable.cpu_millis) / 1000;
+      nodes_[n].load +=
+          kLoadAlpha * (static_cast<double>(node_demand) / 1000 / cpus - nodes_[n].load);
+    }
+    // A pending pod's demand is not served at all.
+    for (size_t pod : pending_) {
+      minute_demand_ += usage_.cpu_millis[pod][static_cast<size_t>(m)];
+      minute_shortfall_ += usage_.cpu_millis[pod][static_cast<size_t>(m)];
+    }
+  }
+
+  void KillOverLimit(int m, absl::Time now) {
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      for (size_t pod : std::vector<size_t>(pods_by_node_[n])) {
+        const int64_t memory = usage_.memory_bytes[pod][static_cast<size_t>(m)];
+        if (memory <= sizing_[pod].memory_limit_bytes) continue;
+        Count(run_.summary.oom_kills);
+        Resize(pod, policy_->AfterOom(pod, now, memory, sizing_[pod]));
+      }
+    }
+  }
+
+  void RelieveMemoryPressure(int m) {
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      std::vector<MemoryPressurePod> candidates;
+      int64_t total = 0;
+      for (size_t pod : pods_by_node_[n]) {
+        const int64_t memory = usage_.memory_bytes[pod][static_cast<size_t>(m)];
+        total += memory;
+        // OpenB's latency-sensitive pods get a higher priority than best-effort ones.
+        candidates.push_back({"sim", pods_[pod].name, pods_[pod].qos == "BE" ? 0 : 1000, memory,
+                              sizing_[pod].requests.memory_bytes});
+      }
+      if (total <= nodes_[n].allocatable.memory_bytes) continue;
+      nodes_[n].memory_pressure_until = m + kPressureTransitionMinutes;
+      const std::vector<size_t> list = pods_by_node_[n];
+      for (size_t index : RankForMemoryPressure(candidates)) {
+        if (total <= nodes_[n].allocatable.memory_bytes) break;
+        total -= candidates[index].memory_usage_bytes;
+        Count(run_.summary.pressure_evictions);
+        Remove(list[index]);
+      }
+    }
+  }
+
+  void UpdateCordons(absl::Time now) {
+    static const LoadCordonConfig kCordon;
+    for (Node& node : nodes_) {
+      const int cpus = static_cast<int>(node.allocatable.cpu_millis / 1000);
+      node.cordon = NextLoadCordonState(node.cordon, LoadObservation{now, node.load * cpus, cpus},
+                                        now, kCordon);
+    }
+  }
+
+  // The Cluster Autoscaler's scale-down: empty nodes go; then one node using less than half
+  // of its CPU and memory in requests is drained when all its pods fit elsewhere.
+  void ScaleDown(absl::Time now) {
+    for (size_t n = nodes_.size(); n-- > 0;) {
+      if (pods_by_node_[n].empty() && nodes_.size() > static_cast<size_t>(config_.initial_nodes)) {
+        RemoveNode(n);
+      }
+    }
+    if (nodes_.size() <= static_cast<size_t>(config_.initial_nodes)) return;
+    int candidate = -1;
+    double lowest = 0.5;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      const double share = std::max(
+          static_cast<double>(requested_[n].cpu_millis) / nodes_[n].allocatable.cpu_millis,
+          static_cast<double>(requested_[n].memory_bytes) / nodes_[n].allocatable.memory_bytes);
+      if (share < lowest) {
+        lowest = share;
+        candidate = static_cast<int>(n);
+      }
+    }
+    if (candidate < 0) return;
+    // Move the pods one by one; undo everything if one does not fit.
+    std::vector<std::pair<size_t, int>> moved;
+    for (size_t pod : std::vector<size_t>(pods_by_node_[static_cast<size_t>(candidate)])) {
+      const int target = FindNode(pod, sizing_[pod], now, candidate);
+      if (target < 0) {
+        for (auto it = moved.rbegin(); it != moved.rend(); ++it) {
+          MoveTo(it->first, static_cast<size_t>(candidate));
+        }
+        return;
+      }
+      moved.push_back({pod, target});
+      MoveTo(pod, static_cast<size_t>(target));
+    }
+    for (size_t i = 0; i < moved.size(); ++i) Count(run_.summary.consolidation_moves);
+    RemoveNode(static_cast<size_t>(candidate));
+  }
+
+  void MoveTo(size_t pod, size_t node) {
+    const PodSizing sizing = sizing_[pod];
+    const size_t from = static_cast<size_t>(node_of_[pod]);
+    std::vector<size_t>& list = pods_by_node_[from];
+    list.erase(std::find(list.begin(), list.end(), pod));
+    requested_[from] = Subtract(requested_[from], sizing.requests);
+    Assign(pod, node, sizing);
+  }
+
+  void Account(int m) {
+    TimePoint point;
+    point.minute = m;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      point.requested_cpu_millis += requested_[n].cpu_millis;
+      point.requested_memory_bytes += requested_[n].memory_bytes;
+      point.allocatable_cpu_millis += nodes_[n].allocatable.cpu_millis;
+      point.allocatable_memory_bytes += nodes_[n].allocatable.memory_bytes;
+    }
+    point.used_cpu_millis = minute_used_cpu_;
+    point.used_memory_bytes = minute_used_memory_;
+    point.demand_cpu_millis = minute_demand_;
+    point.nodes = static_cast<int>(nodes_.size());
+    point.pending = static_cast<int>(pending_.size());
+    if (m % config_.series_every_minutes == 0) run_.series.push_back(point);
+    if (!counting_) return;
+    PolicySummary& s = run_.summary;
+    ++counted_minutes_;
+    s.requested_cpu_millis += static_cast<double>(point.requested_cpu_millis);
+    s.requested_memory_bytes += static_cast<double>(point.requested_memory_bytes);
+    s.used_cpu_millis += static_cast<double>(point.used_cpu_millis);
+    s.used_memory_bytes += static_cast<double>(point.used_memory_bytes);
+    s.demand_cpu_millis += static_cast<double>(point.demand_cpu_millis);
+    s.allocatable_cpu_millis += static_cast<double>(point.allocatable_cpu_millis);
+    s.allocatable_memory_bytes += static_cast<double>(point.allocatable_memory_bytes);
+    s.nodes_average += point.nodes;
+    s.nodes_max = std::max(s.nodes_max, point.nodes);
+    s.cpu_shortfall_core_hours += static_cast<double>(minute_shortfall_) / 1000 / 60;
+    s.pending_pod_hours += static_cast<double>(point.pending) / 60;
+  }
+
+  void Summarise() {
+    PolicySummary& s = run_.summary;
+    s.nodes_final = static_cast<int>(nodes_.size());
+    const double shortfall_core_minutes = s.cpu_shortfall_core_hours * 60;
+    s.cpu_utilisation = s.requested_cpu_millis > 0 ? s.used_cpu_millis / s.requested_cpu_millis : 0;
+    s.memory_utilisation =
+        s.requested_memory_bytes > 0 ? s.used_memory_bytes / s.requested_memory_bytes : 0;
+    s.cpu_shortfall_fraction =
+        s.demand_cpu_millis > 0 ? shortfall_core_minutes * 1000 / s.demand_cpu_millis : 0;
+    if (counted_minutes_ > 0) {
+      const double minutes = static_cast<double>(counted_minutes_);
+      for (double* average :
+           {&s.requested_cpu_millis, &s.requested_memory_bytes, &s.used_cpu_millis,
+            &s.used_memory_bytes, &s.demand_cpu_millis, &s.allocatable_cpu_millis,
+            &s.allocatable_memory_bytes, &s.nodes_average}) {
+        *average /= minutes;
+      }
+    }
+  }
+
+  const std::vector<PodSpec>& pods_;
+  const UsageTraces& usage_;
+  const SimulationConfig& config_;
+  std::unique_ptr<SizingPolicy> policy_;
+  std::vector<Node> nodes_;
+  std::vector<std::vector<size_t>> pods_by_node_;
+  std::vector<ResourceAmounts> requested_;  // per node
+  std::vector<int> node_of_;                // per pod; -1 when pending
+  std::vector<PodSizing> sizing_;           // per pod
+  std::vector<size_t> pending_;
+  PolicyRun run_;
+  int minute_ = 0;
+  bool counting_ = false;
+  int64_t counted_minutes_ = 0;
+  int64_t minute_used_cpu_ = 0;
+  int64_t minute_used_memory_ = 0;
+  int64_t minute_demand_ = 0;
+  int64_t minute_shortfall_ = 0;
+};
+
+}  // namespace
+
+absl::Status SimulationConfig::Validate(int minutes) const {
+  if (minutes <= 0) return absl::InvalidArgumentError("the simulation needs at least one minute");
+  if (warmup_minutes < 0 || warmup_minutes >= minutes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "warm-up (", warmup_minutes, " min) must be shorter than the run (", minutes, " min)"));
+  }
+  if (node_shape.allocatable.cpu_millis < 1000 || node_shape.allocatable.memory_bytes <= 0) {
+    return absl::InvalidArgumentError("the node shape needs at least one CPU and some memory");
+  }
+  if (initial_nodes < 0) return absl::InvalidArgumentError("initial nodes must not be negative");
+  if (!autoscale && initial_nodes == 0) {
+    return absl::InvalidArgumentError("without autoscaling the cluster needs initial nodes");
+  }
+  if (!(memory_limit_ratio >= 1)) {
+    return absl::InvalidArgumentError("the memory limit ratio must be at least 1");
+  }
+  if (series_every_minutes < 1 || max_pods_per_node < 1 || policies.empty()) {
+    return absl::InvalidArgumentError("series interval, pods per node and policies must be set");
+  }
+  return absl::OkStatus();
+}
+
+PolicyRun SimulatePolicy(PolicyKind kind, const std::vector<PodSpec>& pods,
+                         const UsageTraces& usage, const SimulationConfig& config,
+                         std::function<void()> minute_done) {
+  ClusterRun run(kind, pods, usage, config);
+  return run.Run(minute_done);
+}
+
+SimulationResult Simulate(const std::vector<PodSpec>& pods, const UsageTraces& usage,
+                          const SimulationConfig& config,
+                          const std::function<void(double)>& progress) {
+  SimulationResult result;
+  result.pods = static_cast<int>(pods.size());
+  result.minutes = usage.minutes;
+  result.runs.resize(config.policies.size());
+  std::atomic<int64_t> done{0};
+  const int64_t total = static_cast<int64_t>(usage.minutes) * config.policies.size();
+  // Two workers share the policies (the project's machines have two cores).
+  std::atomic<size_t> next{0};
+  const auto worker = [&] {
+    for (size_t i = next++; i < config.policies.size(); i = next++) {
+      result.runs[i] = SimulatePolicy(config.policies[i], pods, usage, config,
+                                      [&done] { done.fetch_add(1, std::memory_order_relaxed); });
+    }
+  };
+  const size_t threads = std::min<size_t>(2, config.policies.size());
+  std::vector<std::thread> workers;
+  for (size_t t = 0; t < threads; ++t) workers.emplace_back(worker);
+  while (progress) {
+    const int64_t finished = done.load(std::memory_order_relaxed);
+    progress(static_cast<double>(finished) / static_cast<double>(total));
+    if (finished >= total) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (std::thread& t : workers) t.join();
+  return result;
+}
+
+}  // namespace headroom::sim

@@ -1,0 +1,111 @@
+#pragma once
+
+// Replays a cluster minute by minute under each sizing policy, on the same pods and usage,
+// and accounts for what each policy costs and risks. Every policy gets its own cluster:
+// - placement: kube-scheduler's request fit and a LeastAllocated-like score; the headroom
+//   policy also goes through headroom-extender's projected fit and load cordon (shared
+//   placement.h, load_cordon.h);
+// - autoscaling (default on): a node of the configured shape is added when a pending pod
+//   fits nowhere; every hour empty nodes are removed and at most one node whose requests use
+//   less than half of it in CPU and memory is drained if its pods fit elsewhere (the Cluster
+//   Autoscaler's scale-down rule);
+// - each minute: CPU is shared by CFS weights (cpu_share.h) among the pods of a node;
+//   a pod whose memory exceeds its limit is OOM-killed (once per minute it stays above);
+//   a node whose pods' memory exceeds its allocatable evicts in kubelet's order
+//   (kubelet_eviction.h) and takes no new pods for 5 minutes (kubelet's
+//   evictionPressureTransitionPeriod); the policy observes usage and, at its period,
+//   resizes or evicts.
+// Everything is deterministic for given inputs.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "shared/placement.h"
+#include "sim/sizing_policies.h"
+#include "sim/trace_data.h"
+#include "sim/usage_generator.h"
+
+namespace headroom::sim {
+
+struct SimulationConfig {
+  int warmup_minutes = 24 * 60;  // left out of the summary (the recommenders learn)
+  NodeShape node_shape;          // every node, including added ones
+  int initial_nodes = 0;
+  bool autoscale = true;
+  double memory_limit_ratio = 1.0;  // declared memory limit / request
+  ScoringStrategy scoring = ScoringStrategy::kSpread;
+  int max_pods_per_node = 110;
+  int series_every_minutes = 15;
+  std::vector<PolicyKind> policies = {PolicyKind::kStatic, PolicyKind::kVpa, PolicyKind::kCrane,
+                                      PolicyKind::kHeadroom};
+  absl::Time start = absl::FromUnixSeconds(1'700'006'400);  // 2023-11-15 00:00 UTC
+
+  absl::Status Validate(int minutes) const;
+};
+
+struct TimePoint {
+  int minute = 0;
+  int64_t requested_cpu_millis = 0;
+  int64_t requested_memory_bytes = 0;
+  int64_t used_cpu_millis = 0;  // granted
+  int64_t used_memory_bytes = 0;
+  int64_t demand_cpu_millis = 0;  // including pending pods
+  int64_t allocatable_cpu_millis = 0;
+  int64_t allocatable_memory_bytes = 0;
+  int nodes = 0;
+  int pending = 0;
+};
+
+// Averages are over the minutes after the warm-up.
+struct PolicySummary {
+  double requested_cpu_millis = 0;
+  double requested_memory_bytes = 0;
+  double used_cpu_millis = 0;
+  double used_memory_bytes = 0;
+  double demand_cpu_millis = 0;
+  double allocatable_cpu_millis = 0;
+  double allocatable_memory_bytes = 0;
+  double cpu_utilisation = 0;     // used / requested
+  double memory_utilisation = 0;  // used / requested
+  double nodes_average = 0;
+  int nodes_max = 0;
+  int nodes_final = 0;
+  int64_t oom_kills = 0;
+  double cpu_shortfall_core_hours = 0;  // demand the pods did not get (contention, pending)
+  double cpu_shortfall_fraction = 0;    // of the demand
+  int64_t optimizer_evictions = 0;      // by the policy (headroom's node optimisation)
+  int64_t pressure_evictions = 0;       // by kubelet under node memory pressure
+  int64_t resize_evictions = 0;         // a resize the node could not hold: recreated
+  int64_t consolidation_moves = 0;      // pods moved off a drained node
+  int64_t resizes = 0;                  // in-place resizes
+  double pending_pod_hours = 0;
+};
+
+struct PolicyRun {
+  PolicyKind kind = PolicyKind::kStatic;
+  std::vector<TimePoint> series;  // every `series_every_minutes`
+  PolicySummary summary;
+};
+
+struct SimulationResult {
+  int pods = 0;
+  int minutes = 0;
+  std::vector<PolicyRun> runs;
+};
+
+// Runs one policy. `minutes_done` (optional) is advanced as simulated minutes complete.
+PolicyRun SimulatePolicy(PolicyKind kind, const std::vector<PodSpec>& pods,
+                         const UsageTraces& usage, const SimulationConfig& config,
+                         std::function<void()> minute_done = nullptr);
+
+// Runs every configured policy, in parallel threads; `progress` (called on this thread,
+// with the completed fraction) may be empty.
+SimulationResult Simulate(const std::vector<PodSpec>& pods, const UsageTraces& usage,
+                          const SimulationConfig& config,
+                          const std::function<void(double)>& progress = nullptr);
+
+}  // namespace headroom::sim

@@ -1,0 +1,23 @@
+#pragma once
+
+// Presenting a simulation: a table for the terminal, a JSON document with every number and
+// the time series, and an SVG chart of requested vs used CPU and memory per policy.
+
+#include <string>
+
+#include "nlohmann/json.hpp"
+#include "sim/cluster_simulator.h"
+
+namespace headroom::sim {
+
+// The summary table, with savings against the static policy when it ran.
+std::string SummaryTable(const SimulationResult& result);
+
+// Everything: the inputs that matter, per-policy summaries and time series.
+nlohmann::ordered_json ResultJson(const SimulationResult& result,
+                                  const nlohmann::ordered_json& inputs);
+
+// A self-contained SVG: requested (solid) and used (dashed) CPU and memory over time.
+std::string ResultSvg(const SimulationResult& result, const std::string& title);
+
+}  // namespace headroom::sim

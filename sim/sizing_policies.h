@@ -1,0 +1,78 @@
+#pragma once
+
+// The sizing policies the simulator compares, each a thin adapter from the simulator to the
+// shared library (no policy logic is re-implemented here):
+// - static:   declared requests; memory limit = request x limit ratio;
+// - vpa:      VpaContainerModel; at admission the target, and every 5 minutes the target
+//             again for a pod whose requests left [lowerBound, upperBound] (VPA's updater);
+//             limits keep the declared limit/request ratio (VPA's default);
+// - crane:    CraneContainerModel; the recommendation at admission and every hour;
+// - headroom: ContainerUsageStats; SizeForAdmission at admission (peak), OptimizeNode on
+//             every node every 5 minutes (base + a share of one headroom, evictions), memory
+//             limit 2 x max(7-day max, memory at OOM), and placement through the extender's
+//             projected fit and load cordon.
+// Pods without history keep their declared requests (and declared limit).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "shared/placement.h"
+#include "shared/resource.h"
+#include "sim/trace_data.h"
+
+namespace headroom::sim {
+
+enum class PolicyKind { kStatic, kVpa, kCrane, kHeadroom };
+
+absl::string_view PolicyName(PolicyKind kind);
+
+struct PodSizing {
+  ResourceAmounts requests;
+  int64_t memory_limit_bytes = 0;
+};
+
+// What a policy may do to the running cluster at its period. Evicted and recreated pods are
+// placed again after the policy has acted, so the node lists only shrink meanwhile.
+class ClusterActions {
+ public:
+  virtual ~ClusterActions() = default;
+  virtual const std::vector<std::vector<size_t>>& PodsByNode() const = 0;
+  virtual ResourceAmounts Allocatable(size_t node) const = 0;
+  virtual const PodSizing& Sizing(size_t pod) const = 0;
+  // In-place resize; when the node cannot hold the new requests the pod is recreated
+  // elsewhere (counted as a resize eviction), as in-place resize falls back to.
+  virtual void Resize(size_t pod, const PodSizing& sizing) = 0;
+  // Evicts the pod; it is placed again (with its admission sizing) as soon as possible.
+  virtual void Evict(size_t pod) = 0;
+};
+
+class SizingPolicy {
+ public:
+  virtual ~SizingPolicy() = default;
+  virtual PolicyKind kind() const = 0;
+  // Sizing for a pod being placed now.
+  virtual PodSizing Admission(size_t pod, absl::Time now) = 0;
+  // The pod as the extender judges it; only meaningful when UsesExtender().
+  virtual PodFootprint Footprint(size_t pod, const PodSizing& current, absl::Time now);
+  virtual bool UsesExtender() const { return false; }
+  // Usage of a running pod over the minute ending at `now`: CPU demand, CPU it was granted,
+  // memory in use.
+  virtual void Observe(size_t pod, absl::Time now, int64_t cpu_demand, int64_t cpu_granted,
+                       int64_t memory) = 0;
+  // The pod was OOM-killed with `memory` in use; returns its sizing for the restart.
+  virtual PodSizing AfterOom(size_t pod, absl::Time now, int64_t memory,
+                             const PodSizing& current) = 0;
+  // How often Act runs (zero: never).
+  virtual absl::Duration period() const { return absl::ZeroDuration(); }
+  virtual void Act(absl::Time /*now*/, ClusterActions& /*cluster*/) {}
+};
+
+std::unique_ptr<SizingPolicy> MakePolicy(PolicyKind kind, const std::vector<PodSpec>& pods,
+                                         double memory_limit_ratio);
+
+}  // namespace headroom::sim
