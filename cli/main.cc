@@ -1,6 +1,7 @@
 // headroom: the command-line tool. Parses flags and dispatches to a command; the work is
 // done in the command files and the shared library.
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -13,14 +14,34 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "cli/exit_codes.h"
+#include "cli/flag_args.h"
 #include "cli/optimize_node_command.h"
 #include "cli/recommend_command.h"
+#include "cli/simulate_command.h"
 
 ABSL_FLAG(std::string, input, "", "Input file, or - for standard input.");
 ABSL_FLAG(bool, pretty, true, "Indent the JSON output (--nopretty for one line).");
 ABSL_FLAG(std::string, format, "auto", "Input format: auto, csv or json.");
 ABSL_FLAG(std::string, output, "table", "Output: table or json.");
+ABSL_FLAG(std::string, data_dir, headroom::cli::DefaultDataDir(),
+          "Directory with openb/pods.csv and genai-memory/series.csv.");
+ABSL_FLAG(std::string, pod_list, "", "Pod list (OpenB shape); default DATA_DIR/openb/pods.csv.");
+ABSL_FLAG(std::string, memory_series, "",
+          "Memory series; default DATA_DIR/genai-memory/series.csv.");
+ABSL_FLAG(std::string, cpu_series, "", "CPU series (same shapes); default: synthetic.");
+ABSL_FLAG(int, pods, 200, "Pods sampled from the pod list (0: all).");
+ABSL_FLAG(absl::Duration, duration, absl::Hours(72), "Simulated time.");
+ABSL_FLAG(absl::Duration, warmup, absl::Hours(24), "Leading time left out of the summary.");
+ABSL_FLAG(uint64_t, seed, 1, "Seed for sampling and synthetic usage.");
+ABSL_FLAG(int, nodes, 0, "Fixed cluster size; 0 autoscales.");
+ABSL_FLAG(std::string, node_shape, "96,512Gi", "Node CPU,memory.");
+ABSL_FLAG(double, memory_limit_ratio, 1.0, "Declared memory limit / request.");
+ABSL_FLAG(std::string, policies, "static,vpa,crane,headroom", "Policies to compare.");
+ABSL_FLAG(std::string, scoring, "spread", "Node scoring: spread or pack.");
+ABSL_FLAG(std::string, output_dir, "build/simulate", "Where summary.json and chart.svg go.");
+ABSL_FLAG(std::string, progress, "auto", "Progress bar: auto, always or never.");
 
 namespace {
 
@@ -34,6 +55,7 @@ Usage: headroom <command> [flags]
 Commands:
   optimize-node   Size the pods of one node (base + shared headroom) and pick evictions.
   recommend       Show what headroom, VPA and Crane would request for containers' usage.
+  simulate        Replay a cluster on real usage under static, VPA, Crane and headroom sizing.
 
 Run 'headroom <command> --help' for a command's flags. 'headroom --version' prints the
 version. Exit codes: 0 success, 1 runtime failure (I/O), 2 bad flags or malformed input.
@@ -71,6 +93,40 @@ Example:
   headroom recommend --input examples/usage.csv
 )";
 
+constexpr char kSimulateUsage[] = R"(Usage: headroom simulate [flags]
+
+Replays a cluster minute by minute on the same pods and usage under each sizing policy
+(static declared requests, VPA, Crane, headroom), placing pods with the scheduler's fit (and,
+for headroom, the extender's projected fit and load cordon) and sizing them with each
+policy's own recommender from the shared library. Prints a table (requests, usage,
+utilisation, nodes, OOM kills, CPU shortfall, evictions) and writes summary.json and
+chart.svg. The model and its assumptions are in docs/simulate.md.
+
+Default input: 200 CPU-only pods sampled from Alibaba's OpenB pod list and real memory series
+from Alibaba's GenAI trace (data/, see data/README.md), with synthetic CPU.
+
+Flags:
+  --pods N                 pods sampled from the pod list (default 200; 0: all)
+  --duration D             simulated time (default 72h)
+  --warmup D               leading time left out of the summary (default 24h)
+  --seed N                 seed for the sample and the synthetic usage (default 1)
+  --nodes N                fixed cluster of N nodes; 0 (default) autoscales
+  --node-shape CPU,MEM     node size (default 96,512Gi: OpenB's 96-core CPU-only node)
+  --memory-limit-ratio R   declared memory limit / request (default 1.0)
+  --policies LIST          any of static,vpa,crane,headroom (default all)
+  --scoring spread|pack    node scoring (default spread)
+  --output-dir DIR         where summary.json and chart.svg go (default build/simulate)
+  --progress auto|always|never   progress bar on standard error (default auto: on a terminal)
+  --data-dir DIR           holds openb/pods.csv and genai-memory/series.csv
+  --pod-list FILE          pod list in OpenB's shape (name,cpu_milli,memory_mib,num_gpu,...,qos)
+  --memory-series FILE     memory as fractions of the limit: Alibaba's shape
+                           (value,timestamp_anon,container_ip) or minute,<id>,<id>,...
+  --cpu-series FILE        CPU as fractions of the request, same shapes (default: synthetic)
+
+Example:
+  headroom simulate --duration 48h --pods 100 --seed 7
+)";
+
 struct Command {
   absl::string_view name;
   absl::string_view usage;
@@ -87,9 +143,30 @@ int RunRecommend() {
                                      absl::GetFlag(FLAGS_output), std::cout, std::cerr);
 }
 
+int RunSimulate() {
+  headroom::cli::SimulateOptions options;
+  options.data_dir = absl::GetFlag(FLAGS_data_dir);
+  options.pod_list = absl::GetFlag(FLAGS_pod_list);
+  options.memory_series = absl::GetFlag(FLAGS_memory_series);
+  options.cpu_series = absl::GetFlag(FLAGS_cpu_series);
+  options.pods = absl::GetFlag(FLAGS_pods);
+  options.duration = absl::GetFlag(FLAGS_duration);
+  options.warmup = absl::GetFlag(FLAGS_warmup);
+  options.seed = absl::GetFlag(FLAGS_seed);
+  options.nodes = absl::GetFlag(FLAGS_nodes);
+  options.node_shape = absl::GetFlag(FLAGS_node_shape);
+  options.memory_limit_ratio = absl::GetFlag(FLAGS_memory_limit_ratio);
+  options.policies = absl::GetFlag(FLAGS_policies);
+  options.scoring = absl::GetFlag(FLAGS_scoring);
+  options.output_dir = absl::GetFlag(FLAGS_output_dir);
+  options.progress = absl::GetFlag(FLAGS_progress);
+  return headroom::cli::RunSimulate(options, std::cout, std::cerr);
+}
+
 constexpr Command kCommands[] = {
     {"optimize-node", kOptimizeNodeUsage, &RunOptimizeNode},
     {"recommend", kRecommendUsage, &RunRecommend},
+    {"simulate", kSimulateUsage, &RunSimulate},
 };
 
 bool IsHelp(absl::string_view arg) { return arg == "--help" || arg == "-h" || arg == "-help"; }
@@ -105,7 +182,9 @@ bool AllFlagsKnown(const std::vector<char*>& args, absl::string_view command) {
     const bool negated =
         absl::StartsWith(name, "no") && absl::FindCommandLineFlag(name.substr(2)) != nullptr;
     if (absl::FindCommandLineFlag(name) == nullptr && !negated) {
-      std::cerr << "headroom " << command << ": unknown flag --" << name << " (see 'headroom "
+      std::string shown(name);
+      std::replace(shown.begin(), shown.end(), '_', '-');
+      std::cerr << "headroom " << command << ": unknown flag --" << shown << " (see 'headroom "
                 << command << " --help')\n";
       return false;
     }
@@ -137,22 +216,15 @@ int main(int argc, char** argv) {
     std::cerr << "headroom: unknown command \"" << first << "\"\n\n" << kTopUsage;
     return headroom::cli::kExitBadInput;
   }
-  // "--input -" becomes "--input=-": the flags library takes a lone "-" for a typo.
-  std::vector<std::string> joined;
+  std::vector<std::string> raw;
   for (int i = 2; i < argc; ++i) {
     if (IsHelp(argv[i])) {
       std::cout << command->usage;
       return headroom::cli::kExitOk;
     }
-    const absl::string_view arg = argv[i];
-    if (absl::StartsWith(arg, "-") && arg != "-" && !absl::StrContains(arg, '=') && i + 1 < argc &&
-        absl::string_view(argv[i + 1]) == "-") {
-      joined.push_back(absl::StrCat(arg, "=-"));
-      ++i;
-    } else {
-      joined.emplace_back(arg);
-    }
+    raw.emplace_back(argv[i]);
   }
+  std::vector<std::string> joined = headroom::cli::NormalizeFlagArgs(raw);
   std::vector<char*> args = {argv[0]};
   for (std::string& arg : joined) args.push_back(arg.data());
   if (!AllFlagsKnown(args, command->name)) return headroom::cli::kExitBadInput;

@@ -177,6 +177,44 @@ TEST(RecommendCliTest, BadInputAndFlags) {
   EXPECT_EQ(Headroom("recommend").exit_code, 2);
 }
 
+TEST(SimulateCliTest, ASmallRunWritesTheTableJsonAndChart) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / absl::StrCat("headroom-sim-", ::getpid());
+  const CliRun run = Headroom(absl::StrCat(
+      "simulate --pods 16 --duration 4h --warmup 1h --seed 5 --progress never --output-dir '",
+      dir.string(), "'"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const char* policy : {"static", "vpa", "crane", "headroom"}) {
+    EXPECT_THAT(run.out, HasSubstr(policy));
+  }
+  EXPECT_THAT(run.out, HasSubstr("Against static"));
+  const nlohmann::json summary = nlohmann::json::parse(Slurp(dir / "summary.json"));
+  EXPECT_EQ(summary["pods"], 16);
+  EXPECT_EQ(summary["minutes"], 240);
+  ASSERT_EQ(summary["policies"].size(), 4u);
+  EXPECT_EQ(summary["policies"][0]["series"].size(), 16u);  // every 15 minutes
+  EXPECT_THAT(Slurp(dir / "chart.svg"), HasSubstr("</svg>"));
+  // The same seed gives the same numbers.
+  const CliRun again = Headroom(absl::StrCat(
+      "simulate --pods 16 --duration 4h --warmup 1h --seed 5 --progress never --output-dir '",
+      dir.string(), "'"));
+  const nlohmann::json second = nlohmann::json::parse(Slurp(dir / "summary.json"));
+  EXPECT_EQ(summary["policies"].dump(), second["policies"].dump());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SimulateCliTest, BadFlagsExitTwo) {
+  EXPECT_EQ(Headroom("simulate --duration 10m").exit_code, 2);
+  EXPECT_EQ(Headroom("simulate --policies static,magic").exit_code, 2);
+  EXPECT_EQ(Headroom("simulate --node-shape 4").exit_code, 2);
+  const CliRun small = Headroom("simulate --node-shape 2,4Gi --pods 3 --duration 2h --warmup 1h");
+  EXPECT_EQ(small.exit_code, 2);
+  EXPECT_THAT(small.err, HasSubstr("larger than a node"));
+  const CliRun missing = Headroom("simulate --pod-list /does/not/exist.csv");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("/does/not/exist.csv"));
+}
+
 TEST(OptimizeNodeCliTest, HelpIsAvailableAndSucceeds) {
   const CliRun top = Headroom("--help");
   EXPECT_EQ(top.exit_code, 0);

@@ -1,0 +1,219 @@
+#include "cli/simulate_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "cli/exit_codes.h"
+#include "cli/input_file.h"
+#include "shared/quantity.h"
+#include "sim/cluster_simulator.h"
+#include "sim/random.h"
+#include "sim/report.h"
+#include "sim/trace_data.h"
+#include "sim/usage_generator.h"
+
+namespace headroom::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+absl::StatusOr<sim::NodeShape> ParseNodeShape(absl::string_view text) {
+  const std::vector<absl::string_view> parts = absl::StrSplit(text, ',');
+  if (parts.size() != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--node-shape: want CPU,MEMORY such as 96,512Gi, got \"", text, "\""));
+  }
+  absl::StatusOr<int64_t> cpu = ParseCpuMillis(parts[0], "--node-shape CPU");
+  if (!cpu.ok()) return cpu.status();
+  absl::StatusOr<int64_t> memory = ParseMemoryBytes(parts[1], "--node-shape memory");
+  if (!memory.ok()) return memory.status();
+  return sim::NodeShape{std::string(text), {*cpu, *memory}};
+}
+
+absl::StatusOr<std::vector<sim::PolicyKind>> ParsePolicies(absl::string_view text) {
+  std::vector<sim::PolicyKind> out;
+  for (absl::string_view name : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    bool found = false;
+    for (sim::PolicyKind kind : {sim::PolicyKind::kStatic, sim::PolicyKind::kVpa,
+                                 sim::PolicyKind::kCrane, sim::PolicyKind::kHeadroom}) {
+      if (name == sim::PolicyName(kind)) {
+        out.push_back(kind);
+        found = true;
+      }
+    }
+    if (!found) {
+      return absl::InvalidArgumentError(absl::StrCat("--policies: unknown policy \"", name,
+                                                     "\" (want static, vpa, crane, headroom)"));
+    }
+  }
+  if (out.empty()) return absl::InvalidArgumentError("--policies: name at least one policy");
+  return out;
+}
+
+// A seeded sample of `count` pods, in list order (0 or more than the list: all of them).
+std::vector<sim::PodSpec> SamplePods(std::vector<sim::PodSpec> pods, int count, uint64_t seed) {
+  if (count <= 0 || static_cast<size_t>(count) >= pods.size()) return pods;
+  sim::Rng rng(seed ^ 0x5eed5eed5eedULL);
+  std::vector<size_t> index(pods.size());
+  std::iota(index.begin(), index.end(), size_t{0});
+  for (size_t i = 0; i < static_cast<size_t>(count); ++i) {
+    std::swap(index[i], index[static_cast<size_t>(rng.UniformInt(
+                            static_cast<int64_t>(i), static_cast<int64_t>(index.size()) - 1))]);
+  }
+  index.resize(static_cast<size_t>(count));
+  std::sort(index.begin(), index.end());
+  std::vector<sim::PodSpec> sample;
+  for (size_t i : index) sample.push_back(std::move(pods[i]));
+  return sample;
+}
+
+// A one-line progress bar on a terminal; nothing otherwise.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled) {}
+  void Update(double fraction) {
+    if (!enabled_) return;
+    const int width = 40;
+    const int filled = static_cast<int>(fraction * width);
+    std::fprintf(stderr, "\rsimulating [%s%s] %3.0f%%", std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), 100 * fraction);
+    if (fraction >= 1) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+};
+
+}  // namespace
+
+std::string DefaultDataDir() { return HEADROOM_DEFAULT_DATA_DIR; }
+
+int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
+  const auto fail = [&](const absl::Status& status) {
+    err << "headroom simulate: " << status.message() << "\n";
+    return absl::IsInvalidArgument(status) || absl::IsOutOfRange(status) ? kExitBadInput
+                                                                         : kExitFailure;
+  };
+  if (options.progress != "auto" && options.progress != "always" && options.progress != "never") {
+    return fail(absl::InvalidArgumentError("--progress must be auto, always or never"));
+  }
+  if (options.scoring != "spread" && options.scoring != "pack") {
+    return fail(absl::InvalidArgumentError("--scoring must be spread or pack"));
+  }
+  if (options.pods < 0) return fail(absl::InvalidArgumentError("--pods must not be negative"));
+  if (options.nodes < 0) return fail(absl::InvalidArgumentError("--nodes must not be negative"));
+  if (options.duration < absl::Hours(1) || options.duration > absl::Hours(24 * 28)) {
+    return fail(absl::InvalidArgumentError("--duration must be between 1h and 672h (28 days)"));
+  }
+  absl::StatusOr<sim::NodeShape> shape = ParseNodeShape(options.node_shape);
+  if (!shape.ok()) return fail(shape.status());
+  absl::StatusOr<std::vector<sim::PolicyKind>> policies = ParsePolicies(options.policies);
+  if (!policies.ok()) return fail(policies.status());
+
+  const std::string pod_path =
+      options.pod_list.empty() ? options.data_dir + "/openb/pods.csv" : options.pod_list;
+  const std::string memory_path = options.memory_series.empty()
+                                      ? options.data_dir + "/genai-memory/series.csv"
+                                      : options.memory_series;
+  absl::StatusOr<std::string> pod_text = ReadInput(pod_path);
+  if (!pod_text.ok()) return fail(pod_text.status());
+  absl::StatusOr<std::vector<sim::PodSpec>> all_pods = sim::ParseOpenbPods(*pod_text);
+  if (!all_pods.ok())
+    return fail(
+        absl::InvalidArgumentError(absl::StrCat(pod_path, ": ", all_pods.status().message())));
+  absl::StatusOr<std::string> memory_text = ReadInput(memory_path);
+  if (!memory_text.ok()) return fail(memory_text.status());
+  absl::StatusOr<std::vector<sim::MemorySeries>> memory = sim::ParseMemorySeries(*memory_text);
+  if (!memory.ok())
+    return fail(
+        absl::InvalidArgumentError(absl::StrCat(memory_path, ": ", memory.status().message())));
+  std::optional<std::vector<sim::MemorySeries>> cpu;
+  if (!options.cpu_series.empty()) {
+    absl::StatusOr<std::string> cpu_text = ReadInput(options.cpu_series);
+    if (!cpu_text.ok()) return fail(cpu_text.status());
+    absl::StatusOr<std::vector<sim::MemorySeries>> parsed = sim::ParseMemorySeries(*cpu_text);
+    if (!parsed.ok())
+      return fail(absl::InvalidArgumentError(
+          absl::StrCat(options.cpu_series, ": ", parsed.status().message())));
+    cpu = *std::move(parsed);
+  }
+
+  const std::vector<sim::PodSpec> pods =
+      SamplePods(*std::move(all_pods), options.pods, options.seed);
+  for (const sim::PodSpec& pod : pods) {
+    if (pod.requests.cpu_millis > shape->allocatable.cpu_millis ||
+        pod.requests.memory_bytes > shape->allocatable.memory_bytes) {
+      return fail(absl::InvalidArgumentError(
+          absl::StrCat("pod ", pod.name, " (", FormatCpuMillis(pod.requests.cpu_millis), ", ",
+                       FormatMemoryBytes(pod.requests.memory_bytes), ") is larger than a node (",
+                       options.node_shape, "); use a larger --node-shape")));
+    }
+  }
+  sim::SimulationConfig config;
+  config.node_shape = *shape;
+  config.initial_nodes = options.nodes;
+  config.autoscale = options.nodes == 0;
+  config.memory_limit_ratio = options.memory_limit_ratio;
+  config.scoring = options.scoring == "pack" ? ScoringStrategy::kPack : ScoringStrategy::kSpread;
+  config.policies = *policies;
+  config.warmup_minutes = static_cast<int>(absl::ToInt64Minutes(options.warmup));
+  const int minutes = static_cast<int>(absl::ToInt64Minutes(options.duration));
+  if (absl::Status status = config.Validate(minutes); !status.ok()) return fail(status);
+
+  const auto started = std::chrono::steady_clock::now();
+  const sim::UsageTraces usage =
+      sim::GenerateUsage(pods, *memory, cpu.has_value() ? &*cpu : nullptr, minutes, options.seed);
+  ProgressBar bar(options.progress == "always" ||
+                  (options.progress == "auto" && ::isatty(STDERR_FILENO)));
+  const sim::SimulationResult result =
+      sim::Simulate(pods, usage, config, [&bar](double fraction) { bar.Update(fraction); });
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  const ordered_json inputs = {
+      {"podList", pod_path},
+      {"memorySeries", memory_path},
+      {"cpuSeries",
+       options.cpu_series.empty() ? ordered_json("synthetic") : ordered_json(options.cpu_series)},
+      {"pods", pods.size()},
+      {"seed", options.seed},
+      {"durationMinutes", minutes},
+      {"warmupMinutes", config.warmup_minutes},
+      {"nodeShape", options.node_shape},
+      {"nodes", options.nodes == 0 ? ordered_json("autoscaled") : ordered_json(options.nodes)},
+      {"memoryLimitRatio", options.memory_limit_ratio},
+      {"scoring", options.scoring},
+  };
+  std::error_code error;
+  std::filesystem::create_directories(options.output_dir, error);
+  if (error) {
+    return fail(absl::UnavailableError(
+        absl::StrCat("cannot create ", options.output_dir, ": ", error.message())));
+  }
+  const std::string json_path = options.output_dir + "/summary.json";
+  const std::string svg_path = options.output_dir + "/chart.svg";
+  const std::string title =
+      absl::StrFormat("%d OpenB pods over %s (seed %d): requested vs used per policy", pods.size(),
+                      absl::FormatDuration(options.duration), options.seed);
+  std::ofstream(json_path) << sim::ResultJson(result, inputs).dump(2) << "\n";
+  std::ofstream(svg_path) << sim::ResultSvg(result, title);
+
+  out << absl::StrFormat(
+      "Simulated %d pods for %s (summary after a %s warm-up) under %d policies in %.1f s.\n\n",
+      pods.size(), absl::FormatDuration(options.duration), absl::FormatDuration(options.warmup),
+      policies->size(), seconds);
+  out << sim::SummaryTable(result);
+  out << "\nWrote " << json_path << " and " << svg_path << "\n";
+  return kExitOk;
+}
+
+}  // namespace headroom::cli

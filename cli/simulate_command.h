@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+
+namespace headroom::cli {
+
+struct SimulateOptions {
+  std::string data_dir;       // holds openb/pods.csv and genai-memory/series.csv
+  std::string pod_list;       // overrides data_dir/openb/pods.csv
+  std::string memory_series;  // overrides data_dir/genai-memory/series.csv
+  std::string cpu_series;     // optional; replaces the synthetic CPU model
+  int pods = 200;             // sampled from the pod list (0: all)
+  absl::Duration duration = absl::Hours(72);
+  absl::Duration warmup = absl::Hours(24);
+  uint64_t seed = 1;
+  int nodes = 0;  // > 0: a fixed cluster of this many nodes, no autoscaling
+  std::string node_shape = "96,512Gi";
+  double memory_limit_ratio = 1.0;
+  std::string policies = "static,vpa,crane,headroom";
+  std::string scoring = "spread";
+  std::string output_dir = "build/simulate";
+  std::string progress = "auto";  // auto | always | never
+};
+
+// The data directory shipped with the sources (data/ in the repository).
+std::string DefaultDataDir();
+
+// `headroom simulate`: returns the exit code.
+int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace headroom::cli

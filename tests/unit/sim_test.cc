@@ -1,0 +1,271 @@
+// The simulator's accounting on scenarios small enough to compute by hand, its CPU sharing,
+// its readers, and its determinism.
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/cluster_simulator.h"
+#include "sim/cpu_share.h"
+#include "sim/report.h"
+#include "sim/trace_data.h"
+#include "sim/usage_generator.h"
+#include "tests/status_matchers.h"
+
+namespace headroom::sim {
+namespace {
+
+using ::headroom::testing::IsOk;
+using ::headroom::testing::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr int64_t kGi = 1LL << 30;
+
+struct CpuCase {
+  const char* name;
+  int64_t capacity;
+  std::vector<int64_t> demands;
+  std::vector<int64_t> weights;
+  std::vector<int64_t> granted;
+};
+
+class ShareCpuTest : public ::testing::TestWithParam<CpuCase> {};
+
+TEST_P(ShareCpuTest, WeightedMaxMinFairness) {
+  EXPECT_EQ(ShareCpu(GetParam().capacity, GetParam().demands, GetParam().weights),
+            GetParam().granted);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, ShareCpuTest,
+    ::testing::Values(
+        CpuCase{"no_contention", 4000, {1000, 2000}, {100, 100}, {1000, 2000}},
+        CpuCase{"equal_weights", 1000, {800, 800}, {100, 100}, {500, 500}},
+        CpuCase{"by_weight", 1000, {900, 900}, {300, 100}, {750, 250}},
+        // The small pod takes 100; the other two share the remaining 900 equally.
+        CpuCase{"leftover_redistributed", 1000, {100, 800, 800}, {1, 1, 1}, {100, 450, 450}},
+        // Weight 0 counts as 2, the smallest CPU weight kubelet sets.
+        CpuCase{"zero_weight", 1000, {1000, 1000}, {0, 2}, {500, 500}},
+        CpuCase{"empty", 1000, {}, {}, {}}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
+
+// One node of 4 CPUs / 8 GiB, no autoscaling, no warm-up, one policy.
+SimulationConfig FixedCluster(PolicyKind policy, int nodes = 1) {
+  SimulationConfig config;
+  config.node_shape = {"n", {4000, 8 * kGi}};
+  config.initial_nodes = nodes;
+  config.autoscale = false;
+  config.warmup_minutes = 0;
+  config.series_every_minutes = 1;
+  config.policies = {policy};
+  return config;
+}
+
+UsageTraces Traces(std::vector<std::vector<int64_t>> cpu,
+                   std::vector<std::vector<int64_t>> memory) {
+  UsageTraces traces;
+  traces.minutes = static_cast<int>(cpu[0].size());
+  traces.cpu_millis = std::move(cpu);
+  traces.memory_bytes = std::move(memory);
+  return traces;
+}
+
+TEST(SimulatorTest, AnOomIsCountedEachMinuteUsageIsAboveTheLimit) {
+  // Declared 1 GiB with limit ratio 1: usage crosses it in minutes 2, 3 and 5.
+  const std::vector<PodSpec> pods = {{"p", {1000, kGi}, "LS"}};
+  const UsageTraces usage =
+      Traces({{100, 100, 100, 100, 100, 100}}, {{kGi / 2, kGi, kGi + 1, 2 * kGi, kGi, kGi + 5}});
+  const PolicyRun run =
+      SimulatePolicy(PolicyKind::kStatic, pods, usage, FixedCluster(PolicyKind::kStatic));
+  EXPECT_EQ(run.summary.oom_kills, 3);
+}
+
+TEST(SimulatorTest, CpuShortfallIsDemandTheNodeCouldNotGive) {
+  // Two pods on a 4-CPU node: demands 3 + 3 = 6 cores for two minutes, then 1 + 1.
+  // Shortfall = 2 cores x 2 minutes = 4 core-minutes of 16 core-minutes of demand.
+  const std::vector<PodSpec> pods = {{"a", {1000, kGi}, "LS"}, {"b", {1000, kGi}, "LS"}};
+  const UsageTraces usage = Traces({{3000, 3000, 1000, 1000}, {3000, 3000, 1000, 1000}},
+                                   {{kGi, kGi, kGi, kGi}, {kGi, kGi, kGi, kGi}});
+  const PolicyRun run =
+      SimulatePolicy(PolicyKind::kStatic, pods, usage, FixedCluster(PolicyKind::kStatic));
+  EXPECT_DOUBLE_EQ(run.summary.cpu_shortfall_core_hours, 4.0 / 60);
+  EXPECT_DOUBLE_EQ(run.summary.cpu_shortfall_fraction, 4.0 / 16);
+  EXPECT_DOUBLE_EQ(run.summary.used_cpu_millis, (4000 + 4000 + 2000 + 2000) / 4.0);
+  EXPECT_DOUBLE_EQ(run.summary.cpu_utilisation, 3000.0 / 2000);  // used / requested
+}
+
+TEST(SimulatorTest, APodThatFitsNowhereIsPendingAndUnserved) {
+  const std::vector<PodSpec> pods = {
+      {"small", {1000, kGi}, "LS"}, {"huge", {3500, kGi}, "LS"}, {"more", {1000, kGi}, "LS"}};
+  const UsageTraces usage = Traces({{500, 500, 500}, {2000, 2000, 2000}, {100, 100, 100}},
+                                   {{kGi, kGi, kGi}, {kGi, kGi, kGi}, {kGi, kGi, kGi}});
+  const PolicyRun run =
+      SimulatePolicy(PolicyKind::kStatic, pods, usage, FixedCluster(PolicyKind::kStatic));
+  // 1000m + 3500m exceeds 4 CPUs: "huge" waits all three minutes; "more" fits after "small".
+  EXPECT_DOUBLE_EQ(run.summary.pending_pod_hours, 3.0 / 60);
+  EXPECT_DOUBLE_EQ(run.summary.cpu_shortfall_core_hours, 3 * 2.0 / 60);
+  ASSERT_FALSE(run.series.empty());
+  EXPECT_EQ(run.series[0].pending, 1);
+  EXPECT_EQ(run.series[0].requested_cpu_millis, 2000);
+}
+
+TEST(SimulatorTest, NodeMemoryPressureEvictsInKubeletsOrder) {
+  // 8 GiB node; usage 5 + 4 GiB at minute 1. The best-effort pod and the pod above its
+  // request go first: "be" (BE, above its 1 GiB request) is evicted, "ls" stays.
+  const std::vector<PodSpec> pods = {{"ls", {1000, 6 * kGi}, "LS"}, {"be", {1000, kGi}, "BE"}};
+  const UsageTraces usage = Traces({{100, 100}, {100, 100}}, {{4 * kGi, 5 * kGi}, {kGi, 4 * kGi}});
+  SimulationConfig config = FixedCluster(PolicyKind::kStatic);
+  config.memory_limit_ratio = 8;  // no OOM kills: only node pressure
+  const PolicyRun run = SimulatePolicy(PolicyKind::kStatic, pods, usage, config);
+  EXPECT_EQ(run.summary.pressure_evictions, 1);
+  EXPECT_EQ(run.summary.oom_kills, 0);
+  // Only "ls" remains placed: the node takes no new pods while under memory pressure.
+  EXPECT_EQ(run.series[1].requested_memory_bytes, 6 * kGi);
+  EXPECT_EQ(run.series[1].pending, 1);
+}
+
+TEST(SimulatorTest, AutoscalingAddsNodesForPendingPods) {
+  SimulationConfig config = FixedCluster(PolicyKind::kStatic, 0);
+  config.autoscale = true;
+  const std::vector<PodSpec> pods = {{"a", {3000, kGi}, "LS"}, {"b", {3000, kGi}, "LS"}};
+  const UsageTraces usage = Traces({{1, 1}, {1, 1}}, {{1, 1}, {1, 1}});
+  const PolicyRun run = SimulatePolicy(PolicyKind::kStatic, pods, usage, config);
+  EXPECT_EQ(run.summary.nodes_max, 2);
+  EXPECT_DOUBLE_EQ(run.summary.pending_pod_hours, 0);
+}
+
+TEST(SimulatorTest, HeadroomSharesHeadroomWhereStaticReservesPeaks) {
+  // Four pods declaring 1 core each on an autoscaled cluster; each uses 200m steadily with
+  // its own short spike. After a day, headroom requests far less than the declared 4 cores.
+  std::vector<PodSpec> pods;
+  std::vector<std::vector<int64_t>> cpu;
+  std::vector<std::vector<int64_t>> memory;
+  for (int p = 0; p < 4; ++p) {
+    pods.push_back({"p" + std::to_string(p), {1000, kGi}, "LS"});
+    std::vector<int64_t> series(1500, 200);
+    for (int m = p * 300; m < p * 300 + 5; ++m) series[static_cast<size_t>(m)] = 900;
+    cpu.push_back(series);
+    memory.push_back(std::vector<int64_t>(1500, kGi / 2));
+  }
+  SimulationConfig config = FixedCluster(PolicyKind::kHeadroom, 0);
+  config.autoscale = true;
+  config.warmup_minutes = 1440;
+  const UsageTraces usage = Traces(cpu, memory);
+  const PolicyRun headroom = SimulatePolicy(PolicyKind::kHeadroom, pods, usage, config);
+  const PolicyRun fixed = SimulatePolicy(PolicyKind::kStatic, pods, usage, config);
+  EXPECT_DOUBLE_EQ(fixed.summary.requested_cpu_millis, 4000);
+  EXPECT_LT(headroom.summary.requested_cpu_millis, 2000);
+  EXPECT_EQ(headroom.summary.oom_kills, 0);
+  // The memory limit is 2 x the 7-day max (1 GiB), not the declared 1 GiB.
+  EXPECT_LT(headroom.summary.requested_memory_bytes, fixed.summary.requested_memory_bytes);
+}
+
+TEST(SimulatorTest, SameSeedSameResultOtherSeedOtherResult) {
+  std::vector<PodSpec> pods;
+  for (int p = 0; p < 12; ++p) {
+    pods.push_back({"p" + std::to_string(p), {2000 + 500 * (p % 3), 4 * kGi}, p % 2 ? "BE" : "LS"});
+  }
+  const std::vector<MemorySeries> memory = {{"a", std::vector<double>(120, 0.4)},
+                                            {"b", std::vector<double>(120, 0.7)}};
+  SimulationConfig config = FixedCluster(PolicyKind::kStatic, 0);
+  config.autoscale = true;
+  config.warmup_minutes = 60;
+  config.policies = {PolicyKind::kStatic, PolicyKind::kVpa, PolicyKind::kCrane,
+                     PolicyKind::kHeadroom};
+  config.node_shape = {"n", {16000, 64 * kGi}};
+  const auto run = [&](uint64_t seed) {
+    const UsageTraces usage = GenerateUsage(pods, memory, nullptr, 360, seed);
+    return ResultJson(Simulate(pods, usage, config), {}).dump();
+  };
+  EXPECT_EQ(run(3), run(3));
+  EXPECT_NE(run(3), run(4));
+}
+
+TEST(UsageGeneratorTest, MemoryFollowsTheSeriesAndCpuStaysPositive) {
+  const std::vector<PodSpec> pods = {{"p", {4000, 10 * kGi}, "BE"}};
+  const std::vector<MemorySeries> memory = {{"m", {0.5, 0.25}}};
+  const UsageTraces usage = GenerateUsage(pods, memory, nullptr, 5, 9);
+  ASSERT_EQ(usage.memory_bytes[0].size(), 5u);
+  for (int64_t bytes : usage.memory_bytes[0]) {
+    EXPECT_TRUE(bytes == 5 * kGi || bytes == 5 * kGi / 2) << bytes;
+  }
+  for (int64_t millis : usage.cpu_millis[0]) EXPECT_GE(millis, 1);
+  // A CPU series replaces the synthetic model: fractions of the declared CPU.
+  const std::vector<MemorySeries> cpu = {{"c", {0.25}}};
+  EXPECT_THAT(GenerateUsage(pods, memory, &cpu, 2, 9).cpu_millis[0], ElementsAre(1000, 1000));
+}
+
+TEST(TraceDataTest, OpenbPodsSkipGpuPods) {
+  absl::StatusOr<std::vector<PodSpec>> pods = ParseOpenbPods(
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+      "deletion_time,scheduled_time\n"
+      "a,8000,30517,0,0,,LS,Running,0,1,0\n"
+      "b,12000,16384,1,1000,,LS,Running,0,1,0\n");
+  ASSERT_THAT(pods, IsOk());
+  ASSERT_EQ(pods->size(), 1u);
+  EXPECT_EQ((*pods)[0].requests.cpu_millis, 8000);
+  EXPECT_EQ((*pods)[0].requests.memory_bytes, 30517LL << 20);
+  EXPECT_EQ((*pods)[0].qos, "LS");
+  EXPECT_THAT(ParseOpenbPods("name,cpu_milli,memory_mib\na,x,1\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("line 2: column cpu_milli")));
+  EXPECT_THAT(ParseOpenbPods("name,cpu\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("missing column")));
+}
+
+TEST(TraceDataTest, MemorySeriesInBothShapes) {
+  std::string wide = "minute,x,y\n";
+  std::string long_shape = "value,timestamp_anon,container_ip\n";
+  for (int m = 0; m < 60; ++m) {
+    wide += std::to_string(m) + ",0.5,0.25\n";
+    long_shape += "0.5," + std::to_string(1000 + 60 * (59 - m)) + ",h\n";  // any order
+  }
+  absl::StatusOr<std::vector<MemorySeries>> parsed = ParseMemorySeries(wide);
+  ASSERT_THAT(parsed, IsOk());
+  ASSERT_EQ(parsed->size(), 2u);
+  EXPECT_EQ((*parsed)[1].id, "y");
+  EXPECT_EQ((*parsed)[1].fractions[3], 0.25);
+  parsed = ParseMemorySeries(long_shape);
+  ASSERT_THAT(parsed, IsOk());
+  EXPECT_EQ((*parsed)[0].fractions.size(), 60u);
+  EXPECT_THAT(ParseMemorySeries("minute,x\n0,abc\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a number")));
+  EXPECT_THAT(ParseMemorySeries("minute,x\n0,0.5\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at least 60")));
+}
+
+TEST(SimulationConfigTest, Validates) {
+  SimulationConfig config = FixedCluster(PolicyKind::kStatic);
+  EXPECT_THAT(config.Validate(60), IsOk());
+  EXPECT_THAT(config.Validate(0), StatusIs(absl::StatusCode::kInvalidArgument));
+  config.warmup_minutes = 60;
+  EXPECT_THAT(config.Validate(60),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("warm-up")));
+  config = FixedCluster(PolicyKind::kStatic, 0);
+  EXPECT_THAT(config.Validate(60),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("initial nodes")));
+}
+
+TEST(ReportTest, TableAndChartNameEveryPolicy) {
+  SimulationResult result;
+  result.minutes = 60;
+  for (PolicyKind kind : {PolicyKind::kStatic, PolicyKind::kHeadroom}) {
+    PolicyRun run;
+    run.kind = kind;
+    run.series.push_back({0, 1000, kGi, 500, kGi / 2, 600, 4000, 8 * kGi, 1, 0});
+    run.summary.requested_cpu_millis = kind == PolicyKind::kStatic ? 1000 : 500;
+    run.summary.nodes_average = 1;
+    result.runs.push_back(run);
+  }
+  const std::string table = SummaryTable(result);
+  EXPECT_THAT(table, HasSubstr("headroom"));
+  EXPECT_THAT(table, HasSubstr("CPU requested -50%"));
+  const std::string svg = ResultSvg(result, "t");
+  EXPECT_THAT(svg, HasSubstr("<svg"));
+  EXPECT_THAT(svg, HasSubstr(">headroom</text>"));
+  EXPECT_THAT(svg, HasSubstr("</svg>"));
+}
+
+}  // namespace
+}  // namespace headroom::sim
