@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Builds the headroom CLI and runs the per-node optimisation on the example node shipped in
-# examples/node.json (9 pods on a 4-CPU, 8Gi node: DaemonSets, a multi-container pod, a pod
-# that is not optimised, one without history, and one that has to be evicted).
+# The README's main command: builds the headroom CLI and runs `headroom simulate` on the
+# built-in default (200 CPU-only pods from Alibaba's OpenB list with real memory series from
+# Alibaba's GenAI trace, 72 simulated hours), comparing static requests, VPA, Crane and
+# headroom. Prints the table and writes build/simulate/summary.json and chart.svg.
 #
-# Usage: bash scripts/example.sh [extra optimize-node flags]
+# Usage: bash scripts/example.sh [extra simulate flags, e.g. --seed 7 --duration 48h]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh >&2
 cmake --preset release >/dev/null
 cmake --build --preset release --target headroom >&2
-./build/release/cli/headroom optimize-node --input examples/node.json "$@"
+./build/release/cli/headroom simulate "$@"
