@@ -20,6 +20,8 @@ const double kLoadAlpha = 1 - std::exp(-1.0);
 // After evicting under memory pressure, kubelet keeps the MemoryPressure condition (and the
 // scheduler keeps new pods off the node) for evictionPressureTransitionPeriod, 5 minutes.
 constexpr int kPressureTransitionMinutes = 5;
+// The Cluster Autoscaler's scale-down-delay-after-add default.
+constexpr int kScaleDownDelayAfterAddMinutes = 10;
 
 ResourceAmounts Add(ResourceAmounts a, const ResourceAmounts& b) {
   return {a.cpu_millis + b.cpu_millis, a.memory_bytes + b.memory_bytes};
@@ -59,8 +61,8 @@ class ClusterRun final : public ClusterActions {
       RelieveMemoryPressure(m);
       if (policy_->UsesExtender()) UpdateCordons(now);
       if (period > 0 && m > 0 && m % period == 0) policy_->Act(now, *this);
-      if (config_.autoscale && m > 0 && m % 60 == 0) ScaleDown(now);
       PlacePending(now);
+      if (config_.autoscale && m > 0 && m % 60 == 0) ScaleDown(now);
       Account(m);
       if (minute_done) minute_done();
     }
@@ -110,6 +112,7 @@ class ClusterRun final : public ClusterActions {
   }
 
   void AddNode() {
+    last_node_added_ = minute_;
     nodes_.push_back({config_.node_shape.allocatable, {}, 0, -1});
     pods_by_node_.emplace_back();
     requested_.push_back({});
@@ -149,7 +152,8 @@ class ClusterRun final : public ClusterActions {
     footprint.max_pods = config_.max_pods_per_node;
     footprint.cordoned = nodes_[node].cordon.cordoned;
     footprint.cordon_reason = nodes_[node].cordon.reason;
-    footprint.load = nodes_[node].load;
+    // Only headroom-extender scores by load; kube-scheduler's own scoring does not.
+    footprint.load = policy_->UsesExtender() ? nodes_[node].load : 0;
     for (size_t pod : pods_by_node_[node]) {
       footprint.pods.push_back(policy_->UsesExtender() ? policy_->Footprint(pod, sizing_[pod], now)
                                                        : PodFootprint{sizing_[pod].requests, {}});
@@ -168,7 +172,7 @@ class ClusterRun final : public ClusterActions {
     int best_score = -1;
     for (size_t n = 0; n < nodes_.size(); ++n) {
       if (static_cast<int>(n) == exclude) continue;
-      if (nodes_[n].memory_pressure_until >= minute_) continue;
+      if (nodes_[n].memory_pressure_until > minute_) continue;
       if (static_cast<int>(pods_by_node_[n].size()) >= config_.max_pods_per_node) continue;
       if (!FitsIn(Add(requested_[n], sizing.requests), nodes_[n].allocatable)) continue;
       const NodeFootprint footprint = Footprint(n, now);
@@ -220,7 +224,7 @@ class ClusterRun final : public ClusterActions {
           ShareCpu(nodes_[n].allocatable.cpu_millis, demands, weights);
       for (size_t i = 0; i < list.size(); ++i) {
         const int64_t memory = usage_.memory_bytes[list[i]][static_cast<size_t>(m)];
-        policy_->Observe(list[i], now, demands[i], granted[i], memory);
+        policy_->Observe(list[i], now, demands[i], granted[i], weights[i], memory);
         minute_used_cpu_ += granted[i];
         minute_used_memory_ += memory;
         minute_shortfall_ += demands[i] - granted[i];
@@ -230,10 +234,12 @@ class ClusterRun final : public ClusterActions {
       nodes_[n].load +=
           kLoadAlpha * (static_cast<double>(node_demand) / 1000 / cpus - nodes_[n].load);
     }
+    minute_memory_demand_ = minute_used_memory_;
     // A pending pod's demand is not served at all.
     for (size_t pod : pending_) {
       minute_demand_ += usage_.cpu_millis[pod][static_cast<size_t>(m)];
       minute_shortfall_ += usage_.cpu_millis[pod][static_cast<size_t>(m)];
+      minute_memory_demand_ += usage_.memory_bytes[pod][static_cast<size_t>(m)];
     }
   }
 
@@ -281,8 +287,11 @@ class ClusterRun final : public ClusterActions {
   }
 
   // The Cluster Autoscaler's scale-down: empty nodes go; then one node using less than half
-  // of its CPU and memory in requests is drained when all its pods fit elsewhere.
+  // of its CPU and memory in requests is drained when all its pods fit elsewhere, as they would
+  // be recreated (at their admission sizing). Like the autoscaler, it waits while pods are
+  // pending and for 10 minutes after a scale-up (scale-down-delay-after-add).
   void ScaleDown(absl::Time now) {
+    if (!pending_.empty() || minute_ - last_node_added_ < kScaleDownDelayAfterAddMinutes) return;
     for (size_t n = nodes_.size(); n-- > 0;) {
       if (pods_by_node_[n].empty() && nodes_.size() > static_cast<size_t>(config_.initial_nodes)) {
         RemoveNode(n);
@@ -302,28 +311,28 @@ class ClusterRun final : public ClusterActions {
     }
     if (candidate < 0) return;
     // Move the pods one by one; undo everything if one does not fit.
-    std::vector<std::pair<size_t, int>> moved;
+    std::vector<std::pair<size_t, PodSizing>> moved;  // pod, its sizing before the move
     for (size_t pod : std::vector<size_t>(pods_by_node_[static_cast<size_t>(candidate)])) {
-      const int target = FindNode(pod, sizing_[pod], now, candidate);
+      const PodSizing recreated = policy_->Admission(pod, now);
+      const int target = FindNode(pod, recreated, now, candidate);
       if (target < 0) {
         for (auto it = moved.rbegin(); it != moved.rend(); ++it) {
-          MoveTo(it->first, static_cast<size_t>(candidate));
+          MoveTo(it->first, static_cast<size_t>(candidate), it->second);
         }
         return;
       }
-      moved.push_back({pod, target});
-      MoveTo(pod, static_cast<size_t>(target));
+      moved.push_back({pod, sizing_[pod]});
+      MoveTo(pod, static_cast<size_t>(target), recreated);
     }
     for (size_t i = 0; i < moved.size(); ++i) Count(run_.summary.consolidation_moves);
     RemoveNode(static_cast<size_t>(candidate));
   }
 
-  void MoveTo(size_t pod, size_t node) {
-    const PodSizing sizing = sizing_[pod];
+  void MoveTo(size_t pod, size_t node, const PodSizing& sizing) {
     const size_t from = static_cast<size_t>(node_of_[pod]);
     std::vector<size_t>& list = pods_by_node_[from];
     list.erase(std::find(list.begin(), list.end(), pod));
-    requested_[from] = Subtract(requested_[from], sizing.requests);
+    requested_[from] = Subtract(requested_[from], sizing_[pod].requests);
     Assign(pod, node, sizing);
   }
 
@@ -339,6 +348,7 @@ class ClusterRun final : public ClusterActions {
     point.used_cpu_millis = minute_used_cpu_;
     point.used_memory_bytes = minute_used_memory_;
     point.demand_cpu_millis = minute_demand_;
+    point.demand_memory_bytes = minute_memory_demand_;
     point.nodes = static_cast<int>(nodes_.size());
     point.pending = static_cast<int>(pending_.size());
     if (m % config_.series_every_minutes == 0) run_.series.push_back(point);
@@ -390,11 +400,13 @@ class ClusterRun final : public ClusterActions {
   std::vector<size_t> pending_;
   PolicyRun run_;
   int minute_ = 0;
+  int last_node_added_ = -1'000'000;
   bool counting_ = false;
   int64_t counted_minutes_ = 0;
   int64_t minute_used_cpu_ = 0;
   int64_t minute_used_memory_ = 0;
   int64_t minute_demand_ = 0;
+  int64_t minute_memory_demand_ = 0;
   int64_t minute_shortfall_ = 0;
 };
 
@@ -413,8 +425,8 @@ absl::Status SimulationConfig::Validate(int minutes) const {
   if (!autoscale && initial_nodes == 0) {
     return absl::InvalidArgumentError("without autoscaling the cluster needs initial nodes");
   }
-  if (!(memory_limit_ratio >= 1)) {
-    return absl::InvalidArgumentError("the memory limit ratio must be at least 1");
+  if (!(memory_limit_ratio >= 1 && memory_limit_ratio <= 100)) {
+    return absl::InvalidArgumentError("the memory limit ratio must be between 1 and 100");
   }
   if (series_every_minutes < 1 || max_pods_per_node < 1 || policies.empty()) {
     return absl::InvalidArgumentError("series interval, pods per node and policies must be set");

@@ -6,9 +6,10 @@
 //   policy also goes through headroom-extender's projected fit and load cordon (shared
 //   placement.h, load_cordon.h);
 // - autoscaling (default on): a node of the configured shape is added when a pending pod
-//   fits nowhere; every hour empty nodes are removed and at most one node whose requests use
-//   less than half of it in CPU and memory is drained if its pods fit elsewhere (the Cluster
-//   Autoscaler's scale-down rule);
+//   fits nowhere; every hour (when nothing is pending and no node came in the last 10
+//   minutes) empty nodes are removed and at most one node whose requests use less than half
+//   of it in CPU and memory is drained if its pods, recreated at their admission sizing, fit
+//   elsewhere (the Cluster Autoscaler's scale-down rule);
 // - each minute: CPU is shared by CFS weights (cpu_share.h) among the pods of a node;
 //   a pod whose memory exceeds its limit is OOM-killed (once per minute it stays above);
 //   a node whose pods' memory exceeds its allocatable evicts in kubelet's order
@@ -53,7 +54,8 @@ struct TimePoint {
   int64_t requested_memory_bytes = 0;
   int64_t used_cpu_millis = 0;  // granted
   int64_t used_memory_bytes = 0;
-  int64_t demand_cpu_millis = 0;  // including pending pods
+  int64_t demand_cpu_millis = 0;    // including pending pods
+  int64_t demand_memory_bytes = 0;  // including pending pods
   int64_t allocatable_cpu_millis = 0;
   int64_t allocatable_memory_bytes = 0;
   int nodes = 0;

@@ -27,7 +27,7 @@ class StaticPolicy : public SizingPolicy {
   StaticPolicy(const std::vector<PodSpec>& pods, double ratio) : pods_(pods), ratio_(ratio) {}
   PolicyKind kind() const override { return PolicyKind::kStatic; }
   PodSizing Admission(size_t pod, absl::Time) override { return Declared(pods_[pod], ratio_); }
-  void Observe(size_t, absl::Time, int64_t, int64_t, int64_t) override {}
+  void Observe(size_t, absl::Time, int64_t, int64_t, int64_t, int64_t) override {}
   PodSizing AfterOom(size_t, absl::Time, int64_t, const PodSizing& current) override {
     return current;
   }
@@ -48,8 +48,10 @@ class VpaPolicy : public SizingPolicy {
     if (!r.has_value()) return Declared(pods_[pod], ratio_);
     return {r->target, Scaled(r->target.memory_bytes, ratio_)};
   }
-  void Observe(size_t pod, absl::Time now, int64_t, int64_t granted, int64_t memory) override {
-    models_[pod].AddCpuSample(now, granted);
+  void Observe(size_t pod, absl::Time now, int64_t, int64_t granted, int64_t request,
+               int64_t memory) override {
+    // VPA weighs CPU samples by the request at the time (at least 0.1 cores).
+    models_[pod].AddCpuSample(now, granted, request);
     models_[pod].AddMemorySample(now, memory);
   }
   PodSizing AfterOom(size_t pod, absl::Time now, int64_t memory,
@@ -90,7 +92,8 @@ class CranePolicy : public SizingPolicy {
     if (!r.has_value()) return Declared(pods_[pod], ratio_);
     return {r->request, Scaled(r->request.memory_bytes, ratio_)};
   }
-  void Observe(size_t pod, absl::Time now, int64_t, int64_t granted, int64_t memory) override {
+  void Observe(size_t pod, absl::Time now, int64_t, int64_t granted, int64_t,
+               int64_t memory) override {
     models_[pod].AddSample({now, granted, memory});
   }
   PodSizing AfterOom(size_t pod, absl::Time now, int64_t memory,
@@ -137,7 +140,8 @@ class HeadroomPolicy : public SizingPolicy {
             {s.cpu->peak_millis - s.cpu->base_millis, s.memory->peak_bytes - s.memory->base_bytes}};
   }
 
-  void Observe(size_t pod, absl::Time now, int64_t demand, int64_t, int64_t memory) override {
+  void Observe(size_t pod, absl::Time now, int64_t demand, int64_t, int64_t,
+               int64_t memory) override {
     // The node plugin samples PSI-adjusted CPU, which approximates the demand.
     (void)stats_[pod].AddCpu(now, demand);
     (void)stats_[pod].AddMemory(now, memory);
@@ -175,8 +179,9 @@ class HeadroomPolicy : public SizingPolicy {
         demand.containers.push_back({"main", s.cpu, s.memory});
         node.pods.push_back(std::move(demand));
       }
+      // Pod names are unique (the reader refuses duplicates), so the input is valid.
       const absl::StatusOr<NodeOptimization> result = OptimizeNode(node);
-      if (!result.ok()) continue;  // cannot happen with generated data; leave the node be
+      if (!result.ok()) continue;
       // Evictions first, then shrinking pods, then growing ones: the node holds the new sizes
       // together, but not necessarily every order of applying them.
       for (const PodEviction& eviction : result->evictions) cluster.Evict(node_pods[eviction.pod]);

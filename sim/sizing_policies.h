@@ -61,9 +61,9 @@ class SizingPolicy {
   virtual PodFootprint Footprint(size_t pod, const PodSizing& current, absl::Time now);
   virtual bool UsesExtender() const { return false; }
   // Usage of a running pod over the minute ending at `now`: CPU demand, CPU it was granted,
-  // memory in use.
+  // its CPU request then, memory in use.
   virtual void Observe(size_t pod, absl::Time now, int64_t cpu_demand, int64_t cpu_granted,
-                       int64_t memory) = 0;
+                       int64_t cpu_request, int64_t memory) = 0;
   // The pod was OOM-killed with `memory` in use; returns its sizing for the restart.
   virtual PodSizing AfterOom(size_t pod, absl::Time now, int64_t memory,
                              const PodSizing& current) = 0;

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -16,6 +18,8 @@ namespace headroom::sim {
 namespace {
 
 constexpr int64_t kMiB = 1 << 20;
+// Larger MiB counts overflow 64-bit bytes.
+constexpr int64_t kMaxMiB = std::numeric_limits<int64_t>::max() / kMiB;
 
 // Splits CSV text into rows of fields (no quoting), skipping blank lines; keeps line numbers.
 struct CsvRow {
@@ -85,6 +89,7 @@ absl::StatusOr<std::vector<PodSpec>> ParseOpenbPods(absl::string_view text) {
     return it == columns->end() ? SIZE_MAX : it->second;
   };
   std::vector<PodSpec> pods;
+  absl::flat_hash_set<std::string> names;
   for (size_t i = 1; i < rows.size(); ++i) {
     const CsvRow& row = rows[i];
     if (row.fields.size() != rows[0].fields.size()) {
@@ -103,12 +108,20 @@ absl::StatusOr<std::vector<PodSpec>> ParseOpenbPods(absl::string_view text) {
     if (!cpu.ok()) return cpu.status();
     absl::StatusOr<int64_t> memory = Int(row, column("memory_mib"), "memory_mib", "pods");
     if (!memory.ok()) return memory.status();
+    if (*memory > kMaxMiB) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("pods: line ", row.line, ": memory_mib ", *memory, " is too large"));
+    }
     pod.requests = {*cpu, *memory * kMiB};
     if (const size_t qos = column("qos"); qos != SIZE_MAX) {
       pod.qos = std::string(absl::StripAsciiWhitespace(row.fields[qos]));
     }
     if (pod.name.empty()) {
       return absl::InvalidArgumentError(absl::StrCat("pods: line ", row.line, ": empty name"));
+    }
+    if (!names.insert(pod.name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("pods: line ", row.line, ": pod name ", pod.name, " appears twice"));
     }
     pods.push_back(std::move(pod));
   }
@@ -124,10 +137,19 @@ absl::StatusOr<std::vector<NodeShape>> ParseOpenbNodes(absl::string_view text) {
   std::vector<NodeShape> nodes;
   for (size_t i = 1; i < rows.size(); ++i) {
     const CsvRow& row = rows[i];
+    if (row.fields.size() != rows[0].fields.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("nodes: line ", row.line, ": expected ",
+                                                     rows[0].fields.size(), " fields, got ",
+                                                     row.fields.size()));
+    }
     absl::StatusOr<int64_t> cpu = Int(row, columns->at("cpu_milli"), "cpu_milli", "nodes");
     if (!cpu.ok()) return cpu.status();
     absl::StatusOr<int64_t> memory = Int(row, columns->at("memory_mib"), "memory_mib", "nodes");
     if (!memory.ok()) return memory.status();
+    if (*memory > kMaxMiB) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("nodes: line ", row.line, ": memory_mib ", *memory, " is too large"));
+    }
     if (*cpu == 0 || *memory == 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("nodes: line ", row.line, ": a node needs CPU and memory"));

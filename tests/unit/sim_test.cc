@@ -115,7 +115,12 @@ TEST(SimulatorTest, NodeMemoryPressureEvictsInKubeletsOrder) {
   // 8 GiB node; usage 5 + 4 GiB at minute 1. The best-effort pod and the pod above its
   // request go first: "be" (BE, above its 1 GiB request) is evicted, "ls" stays.
   const std::vector<PodSpec> pods = {{"ls", {1000, 6 * kGi}, "LS"}, {"be", {1000, kGi}, "BE"}};
-  const UsageTraces usage = Traces({{100, 100}, {100, 100}}, {{4 * kGi, 5 * kGi}, {kGi, 4 * kGi}});
+  std::vector<int64_t> ls_memory(9, 4 * kGi);
+  ls_memory[1] = 5 * kGi;
+  std::vector<int64_t> be_memory(9, kGi);
+  be_memory[1] = 4 * kGi;
+  const UsageTraces usage =
+      Traces({std::vector<int64_t>(9, 100), std::vector<int64_t>(9, 100)}, {ls_memory, be_memory});
   SimulationConfig config = FixedCluster(PolicyKind::kStatic);
   config.memory_limit_ratio = 8;  // no OOM kills: only node pressure
   const PolicyRun run = SimulatePolicy(PolicyKind::kStatic, pods, usage, config);
@@ -124,6 +129,10 @@ TEST(SimulatorTest, NodeMemoryPressureEvictsInKubeletsOrder) {
   // Only "ls" remains placed: the node takes no new pods while under memory pressure.
   EXPECT_EQ(run.series[1].requested_memory_bytes, 6 * kGi);
   EXPECT_EQ(run.series[1].pending, 1);
+  // kubelet's evictionPressureTransitionPeriod is 5 minutes: back on the node at minute 6.
+  EXPECT_EQ(run.series[5].pending, 1);
+  EXPECT_EQ(run.series[6].pending, 0);
+  EXPECT_EQ(run.series[6].requested_memory_bytes, 7 * kGi);
 }
 
 TEST(SimulatorTest, AutoscalingAddsNodesForPendingPods) {
@@ -214,6 +223,22 @@ TEST(TraceDataTest, OpenbPodsSkipGpuPods) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("missing column")));
 }
 
+TEST(TraceDataTest, BadPodAndNodeListsAreRefused) {
+  EXPECT_THAT(
+      ParseOpenbPods("name,cpu_milli,memory_mib\na,1,1\na,2,2\n"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("line 3: pod name a appears twice")));
+  EXPECT_THAT(ParseOpenbPods("name,cpu_milli,memory_mib\na,1,99999999999999\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("too large")));
+  EXPECT_THAT(ParseOpenbNodes("cpu_milli,memory_mib,sn\n32000,1024\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("expected 3 fields, got 2")));
+  EXPECT_THAT(ParseOpenbNodes("sn,cpu_milli,memory_mib\nn,0,1024\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("needs CPU and memory")));
+  absl::StatusOr<std::vector<NodeShape>> nodes =
+      ParseOpenbNodes("sn,cpu_milli,memory_mib,gpu,model\nn1,96000,524288,0,\n");
+  ASSERT_THAT(nodes, IsOk());
+  EXPECT_EQ((*nodes)[0].allocatable.memory_bytes, 512 * kGi);
+}
+
 TEST(TraceDataTest, MemorySeriesInBothShapes) {
   std::string wide = "minute,x,y\n";
   std::string long_shape = "value,timestamp_anon,container_ip\n";
@@ -254,13 +279,18 @@ TEST(ReportTest, TableAndChartNameEveryPolicy) {
     PolicyRun run;
     run.kind = kind;
     run.series.push_back({0, 1000, kGi, 500, kGi / 2, 600, 4000, 8 * kGi, 1, 0});
-    run.summary.requested_cpu_millis = kind == PolicyKind::kStatic ? 1000 : 500;
+    run.summary.requested_cpu_millis = kind == PolicyKind::kStatic ? 4800 : 2400;
     run.summary.nodes_average = 1;
     result.runs.push_back(run);
   }
-  const std::string table = SummaryTable(result);
-  EXPECT_THAT(table, HasSubstr("headroom"));
-  EXPECT_THAT(table, HasSubstr("CPU requested -50%"));
+  const std::vector<std::vector<std::string>> rows = SummaryRows(result);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0][0], "POLICY");
+  EXPECT_EQ(rows[2][0], "headroom");
+  EXPECT_EQ(rows[2][2], "2 cores");
+  EXPECT_THAT(SavingsAgainstStatic(result), HasSubstr("headroom  CPU requested -50%"));
+  result.runs.erase(result.runs.begin());
+  EXPECT_EQ(SavingsAgainstStatic(result), "");
   const std::string svg = ResultSvg(result, "t");
   EXPECT_THAT(svg, HasSubstr("<svg"));
   EXPECT_THAT(svg, HasSubstr(">headroom</text>"));
