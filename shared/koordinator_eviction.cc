@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "shared/quantity.h"
+#include "shared/wide_int.h"
 
 namespace headroom {
 namespace {
@@ -17,9 +18,9 @@ bool Allows(const KoordPod& pod, KoordStrategy strategy) {
          pod.allowed_strategies->end();
 }
 
-// ceil(total x percent / 100) without overflow for realistic totals.
-int64_t PercentOf(int64_t total, int percent) {
-  return static_cast<int64_t>((static_cast<long double>(total) * percent + 99) / 100);
+// Whether `value` is above `percent`% of `total`, exactly (no rounding of the threshold).
+bool AbovePercent(int64_t value, int64_t total, int percent) {
+  return static_cast<WideInt>(value) * 100 > static_cast<WideInt>(total) * percent;
 }
 
 // Lower priority first, then the finer label (a missing label sorts after any value), then
@@ -119,12 +120,11 @@ absl::Status CpuAllocatableEvictConfig::Validate() const {
 
 KoordDecision EvaluateCpuEvict(const KoordNode& node, const CpuEvictConfig& config) {
   KoordDecision decision;
-  const int64_t threshold = PercentOf(node.cpu_capacity_millis, config.threshold_percent);
   const int lower_percent = config.lower_percent.value_or(config.threshold_percent - 2);
   const std::string usage_text =
       absl::StrCat("node CPU usage ", FormatCpuMillis(node.cpu_usage_millis), " of ",
                    FormatCpuMillis(node.cpu_capacity_millis));
-  if (node.cpu_usage_millis <= threshold) {
+  if (!AbovePercent(node.cpu_usage_millis, node.cpu_capacity_millis, config.threshold_percent)) {
     decision.reason = {"BelowThreshold",
                        absl::StrCat(usage_text, " is at or below ", config.threshold_percent, "%")};
     return decision;
@@ -217,10 +217,9 @@ KoordDecision EvaluateCpuAllocatableEvict(const KoordNode& node,
     }
   }
   const int64_t allocatable = node.batch_cpu_allocatable_millis;
-  const int64_t threshold = PercentOf(allocatable, config.threshold_percent);
   const std::string numbers = absl::StrCat("batch CPU requests ", FormatCpuMillis(allocated),
                                            " against allocatable ", FormatCpuMillis(allocatable));
-  if (allocated <= threshold) {
+  if (!AbovePercent(allocated, allocatable, config.threshold_percent)) {
     decision.reason = {"BelowThreshold",
                        absl::StrCat(numbers, " are at or below ", config.threshold_percent, "%")};
     return decision;

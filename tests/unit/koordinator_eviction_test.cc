@@ -130,6 +130,14 @@ TEST(CpuAllocatableEvictTest, AZeroBatchAccountEvictsEveryEligiblePod) {
   EXPECT_THAT(Names(node, decision), ElementsAre("x"));
 }
 
+TEST(CpuAllocatableEvictTest, TheThresholdIsExactNotRounded) {
+  // 50% of 12345m is 6172.5m: 6173m of requests is above it.
+  KoordNode node{"n1", 8000, 0, 0, 12345, {Pod("x", 10, 0, 6173, true, true)}};
+  EXPECT_TRUE(EvaluateCpuAllocatableEvict(node, {50, 40, 5999}).triggered);
+  node.pods[0].cpu_request_millis = 6172;
+  EXPECT_FALSE(EvaluateCpuAllocatableEvict(node, {50, 40, 5999}).triggered);
+}
+
 TEST(KoordConfigTest, ValidatesTheSeedsRanges) {
   EXPECT_THAT((BeCpuEvictConfig{70, 80, 90}.Validate()),
               StatusIs(absl::StatusCode::kInvalidArgument,
