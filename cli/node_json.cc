@@ -23,19 +23,14 @@ absl::StatusOr<ResourceAmounts> DecodeAmounts(const json& object, absl::string_v
     return ResourceAmounts{};
   }
   HEADROOM_RETURN_IF_ERROR(RequireObject(*value, field));
+  // A required object needs both amounts; an optional one defaults each to zero.
+  const auto amount = [&](const char* name, QuantityKind kind) {
+    return required ? RequiredQuantity(*value, name, field, kind)
+                    : OptionalQuantity(*value, name, field, kind, 0);
+  };
   ResourceAmounts amounts;
-  if (required) {
-    HEADROOM_ASSIGN_OR_RETURN(amounts.cpu_millis,
-                              RequiredQuantity(*value, "cpu", field, QuantityKind::kCpuMillis));
-    HEADROOM_ASSIGN_OR_RETURN(amounts.memory_bytes, RequiredQuantity(*value, "memory", field,
-                                                                     QuantityKind::kMemoryBytes));
-  } else {
-    HEADROOM_ASSIGN_OR_RETURN(amounts.cpu_millis,
-                              OptionalQuantity(*value, "cpu", field, QuantityKind::kCpuMillis, 0));
-    HEADROOM_ASSIGN_OR_RETURN(
-        amounts.memory_bytes,
-        OptionalQuantity(*value, "memory", field, QuantityKind::kMemoryBytes, 0));
-  }
+  HEADROOM_ASSIGN_OR_RETURN(amounts.cpu_millis, amount("cpu", QuantityKind::kCpuMillis));
+  HEADROOM_ASSIGN_OR_RETURN(amounts.memory_bytes, amount("memory", QuantityKind::kMemoryBytes));
   return amounts;
 }
 

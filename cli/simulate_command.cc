@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "cli/display.h"
 #include "cli/exit_codes.h"
 #include "cli/input_file.h"
 #include "shared/quantity.h"
@@ -211,7 +212,10 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
       "Simulated %d pods for %s (summary after a %s warm-up) under %d policies in %.1f s.\n\n",
       pods.size(), absl::FormatDuration(options.duration), absl::FormatDuration(options.warmup),
       policies->size(), seconds);
-  out << sim::SummaryTable(result);
+  out << FormatTable(sim::SummaryRows(result));
+  if (const std::string savings = sim::SavingsAgainstStatic(result); !savings.empty()) {
+    out << "\n" << savings;
+  }
   out << "\nWrote " << json_path << " and " << svg_path << "\n";
   return kExitOk;
 }

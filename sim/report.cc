@@ -74,8 +74,7 @@ struct Panel {
   std::string title;
   double top;
   double (*requested)(const TimePoint&);
-  double (*used)(const TimePoint&);
-  double (*demand)(const TimePoint&);  // drawn instead of `used` when set
+  double (*demand)(const TimePoint&);  // usage of every pod, pending ones included
 };
 
 double NiceStep(double range) {
@@ -89,7 +88,7 @@ double NiceStep(double range) {
 
 }  // namespace
 
-std::string SummaryTable(const SimulationResult& result) {
+std::vector<std::vector<std::string>> SummaryRows(const SimulationResult& result) {
   std::vector<std::vector<std::string>> rows = {
       {"POLICY", "NODES avg/max", "CPU REQ", "CPU USED", "CPU UTIL", "MEM REQ", "MEM USED",
        "MEM UTIL", "OOM KILLS", "CPU SHORTFALL", "EVICTIONS", "PENDING"}};
@@ -112,31 +111,22 @@ std::string SummaryTable(const SimulationResult& result) {
         absl::StrFormat("%.1f pod-h", s.pending_pod_hours),
     });
   }
-  std::vector<size_t> widths(rows[0].size(), 0);
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) {
-      absl::StrAppend(&out, row[i]);
-      if (i + 1 < row.size()) out.append(widths[i] - row[i].size() + 2, ' ');
-    }
-    out += "\n";
-  }
+  return rows;
+}
+
+std::string SavingsAgainstStatic(const SimulationResult& result) {
   const PolicyRun* baseline = FindRun(result, PolicyKind::kStatic);
-  if (baseline != nullptr) {
-    out += "\nAgainst static (declared requests):\n";
-    for (const PolicyRun& run : result.runs) {
-      if (run.kind == PolicyKind::kStatic) continue;
-      absl::StrAppend(
-          &out,
-          absl::StrFormat(
-              "  %-9s CPU requested %s, memory requested %s, nodes %s\n", PolicyName(run.kind),
-              Change(run.summary.requested_cpu_millis, baseline->summary.requested_cpu_millis),
-              Change(run.summary.requested_memory_bytes, baseline->summary.requested_memory_bytes),
-              Change(run.summary.nodes_average, baseline->summary.nodes_average)));
-    }
+  if (baseline == nullptr) return "";
+  std::string out = "Against static (declared requests):\n";
+  for (const PolicyRun& run : result.runs) {
+    if (run.kind == PolicyKind::kStatic) continue;
+    absl::StrAppend(
+        &out,
+        absl::StrFormat(
+            "  %-9s CPU requested %s, memory requested %s, nodes %s\n", PolicyName(run.kind),
+            Change(run.summary.requested_cpu_millis, baseline->summary.requested_cpu_millis),
+            Change(run.summary.requested_memory_bytes, baseline->summary.requested_memory_bytes),
+            Change(run.summary.nodes_average, baseline->summary.nodes_average)));
   }
   return out;
 }
@@ -152,6 +142,7 @@ ordered_json ResultJson(const SimulationResult& result, const ordered_json& inpu
                         {"usedCpuMillis", p.used_cpu_millis},
                         {"usedMemoryBytes", p.used_memory_bytes},
                         {"demandCpuMillis", p.demand_cpu_millis},
+                        {"demandMemoryBytes", p.demand_memory_bytes},
                         {"allocatableCpuMillis", p.allocatable_cpu_millis},
                         {"allocatableMemoryBytes", p.allocatable_memory_bytes},
                         {"nodes", p.nodes},
@@ -175,10 +166,9 @@ std::string ResultSvg(const SimulationResult& result, const std::string& title) 
   const double plot_width = width - left - right;
   const std::vector<Panel> panels = {
       {"CPU (cores)", 60, [](const TimePoint& p) { return p.requested_cpu_millis / 1000.0; },
-       [](const TimePoint& p) { return p.used_cpu_millis / 1000.0; },
        [](const TimePoint& p) { return p.demand_cpu_millis / 1000.0; }},
       {"Memory (GiB)", 360, [](const TimePoint& p) { return p.requested_memory_bytes / kGiB; },
-       [](const TimePoint& p) { return p.used_memory_bytes / kGiB; }, nullptr},
+       [](const TimePoint& p) { return p.demand_memory_bytes / kGiB; }},
   };
   const double height = 660;
   std::string svg = absl::StrFormat(
@@ -191,8 +181,7 @@ std::string ResultSvg(const SimulationResult& result, const std::string& title) 
     double max_value = 0;
     for (const PolicyRun& run : result.runs) {
       for (const TimePoint& p : run.series) {
-        max_value = std::max(
-            {max_value, panel.requested(p), panel.used(p), panel.demand ? panel.demand(p) : 0.0});
+        max_value = std::max({max_value, panel.requested(p), panel.demand(p)});
       }
     }
     const double step = NiceStep(std::max(max_value, 1.0));
@@ -230,11 +219,9 @@ std::string ResultSvg(const SimulationResult& result, const std::string& title) 
                                       "stroke-dasharray=\"%s\" points=\"%s\"/>\n",
                                       colour, stroke, dash, points));
     };
-    // Usage is the same input for every policy: drawn once, in grey (CPU: the demand).
-    if (!result.runs.empty()) {
-      polyline(result.runs.front(), panel.demand != nullptr ? panel.demand : panel.used, "#999999",
-               "4,3", 1.5);
-    }
+    // Demand (every pod's usage, pending ones included) is the same input for every policy:
+    // drawn once, in grey.
+    if (!result.runs.empty()) polyline(result.runs.front(), panel.demand, "#999999", "4,3", 1.5);
     for (const PolicyRun& run : result.runs) {
       polyline(run, panel.requested, Colour(run.kind), "none", 2);
     }
@@ -254,7 +241,7 @@ std::string ResultSvg(const SimulationResult& result, const std::string& title) 
       &svg,
       absl::StrFormat("<text x=\"%.0f\" y=\"%.0f\">lines: requested</text>\n<text x=\"%.0f\" "
                       "y=\"%.0f\" fill=\"#777777\">grey dashed: usage</text>\n<text x=\"%.0f\" "
-                      "y=\"%.0f\" fill=\"#777777\">(CPU: demand)</text>\n</svg>\n",
+                      "y=\"%.0f\" fill=\"#777777\">(all pods)</text>\n</svg>\n",
                       legend_x, legend_y + 10, legend_x, legend_y + 28, legend_x, legend_y + 46));
   return svg;
 }

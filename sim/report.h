@@ -4,14 +4,19 @@
 // the time series, and an SVG chart of requested vs used CPU and memory per policy.
 
 #include <string>
+#include <vector>
 
 #include "nlohmann/json.hpp"
 #include "sim/cluster_simulator.h"
 
 namespace headroom::sim {
 
-// The summary table, with savings against the static policy when it ran.
-std::string SummaryTable(const SimulationResult& result);
+// The summary table's rows, the header first (formatting is the caller's).
+std::vector<std::vector<std::string>> SummaryRows(const SimulationResult& result);
+
+// Lines comparing each policy's requests and nodes with the static policy's ("" when static
+// did not run).
+std::string SavingsAgainstStatic(const SimulationResult& result);
 
 // Everything: the inputs that matter, per-policy summaries and time series.
 nlohmann::ordered_json ResultJson(const SimulationResult& result,
