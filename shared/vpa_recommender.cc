@@ -143,6 +143,46 @@ absl::Status VpaContainerModel::RecordOom(absl::Time at, int64_t memory_bytes) {
   return absl::OkStatus();
 }
 
+VpaCheckpoint VpaContainerModel::SaveCheckpoint() const {
+  VpaCheckpoint checkpoint;
+  checkpoint.cpu = cpu_.SaveToCheckpoint();
+  checkpoint.memory = memory_.SaveToCheckpoint();
+  checkpoint.cpu_samples = cpu_samples_;
+  checkpoint.first_cpu_sample = first_cpu_sample_;
+  checkpoint.last_cpu_sample = last_cpu_sample_;
+  checkpoint.window_end = window_end_;
+  checkpoint.last_memory_sample = last_memory_sample_;
+  checkpoint.memory_peak_bytes = memory_peak_;
+  checkpoint.oom_peak_bytes = oom_peak_;
+  return checkpoint;
+}
+
+absl::Status VpaContainerModel::LoadCheckpoint(const VpaCheckpoint& checkpoint) {
+  if (checkpoint.cpu_samples < 0 || checkpoint.memory_peak_bytes < 0 ||
+      checkpoint.oom_peak_bytes < 0) {
+    return absl::InvalidArgumentError("VPA checkpoint has negative counts or peaks");
+  }
+  // Load into fresh histograms first so a bad checkpoint leaves this model untouched.
+  DecayingHistogram cpu(VpaCpuHistogramOptions(), config_.cpu_half_life);
+  DecayingHistogram memory(VpaMemoryHistogramOptions(), config_.memory_half_life);
+  if (absl::Status status = cpu.LoadFromCheckpoint(checkpoint.cpu); !status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("VPA CPU histogram: ", status.message()));
+  }
+  if (absl::Status status = memory.LoadFromCheckpoint(checkpoint.memory); !status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("VPA memory histogram: ", status.message()));
+  }
+  cpu_ = std::move(cpu);
+  memory_ = std::move(memory);
+  cpu_samples_ = checkpoint.cpu_samples;
+  first_cpu_sample_ = checkpoint.first_cpu_sample;
+  last_cpu_sample_ = checkpoint.last_cpu_sample;
+  window_end_ = checkpoint.window_end;
+  last_memory_sample_ = checkpoint.last_memory_sample;
+  memory_peak_ = checkpoint.memory_peak_bytes;
+  oom_peak_ = checkpoint.oom_peak_bytes;
+  return absl::OkStatus();
+}
+
 double VpaContainerModel::Confidence() const {
   if (cpu_samples_ == 0) return 0;
   const double lifespan_days =

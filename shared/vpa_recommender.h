@@ -66,6 +66,20 @@ struct VpaRecommendation {
   double confidence_days = 0;
 };
 
+// Everything a VpaContainerModel needs to resume after a restart (VPA keeps the same in its
+// VerticalPodAutoscalerCheckpoint objects).
+struct VpaCheckpoint {
+  HistogramCheckpoint cpu;
+  HistogramCheckpoint memory;
+  int64_t cpu_samples = 0;
+  std::optional<absl::Time> first_cpu_sample;
+  std::optional<absl::Time> last_cpu_sample;
+  std::optional<absl::Time> window_end;
+  std::optional<absl::Time> last_memory_sample;
+  int64_t memory_peak_bytes = 0;
+  int64_t oom_peak_bytes = 0;
+};
+
 class VpaContainerModel {
  public:
   explicit VpaContainerModel(const VpaConfig& config = {});
@@ -91,6 +105,11 @@ class VpaContainerModel {
     int64_t oom_bytes = 0;  // the bumped OOM value, when an OOM set the peak
   };
   Peak memory_peak() const { return {window_end_, memory_peak_, oom_peak_}; }
+
+  VpaCheckpoint SaveCheckpoint() const;
+  // Restores a fresh model (InvalidArgument for a checkpoint that does not fit the
+  // histograms; the model is then left as it was).
+  absl::Status LoadCheckpoint(const VpaCheckpoint& checkpoint);
 
   const DecayingHistogram& cpu_histogram() const { return cpu_; }
   const DecayingHistogram& memory_peaks() const { return memory_; }

@@ -148,6 +148,35 @@ TEST(VpaRecommenderTest, HalfLifeDecaysOldUsage) {
   EXPECT_LT(model.Recommend()->target.cpu_millis, 300);
 }
 
+TEST(VpaRecommenderTest, CheckpointRestoresTheRecommendation) {
+  VpaContainerModel model = Steady(3, 700, 2 * kGi);
+  ASSERT_THAT(model.RecordOom(kT0 + absl::Hours(71), 2 * kGi), IsOk());
+  const VpaCheckpoint checkpoint = model.SaveCheckpoint();
+  VpaContainerModel restored;
+  ASSERT_THAT(restored.LoadCheckpoint(checkpoint), IsOk());
+  const VpaRecommendation before = *model.Recommend();
+  const VpaRecommendation after = *restored.Recommend();
+  EXPECT_EQ(after.target, before.target);
+  EXPECT_EQ(after.lower_bound, before.lower_bound);
+  EXPECT_EQ(after.upper_bound, before.upper_bound);
+  EXPECT_DOUBLE_EQ(after.confidence_days, before.confidence_days);
+  EXPECT_EQ(restored.memory_peak().oom_bytes, model.memory_peak().oom_bytes);
+  // Both go on identically.
+  model.AddCpuSample(kT0 + absl::Hours(72), 5000);
+  restored.AddCpuSample(kT0 + absl::Hours(72), 5000);
+  EXPECT_EQ(model.Recommend()->upper_bound, restored.Recommend()->upper_bound);
+}
+
+TEST(VpaRecommenderTest, BadCheckpointLeavesTheModelAlone) {
+  VpaContainerModel model = Steady(1, 300, kGi);
+  const VpaRecommendation before = *model.Recommend();
+  VpaCheckpoint bad = model.SaveCheckpoint();
+  bad.cpu.bucket_weights[500] = 1;  // beyond the 176 buckets
+  EXPECT_THAT(model.LoadCheckpoint(bad),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("CPU histogram")));
+  EXPECT_EQ(model.Recommend()->target, before.target);
+}
+
 TEST(VpaConfigTest, Validates) {
   EXPECT_THAT(VpaConfig{}.Validate(), IsOk());
   VpaConfig bad;
