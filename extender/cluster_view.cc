@@ -1,0 +1,133 @@
+#include "extender/cluster_view.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+
+namespace headroom::extender {
+namespace {
+
+std::string ContainerKey(const std::string& workload, const std::string& container) {
+  return absl::StrCat(workload, "#", container);
+}
+
+}  // namespace
+
+PodFootprint FootprintOf(const ReportedPod& pod) {
+  PodFootprint footprint;
+  for (const ContainerDemand& c : pod.containers) {
+    if (!c.cpu.has_value() || !c.memory.has_value()) return {pod.requests, {}};
+  }
+  if (pod.containers.empty()) return {pod.requests, {}};
+  for (const ContainerDemand& c : pod.containers) {
+    footprint.base.cpu_millis += c.cpu->base_millis;
+    footprint.base.memory_bytes += c.memory->base_bytes;
+    footprint.headroom.cpu_millis =
+        std::max(footprint.headroom.cpu_millis, c.cpu->peak_millis - c.cpu->base_millis);
+    footprint.headroom.memory_bytes =
+        std::max(footprint.headroom.memory_bytes, c.memory->peak_bytes - c.memory->base_bytes);
+  }
+  return footprint;
+}
+
+ClusterView::ClusterView(Options options) : options_(std::move(options)) {}
+
+absl::Status ClusterView::ApplyReport(const NodeReport& report) {
+  if (report.node.empty()) return absl::InvalidArgumentError("node report without a node name");
+  if (report.allocatable.cpu_millis < 0 || report.allocatable.memory_bytes < 0 ||
+      report.max_pods < 0 || report.cpus < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("node report for ", report.node, ": negative capacity"));
+  }
+  absl::flat_hash_set<std::string> seen;
+  std::vector<PodFootprint> footprints;
+  for (const ReportedPod& pod : report.pods) {
+    const std::string key = absl::StrCat(pod.pod_namespace, "/", pod.name);
+    if (!seen.insert(key).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("node report for ", report.node, ": pod ", key, " appears twice"));
+    }
+    footprints.push_back(FootprintOf(pod));
+  }
+  absl::MutexLock lock(&mu_);
+  for (const ReportedPod& pod : report.pods) {
+    if (pod.workload_key.empty()) continue;
+    for (const ContainerDemand& c : pod.containers) {
+      if (c.cpu.has_value() || c.memory.has_value()) {
+        workloads_[ContainerKey(pod.workload_key, c.name)] = {c.cpu, c.memory};
+      }
+    }
+    placements_.erase(pod.uid);  // the report covers it now
+  }
+  NodeState& state = nodes_[report.node];
+  state.report = report;
+  state.footprints = std::move(footprints);
+  return absl::OkStatus();
+}
+
+std::optional<NodeFootprint> ClusterView::Node(const std::string& name, absl::Time now) {
+  absl::MutexLock lock(&mu_);
+  const auto it = nodes_.find(name);
+  if (it == nodes_.end() || now - it->second.report.reported_at > options_.report_stale_after) {
+    return std::nullopt;
+  }
+  NodeState& state = it->second;
+  std::optional<LoadObservation> load;
+  if (state.report.load1.has_value()) {
+    load = LoadObservation{state.report.reported_at, *state.report.load1, state.report.cpus};
+  }
+  state.cordon = NextLoadCordonState(state.cordon, load, now, options_.cordon);
+  NodeFootprint footprint;
+  footprint.name = name;
+  footprint.allocatable = state.report.allocatable;
+  footprint.max_pods = state.report.max_pods;
+  footprint.pods = state.footprints;
+  footprint.cordoned = state.cordon.cordoned;
+  footprint.cordon_reason = state.cordon.reason;
+  footprint.load = state.cordon.load;
+  for (auto placement = placements_.begin(); placement != placements_.end();) {
+    if (now - placement->second.at > options_.placement_ttl) {
+      placements_.erase(placement++);
+      continue;
+    }
+    if (placement->second.node == name) footprint.pods.push_back(placement->second.footprint);
+    ++placement;
+  }
+  return footprint;
+}
+
+std::optional<ClusterView::ContainerStats> ClusterView::WorkloadContainer(
+    const std::string& workload_key, const std::string& container) const {
+  absl::MutexLock lock(&mu_);
+  const auto it = workloads_.find(ContainerKey(workload_key, container));
+  if (it == workloads_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ClusterView::RecordPlacement(const std::string& pod_uid, const std::string& node,
+                                  const PodFootprint& footprint, absl::Time now) {
+  absl::MutexLock lock(&mu_);
+  placements_[pod_uid] = {node, footprint, now};
+}
+
+size_t ClusterView::NodeCount() const {
+  absl::MutexLock lock(&mu_);
+  return nodes_.size();
+}
+
+std::pair<absl::Duration, absl::Duration> ClusterView::ReportAges(absl::Time now) const {
+  absl::MutexLock lock(&mu_);
+  if (nodes_.empty()) return {absl::ZeroDuration(), absl::ZeroDuration()};
+  absl::Duration oldest = absl::ZeroDuration();
+  absl::Duration newest = absl::InfiniteDuration();
+  for (const auto& [name, state] : nodes_) {
+    const absl::Duration age = now - state.report.reported_at;
+    oldest = std::max(oldest, age);
+    newest = std::min(newest, age);
+  }
+  return {oldest, newest};
+}
+
+}  // namespace headroom::extender

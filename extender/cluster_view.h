@@ -1,0 +1,103 @@
+#pragma once
+
+// What headroom-extender knows about the cluster: the latest report of each node (its pods'
+// footprints and its load), the workloads' statistics learned from those reports, and pods
+// it has recently seen placed that no report covers yet, so two pods in a row cannot both
+// take the last free headroom. Thread-safe: HTTP handlers read while reports arrive.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "shared/load_cordon.h"
+#include "shared/node_optimizer.h"
+#include "shared/placement.h"
+
+namespace headroom::extender {
+
+struct ReportedPod {
+  std::string pod_namespace;
+  std::string name;
+  std::string uid;
+  std::string workload_key;
+  bool daemonset = false;
+  EvictionRanking ranking = EvictionRanking::kLow;
+  ResourceAmounts requests;                 // declared; used when a container lacks statistics
+  std::vector<ContainerDemand> containers;  // with statistics when known
+};
+
+struct NodeReport {
+  std::string node;
+  absl::Time reported_at;
+  ResourceAmounts allocatable;
+  int max_pods = 110;
+  std::optional<double> load1;
+  int cpus = 0;
+  std::vector<ReportedPod> pods;
+};
+
+// A pod as the extender judges it: base + its largest container headroom when every
+// container has statistics, its declared requests (no headroom) otherwise.
+PodFootprint FootprintOf(const ReportedPod& pod);
+
+class ClusterView {
+ public:
+  struct Options {
+    LoadCordonConfig cordon;
+    // A node whose last report is older is treated as unknown (never rejected for it).
+    absl::Duration report_stale_after = absl::Minutes(3);
+    // How long a placement the extender has seen counts before a report must cover it.
+    absl::Duration placement_ttl = absl::Minutes(2);
+  };
+
+  explicit ClusterView(Options options);
+
+  // Replaces what is known about the node. InvalidArgument (nothing changed) for a report
+  // without a node name, with negative amounts, or with duplicate pods.
+  absl::Status ApplyReport(const NodeReport& report);
+
+  // The node as the extender judges it at `now`, with recent placements added and the load
+  // cordon brought up to date; nullopt when there is no fresh report.
+  std::optional<NodeFootprint> Node(const std::string& name, absl::Time now);
+
+  // Statistics for a workload's container, from the most recent report that had them.
+  struct ContainerStats {
+    std::optional<CpuStats> cpu;
+    std::optional<MemoryStats> memory;
+  };
+  std::optional<ContainerStats> WorkloadContainer(const std::string& workload_key,
+                                                  const std::string& container) const;
+
+  void RecordPlacement(const std::string& pod_uid, const std::string& node,
+                       const PodFootprint& footprint, absl::Time now);
+
+  size_t NodeCount() const;
+  // Age of the oldest and newest node report at `now` (zero when there is none).
+  std::pair<absl::Duration, absl::Duration> ReportAges(absl::Time now) const;
+
+ private:
+  struct NodeState {
+    NodeReport report;
+    std::vector<PodFootprint> footprints;
+    LoadCordonState cordon;
+  };
+  struct Placement {
+    std::string node;
+    PodFootprint footprint;
+    absl::Time at;
+  };
+
+  Options options_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, NodeState> nodes_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, ContainerStats> workloads_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, Placement> placements_ ABSL_GUARDED_BY(mu_);  // by pod UID
+};
+
+}  // namespace headroom::extender

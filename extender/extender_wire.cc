@@ -1,0 +1,223 @@
+#include "extender/extender_wire.h"
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "shared/quantity.h"
+#include "shared/status_macros.h"
+
+namespace headroom::extender {
+namespace {
+
+using nlohmann::json;
+
+const json* Field(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::string StringField(const json& object, const char* key) {
+  const json* value = Field(object, key);
+  return value != nullptr && value->is_string() ? value->get<std::string>() : "";
+}
+
+absl::Status Invalid(absl::string_view path, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
+}
+
+// A quantity from a Kubernetes resource list; absent is 0.
+absl::StatusOr<int64_t> Amount(const json& list, const char* resource, const std::string& path,
+                               bool cpu) {
+  const json* value = Field(list, resource);
+  if (value == nullptr) return 0;
+  if (!value->is_string() && !value->is_number()) {
+    return Invalid(absl::StrCat(path, ".", resource), "expected a quantity");
+  }
+  const std::string text = value->is_string() ? value->get<std::string>() : value->dump();
+  const std::string field = absl::StrCat(path, ".", resource);
+  return cpu ? ParseCpuMillis(text, field) : ParseMemoryBytes(text, field);
+}
+
+absl::StatusOr<ResourceAmounts> Amounts(const json& object, const char* key,
+                                        const std::string& path) {
+  const json* list = Field(object, key);
+  if (list == nullptr) return ResourceAmounts{};
+  const std::string field = absl::StrCat(path, ".", key);
+  if (!list->is_object()) return Invalid(field, "expected a resource list");
+  ResourceAmounts amounts;
+  HEADROOM_ASSIGN_OR_RETURN(amounts.cpu_millis, Amount(*list, "cpu", field, true));
+  HEADROOM_ASSIGN_OR_RETURN(amounts.memory_bytes, Amount(*list, "memory", field, false));
+  return amounts;
+}
+
+absl::StatusOr<PodSpec> DecodePod(const json& pod) {
+  if (!pod.is_object()) return Invalid("Pod", "expected an object");
+  const json* metadata = Field(pod, "metadata");
+  if (metadata == nullptr || !metadata->is_object()) return Invalid("Pod.metadata", "required");
+  PodSpec spec;
+  spec.pod_namespace = StringField(*metadata, "namespace");
+  if (spec.pod_namespace.empty()) spec.pod_namespace = "default";
+  spec.name = StringField(*metadata, "name");
+  if (spec.name.empty()) return Invalid("Pod.metadata.name", "required");
+  spec.uid = StringField(*metadata, "uid");
+  if (const json* annotations = Field(*metadata, "annotations"); annotations != nullptr) {
+    if (!annotations->is_object()) return Invalid("Pod.metadata.annotations", "expected an object");
+    for (const auto& [key, value] : annotations->items()) {
+      if (value.is_string()) spec.annotations[key] = value.get<std::string>();
+    }
+  }
+  const json* owners = Field(*metadata, "ownerReferences");
+  spec.workload_key = WorkloadKey(spec.pod_namespace, spec.name, owners ? *owners : json());
+  const json* pod_spec = Field(pod, "spec");
+  if (pod_spec == nullptr) return spec;
+  const json* containers = Field(*pod_spec, "containers");
+  if (containers == nullptr) return spec;
+  if (!containers->is_array()) return Invalid("Pod.spec.containers", "expected an array");
+  for (size_t i = 0; i < containers->size(); ++i) {
+    const json& container = (*containers)[i];
+    const std::string path = absl::StrCat("Pod.spec.containers[", i, "].resources");
+    ContainerSpec c;
+    c.name = StringField(container, "name");
+    if (const json* resources = Field(container, "resources"); resources != nullptr) {
+      HEADROOM_ASSIGN_OR_RETURN(c.requests, Amounts(*resources, "requests", path));
+      HEADROOM_ASSIGN_OR_RETURN(c.limits, Amounts(*resources, "limits", path));
+      // The API server defaults a missing request to the limit.
+      if (c.requests.cpu_millis == 0) c.requests.cpu_millis = c.limits.cpu_millis;
+      if (c.requests.memory_bytes == 0) c.requests.memory_bytes = c.limits.memory_bytes;
+    }
+    spec.containers.push_back(std::move(c));
+  }
+  return spec;
+}
+
+absl::StatusOr<NodeSpec> DecodeNode(const json& node, size_t index) {
+  const std::string path = absl::StrCat("Nodes.items[", index, "]");
+  const json* metadata = Field(node, "metadata");
+  NodeSpec spec;
+  spec.name = metadata != nullptr ? StringField(*metadata, "name") : "";
+  if (spec.name.empty()) return Invalid(absl::StrCat(path, ".metadata.name"), "required");
+  const json* status = Field(node, "status");
+  if (status == nullptr) return spec;
+  const json* allocatable = Field(*status, "allocatable");
+  if (allocatable == nullptr) return spec;
+  HEADROOM_ASSIGN_OR_RETURN(ResourceAmounts amounts,
+                            Amounts(*status, "allocatable", absl::StrCat(path, ".status")));
+  spec.allocatable = amounts;
+  if (const json* pods = Field(*allocatable, "pods"); pods != nullptr) {
+    int64_t count = 0;
+    const std::string text = pods->is_string() ? pods->get<std::string>() : pods->dump();
+    if (absl::SimpleAtoi(text, &count) && count >= 0 && count <= 1'000'000) {
+      spec.max_pods = static_cast<int>(count);
+    }
+  }
+  return spec;
+}
+
+json NullableMap(const std::map<std::string, std::string>& map) {
+  if (map.empty()) return json::object();
+  return json(map);
+}
+
+}  // namespace
+
+std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
+                        const json& owner_references) {
+  if (owner_references.is_array()) {
+    for (const json& owner : owner_references) {
+      const json* controller = Field(owner, "controller");
+      if (controller == nullptr || !controller->is_boolean() || !controller->get<bool>()) {
+        continue;
+      }
+      std::string kind = StringField(owner, "kind");
+      std::string name = StringField(owner, "name");
+      if (kind.empty() || name.empty()) continue;
+      // A Deployment's ReplicaSet is "<deployment>-<pod-template-hash>": the hash changes with
+      // every rollout, the workload does not.
+      if (kind == "ReplicaSet") {
+        const size_t dash = name.rfind('-');
+        if (dash != std::string::npos && dash + 1 < name.size() &&
+            std::all_of(
+                name.begin() + static_cast<std::ptrdiff_t>(dash) + 1, name.end(),
+                [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)); })) {
+          kind = "Deployment";
+          name.resize(dash);
+        }
+      }
+      return absl::StrCat(pod_namespace, "/", kind, "/", name);
+    }
+  }
+  return absl::StrCat(pod_namespace, "/Pod/", pod_name);
+}
+
+absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body) {
+  json document;
+  try {
+    document = json::parse(body.begin(), body.end());
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("body is not valid JSON: ", e.what()));
+  }
+  if (!document.is_object()) return Invalid("body", "expected an ExtenderArgs object");
+  ExtenderArgs args;
+  const json* pod = Field(document, "Pod");
+  if (pod == nullptr) return Invalid("Pod", "required");
+  HEADROOM_ASSIGN_OR_RETURN(args.pod, DecodePod(*pod));
+  const json* names = Field(document, "NodeNames");
+  const json* nodes = Field(document, "Nodes");
+  if (names != nullptr) {
+    if (!names->is_array()) return Invalid("NodeNames", "expected an array");
+    args.node_cache_capable = true;
+    for (size_t i = 0; i < names->size(); ++i) {
+      if (!(*names)[i].is_string())
+        return Invalid(absl::StrCat("NodeNames[", i, "]"), "expected a string");
+      args.nodes.push_back({(*names)[i].get<std::string>(), std::nullopt, std::nullopt});
+    }
+  } else if (nodes != nullptr) {
+    args.node_cache_capable = false;
+    const json* items = Field(*nodes, "items");
+    if (items != nullptr) {
+      if (!items->is_array()) return Invalid("Nodes.items", "expected an array");
+      for (size_t i = 0; i < items->size(); ++i) {
+        HEADROOM_ASSIGN_OR_RETURN(NodeSpec node, DecodeNode((*items)[i], i));
+        args.nodes.push_back(std::move(node));
+      }
+      args.node_items = *items;
+    }
+  } else {
+    return Invalid("body", "neither NodeNames nor Nodes is set");
+  }
+  return args;
+}
+
+std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& result) {
+  json out;
+  if (args.node_cache_capable) {
+    out["Nodes"] = nullptr;
+    out["NodeNames"] = result.passed;  // an array even when empty
+  } else {
+    json items = json::array();
+    for (size_t i = 0; i < args.nodes.size(); ++i) {
+      if (std::find(result.passed.begin(), result.passed.end(), args.nodes[i].name) !=
+          result.passed.end()) {
+        items.push_back(args.node_items[i]);
+      }
+    }
+    out["Nodes"] = {{"metadata", json::object()}, {"items", std::move(items)}};
+    out["NodeNames"] = nullptr;
+  }
+  out["FailedNodes"] = NullableMap(result.failed);
+  out["FailedAndUnresolvableNodes"] = NullableMap(result.failed_unresolvable);
+  out["Error"] = result.error;
+  // Replace rather than throw on invalid UTF-8 (reasons may quote names from the request).
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string EncodeHostPriorities(const std::vector<HostPriority>& priorities) {
+  json out = json::array();
+  for (const HostPriority& p : priorities) out.push_back({{"Host", p.host}, {"Score", p.score}});
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace headroom::extender

@@ -1,0 +1,83 @@
+#pragma once
+
+// kube-scheduler's HTTP extender protocol (k8s.io/kube-scheduler/extender/v1), JSON codecs:
+// - ExtenderArgs: {"Pod": v1.Pod, "Nodes": v1.NodeList | null, "NodeNames": [..] | null};
+//   `Nodes` is sent when the extender is configured nodeCacheCapable=false, `NodeNames` when
+//   true. Keys are Go field names; Pod and Node are ordinary Kubernetes JSON, of which only
+//   what headroom needs is read.
+// - ExtenderFilterResult: the same mode as the request (the surviving Node objects passed
+//   through unchanged, or their names), FailedNodes / FailedAndUnresolvableNodes maps and
+//   Error; absent values are `null`, as Go's encoding/json writes them, except NodeNames,
+//   which is always an array in names mode (null would mean "no feasible node").
+// - HostPriorityList: a bare array of {"Host", "Score"} with scores 0..10.
+// See ../shared/design/protocol-notes.md part B in the design notes, and docs/extender.md.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
+#include "shared/resource.h"
+
+namespace headroom::extender {
+
+struct ContainerSpec {
+  std::string name;
+  ResourceAmounts requests;  // unset amounts are 0
+  ResourceAmounts limits;    // unset amounts are 0 (no limit)
+};
+
+struct PodSpec {
+  std::string pod_namespace;
+  std::string name;
+  std::string uid;
+  // "namespace/Kind/name" of the controlling owner, with a Deployment's ReplicaSet hash
+  // removed ("shop/Deployment/checkout"); "namespace/Pod/name" without an owner.
+  std::string workload_key;
+  std::map<std::string, std::string> annotations;
+  std::vector<ContainerSpec> containers;
+};
+
+struct NodeSpec {
+  std::string name;
+  // From the Node object's status.allocatable (nodeCacheCapable=false only).
+  std::optional<ResourceAmounts> allocatable;
+  std::optional<int> max_pods;
+};
+
+struct ExtenderArgs {
+  PodSpec pod;
+  bool node_cache_capable = true;  // NodeNames rather than Nodes
+  std::vector<NodeSpec> nodes;
+  // The request's Node objects, kept to pass the survivors back unchanged.
+  nlohmann::json node_items = nlohmann::json::array();
+};
+
+struct FilterResult {
+  std::vector<std::string> passed;            // in request order
+  std::map<std::string, std::string> failed;  // node -> reason
+  std::map<std::string, std::string> failed_unresolvable;
+  std::string error;
+};
+
+struct HostPriority {
+  std::string host;
+  int score = 0;  // 0..10
+};
+
+// InvalidArgument naming the field on a malformed body.
+absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body);
+
+std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& result);
+std::string EncodeHostPriorities(const std::vector<HostPriority>& priorities);
+
+// The workload key of a pod from its owner references (see PodSpec::workload_key).
+std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
+                        const nlohmann::json& owner_references);
+
+}  // namespace headroom::extender

@@ -1,0 +1,141 @@
+#include "extender/http_server.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "extender/judge.h"
+#include "nlohmann/json.hpp"
+#include "spdlog/spdlog.h"
+
+namespace headroom::extender {
+namespace {
+
+std::string ErrorJson(absl::string_view message) {
+  return nlohmann::json{{"error", message}}.dump(-1, ' ', false,
+                                                 nlohmann::json::error_handler_t::replace);
+}
+
+std::shared_ptr<spdlog::logger> Logger() {
+  static const std::shared_ptr<spdlog::logger> logger = [] {
+    std::shared_ptr<spdlog::logger> existing = spdlog::get("extender");
+    return existing != nullptr ? existing : spdlog::default_logger()->clone("extender");
+  }();
+  return logger;
+}
+
+}  // namespace
+
+ExtenderHttpServer::ExtenderHttpServer(ClusterView& view, Metrics& metrics, ServerOptions options,
+                                       std::function<absl::Time()> clock)
+    : view_(view),
+      metrics_(metrics),
+      options_(std::move(options)),
+      clock_(std::move(clock)),
+      server_(std::make_unique<httplib::Server>()) {
+  Route();
+}
+
+ExtenderHttpServer::~ExtenderHttpServer() { Stop(); }
+
+void ExtenderHttpServer::Route() {
+  server_->set_payload_max_length(options_.max_body_bytes);
+  const auto timeout = std::chrono::milliseconds(absl::ToInt64Milliseconds(options_.read_timeout));
+  server_->set_read_timeout(timeout);
+  server_->set_write_timeout(timeout);
+
+  const auto handle = [this](const std::string& verb, bool filter) {
+    return [this, verb, filter](const httplib::Request& request, httplib::Response& response) {
+      const absl::Time started = absl::Now();
+      absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(request.body);
+      if (!args.ok()) {
+        Logger()->warn("{}: rejected a malformed request: {}", verb,
+                       std::string(args.status().message()));
+        response.status = 400;
+        response.set_content(ErrorJson(args.status().message()), "application/json");
+      } else if (filter) {
+        const FilterOutcome outcome = FilterNodes(*args, view_, clock_());
+        for (const std::string& code : outcome.rejection_codes) metrics_.CountRejection(code);
+        metrics_.CountUnknownNodes(outcome.unknown_nodes);
+        for (const auto& [node, reason] : outcome.result.failed) {
+          Logger()->debug("filter {}/{}: {} rejected: {}", args->pod.pod_namespace, args->pod.name,
+                          node, reason);
+        }
+        response.set_content(EncodeFilterResult(*args, outcome.result), "application/json");
+      } else {
+        response.set_content(
+            EncodeHostPriorities(PrioritizeNodes(*args, view_, clock_(), options_.scoring)),
+            "application/json");
+      }
+      metrics_.ObserveRequest(verb, response.status == -1 ? 200 : response.status,
+                              absl::Now() - started);
+    };
+  };
+  server_->Post(options_.url_prefix + "/filter", handle("filter", true));
+  server_->Post(options_.url_prefix + "/prioritize", handle("prioritize", false));
+  server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
+    response.set_content("ok\n", "text/plain");
+  });
+  server_->Get("/readyz", [this](const httplib::Request&, httplib::Response& response) {
+    response.set_content(absl::StrCat("ok: ", view_.NodeCount(), " nodes reported\n"),
+                         "text/plain");
+  });
+  server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+    const auto [oldest, newest] = view_.ReportAges(clock_());
+    response.set_content(metrics_.Render({view_.NodeCount(), oldest, newest}),
+                         "text/plain; version=0.0.4");
+  });
+  // Every error status carries a JSON reason, including the library's own (404, 413, ...).
+  server_->set_error_handler([](const httplib::Request& request, httplib::Response& response) {
+    if (!response.body.empty()) return;
+    std::string reason;
+    switch (response.status) {
+      case 404:
+        reason = absl::StrCat("no such endpoint: ", request.method, " ", request.path);
+        break;
+      case 413:
+        reason = "request body too large (see --max-body-bytes)";
+        break;
+      case 400:
+        reason = "malformed HTTP request";
+        break;
+      default:
+        reason = absl::StrCat("HTTP ", response.status);
+    }
+    response.set_content(ErrorJson(reason), "application/json");
+  });
+  server_->set_exception_handler(
+      [](const httplib::Request& request, httplib::Response& response, std::exception_ptr) {
+        Logger()->error("{} {}: internal error", request.method, request.path);
+        response.status = 500;
+        response.set_content(ErrorJson("internal error"), "application/json");
+      });
+}
+
+absl::StatusOr<int> ExtenderHttpServer::Bind(const std::string& host, int port) {
+  int bound = -1;
+  if (port == 0) {
+    bound = server_->bind_to_any_port(host);
+  } else if (server_->bind_to_port(host, port)) {
+    bound = port;
+  }
+  if (bound < 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", host, ":", port));
+  }
+  return bound;
+}
+
+absl::Status ExtenderHttpServer::Serve() {
+  if (!server_->listen_after_bind()) return absl::UnavailableError("HTTP server stopped");
+  return absl::OkStatus();
+}
+
+void ExtenderHttpServer::Stop() {
+  if (server_ != nullptr) server_->stop();
+}
+
+bool ExtenderHttpServer::serving() const { return server_->is_running(); }
+
+}  // namespace headroom::extender

@@ -1,0 +1,58 @@
+#pragma once
+
+// headroom-extender's HTTP endpoints on cpp-httplib:
+//   POST <prefix>/filter, POST <prefix>/prioritize   the kube-scheduler extender protocol
+//   GET /healthz, GET /readyz                        liveness and readiness
+//   GET /metrics                                     Prometheus text
+// Malformed bodies get 400 and oversized ones 413, both with {"error": "..."}; any other
+// error status also carries a JSON reason. Only HTTP 200 counts as success to kube-scheduler.
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "extender/cluster_view.h"
+#include "extender/metrics.h"
+#include "shared/placement.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace headroom::extender {
+
+struct ServerOptions {
+  std::string url_prefix;               // "" or e.g. "/scheduler"
+  size_t max_body_bytes = 64ULL << 20;  // full Node lists of a large cluster fit
+  absl::Duration read_timeout = absl::Seconds(10);
+  ScoringConfig scoring;
+};
+
+class ExtenderHttpServer {
+ public:
+  ExtenderHttpServer(ClusterView& view, Metrics& metrics, ServerOptions options,
+                     std::function<absl::Time()> clock = absl::Now);
+  ~ExtenderHttpServer();
+
+  // Binds `host`:`port` (port 0: any free port) and returns the port.
+  absl::StatusOr<int> Bind(const std::string& host, int port);
+  // Serves until Stop(); call after Bind.
+  absl::Status Serve();
+  void Stop();
+  // True once Serve() is accepting connections.
+  bool serving() const;
+
+ private:
+  void Route();
+
+  ClusterView& view_;
+  Metrics& metrics_;
+  ServerOptions options_;
+  std::function<absl::Time()> clock_;
+  std::unique_ptr<httplib::Server> server_;
+};
+
+}  // namespace headroom::extender

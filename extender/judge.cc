@@ -1,0 +1,68 @@
+#include "extender/judge.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace headroom::extender {
+
+PodFootprint CandidateFootprint(const PodSpec& pod, const ClusterView& view) {
+  PodFootprint footprint;
+  for (const ContainerSpec& c : pod.containers) {
+    const std::optional<ClusterView::ContainerStats> stats =
+        view.WorkloadContainer(pod.workload_key, c.name);
+    int64_t cpu_base = c.requests.cpu_millis;
+    int64_t cpu_peak = std::max(c.limits.cpu_millis, c.requests.cpu_millis);
+    int64_t memory_base = c.requests.memory_bytes;
+    int64_t memory_peak = std::max(c.limits.memory_bytes, c.requests.memory_bytes);
+    if (stats.has_value() && stats->cpu.has_value()) {
+      cpu_base = stats->cpu->base_millis;
+      cpu_peak = stats->cpu->peak_millis;
+    }
+    if (stats.has_value() && stats->memory.has_value()) {
+      memory_base = stats->memory->base_bytes;
+      memory_peak = stats->memory->peak_bytes;
+    }
+    footprint.base.cpu_millis += cpu_base;
+    footprint.base.memory_bytes += memory_base;
+    footprint.headroom.cpu_millis = std::max(footprint.headroom.cpu_millis, cpu_peak - cpu_base);
+    footprint.headroom.memory_bytes =
+        std::max(footprint.headroom.memory_bytes, memory_peak - memory_base);
+  }
+  return footprint;
+}
+
+FilterOutcome FilterNodes(const ExtenderArgs& args, ClusterView& view, absl::Time now) {
+  FilterOutcome outcome;
+  const PodFootprint candidate = CandidateFootprint(args.pod, view);
+  for (const NodeSpec& node : args.nodes) {
+    const std::optional<NodeFootprint> known = view.Node(node.name, now);
+    if (!known.has_value()) {
+      ++outcome.unknown_nodes;
+      outcome.result.passed.push_back(node.name);
+      continue;
+    }
+    const FitDecision fit = ProjectedFit(*known, candidate);
+    if (fit.fits) {
+      outcome.result.passed.push_back(node.name);
+    } else {
+      outcome.result.failed[node.name] = fit.reason.message;
+      outcome.rejection_codes.push_back(fit.reason.code);
+    }
+  }
+  return outcome;
+}
+
+std::vector<HostPriority> PrioritizeNodes(const ExtenderArgs& args, ClusterView& view,
+                                          absl::Time now, const ScoringConfig& scoring) {
+  const PodFootprint candidate = CandidateFootprint(args.pod, view);
+  std::vector<HostPriority> out;
+  out.reserve(args.nodes.size());
+  for (const NodeSpec& node : args.nodes) {
+    const std::optional<NodeFootprint> known = view.Node(node.name, now);
+    out.push_back(
+        {node.name, known.has_value() ? ScoreNode(*known, candidate, scoring) : kUnknownNodeScore});
+  }
+  return out;
+}
+
+}  // namespace headroom::extender

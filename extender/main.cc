@@ -1,0 +1,109 @@
+// headroom-extender: the kube-scheduler HTTP extender. Parses flags and wires the cluster
+// view, metrics and HTTP server together; the decisions are in judge.h and shared/.
+
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "cli/flag_args.h"
+#include "extender/cluster_view.h"
+#include "extender/http_server.h"
+#include "extender/metrics.h"
+#include "spdlog/cfg/env.h"
+#include "spdlog/spdlog.h"
+
+ABSL_FLAG(std::string, http_address, "0.0.0.0:8888",
+          "host:port for the extender, health and metrics endpoints.");
+ABSL_FLAG(std::string, url_prefix, "",
+          "Path prefix of filter and prioritize (urlPrefix in KubeSchedulerConfiguration).");
+ABSL_FLAG(std::string, scoring, "spread", "Node scoring: spread (least allocated) or pack.");
+ABSL_FLAG(int64_t, max_body_bytes, 64LL << 20, "Largest request body accepted (413 beyond).");
+ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or SPDLOG_LEVEL).");
+
+namespace {
+
+headroom::extender::ExtenderHttpServer* g_server = nullptr;
+
+void StopOnSignal(int) {
+  if (g_server != nullptr) g_server->Stop();
+}
+
+int Fail(const std::string& message) {
+  std::cerr << "headroom-extender: " << message << "\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "headroom-extender: kube-scheduler HTTP extender that filters and ranks nodes by each "
+      "pod's projected fit (every pod at base plus one shared headroom) and load cordon.\n"
+      "Usage: headroom-extender [--http-address=0.0.0.0:8888] [--url-prefix=] "
+      "[--scoring=spread|pack]\nSee docs/extender.md.");
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) {
+    return absl::StrContains(file, "extender/");
+  };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage);
+  // Flags may be written with dashes (--http-address) as in the docs.
+  std::vector<std::string> raw(argv + 1, argv + argc);
+  std::vector<std::string> normalized = headroom::cli::NormalizeFlagArgs(raw);
+  std::vector<char*> args = {argv[0]};
+  for (std::string& arg : normalized) args.push_back(arg.data());
+  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+
+  spdlog::set_level(spdlog::level::from_str(absl::GetFlag(FLAGS_log_level)));
+  spdlog::cfg::load_env_levels();
+  auto logger = spdlog::default_logger()->clone("extender");
+  spdlog::register_logger(logger);
+
+  const std::string address = absl::GetFlag(FLAGS_http_address);
+  const size_t colon = address.rfind(':');
+  int port = 0;
+  if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port) ||
+      port < 0 || port > 65535) {
+    return Fail(absl::StrCat("--http-address must be host:port, got \"", address, "\""));
+  }
+  headroom::extender::ServerOptions options;
+  options.url_prefix = absl::GetFlag(FLAGS_url_prefix);
+  if (!options.url_prefix.empty() && options.url_prefix.front() != '/') {
+    options.url_prefix.insert(options.url_prefix.begin(), '/');
+  }
+  while (!options.url_prefix.empty() && options.url_prefix.back() == '/') {
+    options.url_prefix.pop_back();
+  }
+  const std::string scoring = absl::GetFlag(FLAGS_scoring);
+  if (scoring != "spread" && scoring != "pack") {
+    return Fail("--scoring must be spread or pack");
+  }
+  options.scoring.strategy =
+      scoring == "pack" ? headroom::ScoringStrategy::kPack : headroom::ScoringStrategy::kSpread;
+  if (absl::GetFlag(FLAGS_max_body_bytes) <= 0) return Fail("--max-body-bytes must be positive");
+  options.max_body_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_max_body_bytes));
+
+  headroom::extender::ClusterView view({});
+  headroom::extender::Metrics metrics;
+  headroom::extender::ExtenderHttpServer server(view, metrics, options);
+  const absl::StatusOr<int> bound = server.Bind(address.substr(0, colon), port);
+  if (!bound.ok()) return Fail(std::string(bound.status().message()));
+  g_server = &server;
+  std::signal(SIGTERM, StopOnSignal);
+  std::signal(SIGINT, StopOnSignal);
+  logger->info("listening on {}:{} (filter and prioritize under \"{}\", scoring {})",
+               address.substr(0, colon), *bound, options.url_prefix, scoring);
+  const absl::Status served = server.Serve();
+  logger->info("stopped: {}", served.ok() ? std::string("signal") : std::string(served.message()));
+  return 0;
+}

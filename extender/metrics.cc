@@ -1,0 +1,80 @@
+#include "extender/metrics.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace headroom::extender {
+
+void Metrics::ObserveRequest(const std::string& verb, int status, absl::Duration latency) {
+  const double seconds = absl::ToDoubleSeconds(latency);
+  absl::MutexLock lock(&mu_);
+  ++requests_[{verb, status}];
+  Histogram& h = latency_[verb];
+  for (size_t i = 0; i < kBuckets.size(); ++i) {
+    if (seconds <= kBuckets[i]) ++h.counts[i];
+  }
+  ++h.count;
+  h.sum += seconds;
+}
+
+void Metrics::CountRejection(const std::string& reason_code) {
+  absl::MutexLock lock(&mu_);
+  ++rejections_[reason_code];
+}
+
+void Metrics::CountUnknownNodes(int count) {
+  absl::MutexLock lock(&mu_);
+  unknown_nodes_ += static_cast<uint64_t>(count);
+}
+
+std::string Metrics::Render(const ClusterGauges& cluster) const {
+  absl::MutexLock lock(&mu_);
+  std::string out;
+  absl::StrAppend(&out,
+                  "# HELP headroom_extender_requests_total Extender requests by verb and HTTP "
+                  "status.\n# TYPE headroom_extender_requests_total counter\n");
+  for (const auto& [key, count] : requests_) {
+    absl::StrAppend(&out, "headroom_extender_requests_total{verb=\"", key.first, "\",code=\"",
+                    key.second, "\"} ", count, "\n");
+  }
+  absl::StrAppend(&out,
+                  "# HELP headroom_extender_request_duration_seconds Time to answer a request.\n"
+                  "# TYPE headroom_extender_request_duration_seconds histogram\n");
+  for (const auto& [verb, h] : latency_) {
+    for (size_t i = 0; i < kBuckets.size(); ++i) {
+      absl::StrAppend(&out, "headroom_extender_request_duration_seconds_bucket{verb=\"", verb,
+                      "\",le=\"", absl::StrFormat("%g", kBuckets[i]), "\"} ", h.counts[i], "\n");
+    }
+    absl::StrAppend(
+        &out, "headroom_extender_request_duration_seconds_bucket{verb=\"", verb, "\",le=\"+Inf\"} ",
+        h.count, "\n", "headroom_extender_request_duration_seconds_sum{verb=\"", verb, "\"} ",
+        absl::StrFormat("%.9f", h.sum), "\n",
+        "headroom_extender_request_duration_seconds_count{verb=\"", verb, "\"} ", h.count, "\n");
+  }
+  absl::StrAppend(&out,
+                  "# HELP headroom_extender_filter_rejections_total Nodes rejected by filter, by "
+                  "reason.\n# TYPE headroom_extender_filter_rejections_total counter\n");
+  for (const auto& [reason, count] : rejections_) {
+    absl::StrAppend(&out, "headroom_extender_filter_rejections_total{reason=\"", reason, "\"} ",
+                    count, "\n");
+  }
+  absl::StrAppend(
+      &out,
+      "# HELP headroom_extender_unknown_nodes_total Nodes passed without a fresh report.\n"
+      "# TYPE headroom_extender_unknown_nodes_total counter\n"
+      "headroom_extender_unknown_nodes_total ",
+      unknown_nodes_, "\n",
+      "# HELP headroom_extender_nodes_reported Nodes with a report.\n"
+      "# TYPE headroom_extender_nodes_reported gauge\n"
+      "headroom_extender_nodes_reported ",
+      cluster.nodes_reported, "\n",
+      "# HELP headroom_extender_report_age_seconds Age of the oldest and newest node report.\n"
+      "# TYPE headroom_extender_report_age_seconds gauge\n"
+      "headroom_extender_report_age_seconds{which=\"oldest\"} ",
+      absl::StrFormat("%.3f", absl::ToDoubleSeconds(cluster.oldest_report_age)), "\n",
+      "headroom_extender_report_age_seconds{which=\"newest\"} ",
+      absl::StrFormat("%.3f", absl::ToDoubleSeconds(cluster.newest_report_age)), "\n");
+  return out;
+}
+
+}  // namespace headroom::extender

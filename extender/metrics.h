@@ -1,0 +1,54 @@
+#pragma once
+
+// Prometheus text exposition (format 0.0.4) of headroom-extender's metrics. Debian 12 packages
+// no Prometheus client library for C++, so the few series are kept here:
+//   headroom_extender_requests_total{verb,code}
+//   headroom_extender_request_duration_seconds{verb} (histogram)
+//   headroom_extender_filter_rejections_total{reason}
+//   headroom_extender_unknown_nodes_total           nodes passed without a fresh report
+//   headroom_extender_nodes_reported
+//   headroom_extender_report_age_seconds{which="oldest"|"newest"}
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace headroom::extender {
+
+class Metrics {
+ public:
+  // Upper bounds of the latency histogram, in seconds.
+  static constexpr std::array<double, 14> kBuckets = {
+      0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5};
+
+  void ObserveRequest(const std::string& verb, int status, absl::Duration latency);
+  void CountRejection(const std::string& reason_code);
+  void CountUnknownNodes(int count);
+
+  struct ClusterGauges {
+    size_t nodes_reported = 0;
+    absl::Duration oldest_report_age;
+    absl::Duration newest_report_age;
+  };
+  std::string Render(const ClusterGauges& cluster) const;
+
+ private:
+  struct Histogram {
+    std::array<uint64_t, kBuckets.size()> counts{};
+    uint64_t count = 0;
+    double sum = 0;
+  };
+  mutable absl::Mutex mu_;
+  std::map<std::pair<std::string, int>, uint64_t> requests_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Histogram> latency_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, uint64_t> rejections_ ABSL_GUARDED_BY(mu_);
+  uint64_t unknown_nodes_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace headroom::extender

@@ -1,0 +1,197 @@
+// headroom-extender's HTTP server, started in-process on a loopback port and driven by a
+// real HTTP client: every recorded kube-scheduler request, decisions for reported nodes,
+// and bad requests.
+
+#include <httplib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "extender/cluster_view.h"
+#include "extender/http_server.h"
+#include "extender/metrics.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace headroom::extender {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kGi = 1LL << 30;
+
+std::string Read(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+const std::filesystem::path kFixtures =
+    std::filesystem::path(HEADROOM_SOURCE_DIR) / "tests/testdata/kube-scheduler-extender";
+
+class ExtenderHttpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.max_body_bytes = 1 << 20;
+    server_ = std::make_unique<ExtenderHttpServer>(view_, metrics_, options);
+    absl::StatusOr<int> port = server_->Bind("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok()) << port.status();
+    thread_ = std::thread([this] { (void)server_->Serve(); });
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
+    client_->set_read_timeout(5);
+    // Wait (bounded) until the server accepts: Serve() runs on another thread.
+    for (int i = 0; i < 500 && !server_->serving(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ASSERT_TRUE(server_->serving());
+  }
+
+  void TearDown() override {
+    server_->Stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  httplib::Result Post(const std::string& path, const std::string& body) {
+    return client_->Post(path.c_str(), body, "application/json");
+  }
+
+  void Report(const std::string& node, int64_t cpu_base, int64_t cpu_peak, double load1) {
+    NodeReport report;
+    report.node = node;
+    report.reported_at = absl::Now();
+    report.allocatable = {4000, 8 * kGi};
+    report.load1 = load1;
+    report.cpus = 4;
+    if (cpu_base > 0) {
+      ReportedPod pod;
+      pod.pod_namespace = "ns";
+      pod.name = node + "-pod";
+      pod.containers.push_back({"c", CpuStats{cpu_base, cpu_peak}, MemoryStats{kGi, kGi, kGi, 0}});
+      report.pods.push_back(pod);
+    }
+    ASSERT_TRUE(view_.ApplyReport(report).ok());
+  }
+
+  ClusterView view_{{}};
+  Metrics metrics_;
+  std::unique_ptr<ExtenderHttpServer> server_;
+  std::thread thread_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(ExtenderHttpTest, EveryRecordedRequestGetsAnAnswerTheSchedulerAccepts) {
+  int replayed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kFixtures)) {
+    const std::string name = entry.path().filename().string();
+    const bool filter = name.find("-filter.json") != std::string::npos;
+    const bool prioritize = name.find("-prioritize.json") != std::string::npos;
+    if (!filter && !prioritize) continue;
+    const std::string body = Read(entry.path());
+    const nlohmann::json request = nlohmann::json::parse(body);
+    const bool names_mode = !request["NodeNames"].is_null();
+    const size_t node_count =
+        names_mode ? request["NodeNames"].size() : request["Nodes"]["items"].size();
+    httplib::Result result = Post(filter ? "/filter" : "/prioritize", body);
+    ASSERT_TRUE(result) << name;
+    ASSERT_EQ(result->status, 200) << name << ": " << result->body;
+    const nlohmann::json reply = nlohmann::json::parse(result->body);
+    if (filter) {
+      // Go field names, null for the unused mode, every node passed (nothing is reported).
+      for (const char* key :
+           {"Nodes", "NodeNames", "FailedNodes", "FailedAndUnresolvableNodes", "Error"}) {
+        EXPECT_TRUE(reply.contains(key)) << name << " " << key;
+      }
+      EXPECT_EQ(reply["Error"], "") << name;
+      if (names_mode) {
+        EXPECT_TRUE(reply["Nodes"].is_null()) << name;
+        EXPECT_EQ(reply["NodeNames"].size(), node_count) << name;
+      } else {
+        EXPECT_TRUE(reply["NodeNames"].is_null()) << name;
+        EXPECT_EQ(reply["Nodes"]["items"], request["Nodes"]["items"]) << name;
+      }
+    } else {
+      ASSERT_TRUE(reply.is_array()) << name;
+      ASSERT_EQ(reply.size(), node_count) << name;
+      for (const auto& host : reply) {
+        EXPECT_TRUE(host["Host"].is_string()) << name;
+        EXPECT_GE(host["Score"].get<int>(), 0) << name;
+        EXPECT_LE(host["Score"].get<int>(), 10) << name;
+      }
+    }
+    ++replayed;
+  }
+  EXPECT_EQ(replayed, 11);  // run1 2, run2 3, run3a 1, run3b 1, run4 2, run5 2
+}
+
+TEST_F(ExtenderHttpTest, DecisionsForReportedNodes) {
+  Report("node-a", 3800, 3900, 0.3);  // full: 3800m base
+  Report("node-b", 0, 0, 6.0);        // empty but load 1.5 per CPU: cordoned
+  const std::string body = Read(kFixtures / "run2-001-filter.json");  // node-a, node-b
+  httplib::Result result = Post("/filter", body);
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->status, 200);
+  const nlohmann::json reply = nlohmann::json::parse(result->body);
+  EXPECT_TRUE(reply["NodeNames"].empty());
+  EXPECT_THAT(reply["FailedNodes"]["node-a"].get<std::string>(), HasSubstr("projected cpu"));
+  EXPECT_THAT(reply["FailedNodes"]["node-b"].get<std::string>(), HasSubstr("cordoned for load"));
+  // Fresh reports: node-a busy, node-b empty and cool. Spread prefers node-b.
+  Report("node-a", 3000, 3100, 0.1);
+  Report("node-b", 0, 0, 0.1);
+  const std::string prioritize = Read(kFixtures / "run2-002-prioritize.json");
+  httplib::Result scores = Post("/prioritize", prioritize);
+  ASSERT_TRUE(scores);
+  const nlohmann::json ranked = nlohmann::json::parse(scores->body);
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_EQ(ranked[0]["Host"], "node-a");
+  EXPECT_LT(ranked[0]["Score"].get<int>(), ranked[1]["Score"].get<int>());
+}
+
+TEST_F(ExtenderHttpTest, BadRequestsGetAJsonReason) {
+  httplib::Result bad = Post("/filter", R"({"Pod": )");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_THAT(nlohmann::json::parse(bad->body)["error"].get<std::string>(),
+              HasSubstr("not valid JSON"));
+  httplib::Result wrong = Post("/filter", R"({"Pod":{"metadata":{"name":"p"}}})");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 400);
+  EXPECT_THAT(wrong->body, HasSubstr("neither NodeNames nor Nodes"));
+  httplib::Result huge = Post("/filter", std::string(2 << 20, ' '));
+  ASSERT_TRUE(huge);
+  EXPECT_EQ(huge->status, 413);
+  EXPECT_THAT(nlohmann::json::parse(huge->body)["error"].get<std::string>(),
+              HasSubstr("too large"));
+  httplib::Result missing = client_->Get("/nope");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_THAT(missing->body, HasSubstr("no such endpoint"));
+  // The server is still there.
+  httplib::Result health = client_->Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+}
+
+TEST_F(ExtenderHttpTest, HealthReadinessAndMetrics) {
+  ASSERT_TRUE(Post("/filter", Read(kFixtures / "run2-001-filter.json")));
+  ASSERT_TRUE(Post("/filter", "{"));
+  httplib::Result ready = client_->Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 200);
+  httplib::Result metrics = client_->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(metrics->status, 200);
+  EXPECT_THAT(metrics->body,
+              HasSubstr("headroom_extender_requests_total{verb=\"filter\",code=\"200\"} 1"));
+  EXPECT_THAT(metrics->body,
+              HasSubstr("headroom_extender_requests_total{verb=\"filter\",code=\"400\"} 1"));
+  EXPECT_THAT(metrics->body, HasSubstr("headroom_extender_unknown_nodes_total 2"));
+}
+
+}  // namespace
+}  // namespace headroom::extender

@@ -1,0 +1,299 @@
+// headroom-extender's codec, cluster view and decisions, without a server.
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "extender/cluster_view.h"
+#include "extender/extender_wire.h"
+#include "extender/judge.h"
+#include "extender/metrics.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/status_matchers.h"
+
+namespace headroom::extender {
+namespace {
+
+using ::headroom::testing::IsOk;
+using ::headroom::testing::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr int64_t kGi = 1LL << 30;
+constexpr int64_t kMi = 1LL << 20;
+const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+
+std::string Fixture(const std::string& name) {
+  std::ifstream in(std::filesystem::path(HEADROOM_SOURCE_DIR) /
+                   "tests/testdata/kube-scheduler-extender" / name);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+TEST(ExtenderWireTest, DecodesFullNodesMode) {
+  absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(Fixture("run1-002-filter.json"));
+  ASSERT_THAT(args, IsOk());
+  EXPECT_FALSE(args->node_cache_capable);
+  EXPECT_EQ(args->pod.name, "pod1");
+  EXPECT_EQ(args->pod.pod_namespace, "default");
+  EXPECT_EQ(args->pod.workload_key, "default/Pod/pod1");
+  ASSERT_EQ(args->pod.containers.size(), 1u);
+  EXPECT_EQ(args->pod.containers[0].requests, (ResourceAmounts{500, 256 * kMi}));
+  EXPECT_EQ(args->pod.containers[0].limits, (ResourceAmounts{1000, 512 * kMi}));
+  ASSERT_EQ(args->nodes.size(), 2u);
+  EXPECT_EQ(args->nodes[0].name, "node-a");
+  EXPECT_EQ(args->nodes[0].allocatable, (ResourceAmounts{4000, 8 * kGi}));
+  EXPECT_EQ(args->nodes[0].max_pods, 110);
+}
+
+TEST(ExtenderWireTest, DecodesNodeNamesMode) {
+  absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(Fixture("run2-001-filter.json"));
+  ASSERT_THAT(args, IsOk());
+  EXPECT_TRUE(args->node_cache_capable);
+  ASSERT_EQ(args->nodes.size(), 2u);
+  EXPECT_FALSE(args->nodes[0].allocatable.has_value());
+}
+
+TEST(ExtenderWireTest, FilterResultMirrorsTheRequestMode) {
+  const ExtenderArgs full = *DecodeExtenderArgs(Fixture("run1-002-filter.json"));
+  FilterResult result;
+  result.passed = {"node-b"};
+  result.failed["node-a"] = "full";
+  const nlohmann::json out = nlohmann::json::parse(EncodeFilterResult(full, result));
+  EXPECT_TRUE(out["NodeNames"].is_null());
+  ASSERT_EQ(out["Nodes"]["items"].size(), 1u);
+  // The Node object goes back unchanged.
+  EXPECT_EQ(out["Nodes"]["items"][0],
+            nlohmann::json::parse(Fixture("run1-002-filter.json"))["Nodes"]["items"][1]);
+  EXPECT_EQ(out["FailedNodes"]["node-a"], "full");
+  EXPECT_EQ(out["Error"], "");
+
+  const ExtenderArgs names = *DecodeExtenderArgs(Fixture("run2-001-filter.json"));
+  const nlohmann::json none = nlohmann::json::parse(EncodeFilterResult(names, FilterResult{}));
+  EXPECT_TRUE(none["NodeNames"].is_array());  // never null: null means "no feasible node"
+  EXPECT_TRUE(none["Nodes"].is_null());
+  EXPECT_TRUE(none["FailedNodes"].is_object());
+}
+
+TEST(ExtenderWireTest, PrioritiesAreABareArray) {
+  EXPECT_EQ(EncodeHostPriorities({{"a", 10}, {"b", 0}}),
+            R"([{"Host":"a","Score":10},{"Host":"b","Score":0}])");
+}
+
+struct KeyCase {
+  const char* name;
+  const char* owners;
+  const char* key;
+};
+
+class WorkloadKeyTest : public ::testing::TestWithParam<KeyCase> {};
+
+TEST_P(WorkloadKeyTest, FollowsTheControllingOwner) {
+  EXPECT_EQ(WorkloadKey("shop", "pod-x", nlohmann::json::parse(GetParam().owners)), GetParam().key);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, WorkloadKeyTest,
+    ::testing::Values(
+        KeyCase{"none", "null", "shop/Pod/pod-x"},
+        KeyCase{"replicaset_of_deployment",
+                R"([{"kind":"ReplicaSet","name":"checkout-6d9f7b","controller":true}])",
+                "shop/Deployment/checkout"},
+        KeyCase{"statefulset", R"([{"kind":"StatefulSet","name":"db","controller":true}])",
+                "shop/StatefulSet/db"},
+        KeyCase{"not_controller", R"([{"kind":"StatefulSet","name":"db"}])", "shop/Pod/pod-x"},
+        KeyCase{"bare_replicaset", R"([{"kind":"ReplicaSet","name":"plain","controller":true}])",
+                "shop/ReplicaSet/plain"}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
+
+struct BadBody {
+  const char* name;
+  const char* body;
+  const char* message;
+};
+
+class BadArgsTest : public ::testing::TestWithParam<BadBody> {};
+
+TEST_P(BadArgsTest, IsRejectedWithTheField) {
+  EXPECT_THAT(DecodeExtenderArgs(GetParam().body),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(GetParam().message)));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, BadArgsTest,
+    ::testing::Values(
+        BadBody{"not_json", "{", "not valid JSON"}, BadBody{"array", "[]", "ExtenderArgs"},
+        BadBody{"no_pod", R"({"NodeNames":[]})", "Pod: required"},
+        BadBody{"no_name", R"({"Pod":{"metadata":{}},"NodeNames":[]})", "Pod.metadata.name"},
+        BadBody{"no_nodes", R"({"Pod":{"metadata":{"name":"p"}}})", "neither NodeNames"},
+        BadBody{"names_type", R"({"Pod":{"metadata":{"name":"p"}},"NodeNames":"a"})",
+                "NodeNames: expected an array"},
+        BadBody{"bad_quantity",
+                R"({"Pod":{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c",
+                "resources":{"requests":{"cpu":"lots"}}}]}},"NodeNames":[]})",
+                "Pod.spec.containers[0].resources.requests.cpu"},
+        BadBody{"node_without_name", R"({"Pod":{"metadata":{"name":"p"}},"Nodes":{"items":[{}]}})",
+                "Nodes.items[0].metadata.name"}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
+
+ReportedPod Pod(std::string name, int64_t cpu_base, int64_t cpu_peak, int64_t memory_base,
+                int64_t memory_peak, std::string workload = "") {
+  ReportedPod pod;
+  pod.pod_namespace = "ns";
+  pod.name = std::move(name);
+  pod.uid = pod.name + "-uid";
+  pod.workload_key = std::move(workload);
+  pod.containers.push_back(
+      {"c", CpuStats{cpu_base, cpu_peak}, MemoryStats{memory_base, memory_peak, memory_peak, 0}});
+  return pod;
+}
+
+NodeReport Report(std::string node, std::vector<ReportedPod> pods, double load1 = 0.5) {
+  NodeReport report;
+  report.node = std::move(node);
+  report.reported_at = kNow - absl::Seconds(10);
+  report.allocatable = {4000, 8 * kGi};
+  report.load1 = load1;
+  report.cpus = 4;
+  report.pods = std::move(pods);
+  return report;
+}
+
+ExtenderArgs Args(std::vector<std::string> nodes, int64_t cpu_request = 500,
+                  int64_t cpu_limit = 1000) {
+  ExtenderArgs args;
+  args.pod.pod_namespace = "ns";
+  args.pod.name = "new";
+  args.pod.workload_key = "ns/Deployment/web";
+  args.pod.containers.push_back({"c", {cpu_request, 256 * kMi}, {cpu_limit, 512 * kMi}});
+  for (std::string& name : nodes) args.nodes.push_back({std::move(name), {}, {}});
+  return args;
+}
+
+TEST(JudgeTest, AFullNodeIsRejectedWithAReasonAndAnUnknownNodePasses) {
+  ClusterView view({});
+  // node-a: base 3100m, largest headroom 500m.
+  ASSERT_THAT(view.ApplyReport(Report("node-a", {Pod("x", 3100, 3600, kGi, kGi)})), IsOk());
+  ASSERT_THAT(view.ApplyReport(Report("node-b", {})), IsOk());
+  // Candidate (no statistics): base 500m, headroom 500m (limit - request):
+  // 3100 + 500 + one headroom of 500 = 4100m > 4000m.
+  const FilterOutcome outcome = FilterNodes(Args({"node-a", "node-b", "node-c"}), view, kNow);
+  EXPECT_THAT(outcome.result.passed, ElementsAre("node-b", "node-c"));
+  ASSERT_EQ(outcome.result.failed.count("node-a"), 1u);
+  EXPECT_THAT(outcome.result.failed.at("node-a"), HasSubstr("projected cpu 4100m"));
+  EXPECT_THAT(outcome.rejection_codes, ElementsAre("InsufficientCpu"));
+  EXPECT_EQ(outcome.unknown_nodes, 1);
+  // Without headroom of its own (limit = request 400m): 3100 + 400 + 500 = 4000m fits.
+  EXPECT_THAT(FilterNodes(Args({"node-a"}, 400, 400), view, kNow).result.passed,
+              ElementsAre("node-a"));
+}
+
+TEST(JudgeTest, ALoadCordonedNodeIsRejected) {
+  ClusterView view({});
+  ASSERT_THAT(view.ApplyReport(Report("hot", {}, /*load1=*/6.0)), IsOk());
+  const FilterOutcome outcome = FilterNodes(Args({"hot"}), view, kNow);
+  ASSERT_EQ(outcome.result.failed.count("hot"), 1u);
+  EXPECT_THAT(outcome.result.failed.at("hot"), HasSubstr("cordoned for load"));
+  EXPECT_THAT(outcome.rejection_codes, ElementsAre("LoadCordoned"));
+}
+
+TEST(JudgeTest, StaleReportsAreIgnoredNotHeldAgainstTheNode) {
+  ClusterView view({});
+  NodeReport old = Report("old", {Pod("x", 4000, 4000, kGi, kGi)});
+  old.reported_at = kNow - absl::Minutes(10);
+  ASSERT_THAT(view.ApplyReport(old), IsOk());
+  EXPECT_THAT(FilterNodes(Args({"old"}), view, kNow).result.passed, ElementsAre("old"));
+}
+
+TEST(JudgeTest, SpreadPrefersTheEmptyNode) {
+  ClusterView view({});
+  ASSERT_THAT(view.ApplyReport(Report("busy", {Pod("x", 2000, 2500, 4 * kGi, 4 * kGi)})), IsOk());
+  ASSERT_THAT(view.ApplyReport(Report("empty", {})), IsOk());
+  const std::vector<HostPriority> scores =
+      PrioritizeNodes(Args({"busy", "empty", "unknown"}), view, kNow, {});
+  ASSERT_EQ(scores.size(), 3u);
+  EXPECT_GT(scores[1].score, scores[0].score);
+  EXPECT_EQ(scores[2].score, kUnknownNodeScore);
+  for (const HostPriority& p : scores) {
+    EXPECT_GE(p.score, 0);
+    EXPECT_LE(p.score, 10);
+  }
+  ScoringConfig pack;
+  pack.strategy = ScoringStrategy::kPack;
+  const std::vector<HostPriority> packed =
+      PrioritizeNodes(Args({"busy", "empty"}), view, kNow, pack);
+  EXPECT_GT(packed[0].score, packed[1].score);
+}
+
+TEST(JudgeTest, TheCandidateIsSizedFromItsWorkloadsStatistics) {
+  ClusterView view({});
+  ASSERT_THAT(view.ApplyReport(
+                  Report("a", {Pod("web-1", 100, 300, 100 * kMi, 200 * kMi, "ns/Deployment/web")})),
+              IsOk());
+  const PodFootprint footprint = CandidateFootprint(Args({}).pod, view);
+  EXPECT_EQ(footprint.base, (ResourceAmounts{100, 100 * kMi}));
+  EXPECT_EQ(footprint.headroom, (ResourceAmounts{200, 100 * kMi}));
+  // Another workload has none: declared requests (base) and limits (peak).
+  PodSpec other = Args({}).pod;
+  other.workload_key = "ns/Deployment/api";
+  EXPECT_EQ(CandidateFootprint(other, view).base, (ResourceAmounts{500, 256 * kMi}));
+  EXPECT_EQ(CandidateFootprint(other, view).headroom, (ResourceAmounts{500, 256 * kMi}));
+}
+
+TEST(JudgeTest, RecentPlacementsCountUntilAReportCoversThem) {
+  ClusterView view({});
+  ASSERT_THAT(view.ApplyReport(Report("n", {})), IsOk());
+  // Two 1600m pods placed back to back, then a 900m one: 3200 + 900 = 4100m > 4000m.
+  view.RecordPlacement("p1", "n", {{1600, kGi}, {0, 0}}, kNow);
+  view.RecordPlacement("p2", "n", {{1600, kGi}, {0, 0}}, kNow);
+  EXPECT_TRUE(FilterNodes(Args({"n"}, 900, 900), view, kNow).result.failed.count("n"));
+  // After the TTL, unconfirmed placements no longer count.
+  EXPECT_THAT(FilterNodes(Args({"n"}, 900, 900), view, kNow + absl::Minutes(3)).result.passed,
+              ElementsAre("n"));
+}
+
+TEST(ClusterViewTest, RefusesBadReportsWithoutChangingAnything) {
+  ClusterView view({});
+  EXPECT_THAT(view.ApplyReport(Report("", {})),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("node name")));
+  EXPECT_THAT(view.ApplyReport(Report("n", {Pod("x", 1, 1, 1, 1), Pod("x", 1, 1, 1, 1)})),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("appears twice")));
+  NodeReport negative = Report("n", {});
+  negative.allocatable.cpu_millis = -1;
+  EXPECT_THAT(view.ApplyReport(negative), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_EQ(view.NodeCount(), 0u);
+}
+
+TEST(ClusterViewTest, PodsWithoutStatisticsCountAtTheirRequests) {
+  ReportedPod pod;
+  pod.requests = {700, kGi};
+  pod.containers.push_back({"c", std::nullopt, std::nullopt});
+  const PodFootprint footprint = FootprintOf(pod);
+  EXPECT_EQ(footprint.base, (ResourceAmounts{700, kGi}));
+  EXPECT_EQ(footprint.headroom, (ResourceAmounts{0, 0}));
+}
+
+TEST(MetricsTest, RendersCountersAndHistograms) {
+  Metrics metrics;
+  metrics.ObserveRequest("filter", 200, absl::Microseconds(300));
+  metrics.ObserveRequest("filter", 400, absl::Milliseconds(2));
+  metrics.CountRejection("InsufficientCpu");
+  metrics.CountUnknownNodes(3);
+  const std::string text = metrics.Render({2, absl::Seconds(30), absl::Seconds(5)});
+  EXPECT_THAT(text, HasSubstr("headroom_extender_requests_total{verb=\"filter\",code=\"200\"} 1"));
+  EXPECT_THAT(text, HasSubstr("headroom_extender_request_duration_seconds_bucket{verb=\"filter\","
+                              "le=\"0.0005\"} 1"));
+  EXPECT_THAT(text,
+              HasSubstr("headroom_extender_request_duration_seconds_count{verb=\"filter\"} 2"));
+  EXPECT_THAT(text,
+              HasSubstr("headroom_extender_filter_rejections_total{reason=\"InsufficientCpu\"} 1"));
+  EXPECT_THAT(text, HasSubstr("headroom_extender_unknown_nodes_total 3"));
+  EXPECT_THAT(text, HasSubstr("headroom_extender_report_age_seconds{which=\"oldest\"} 30.000"));
+}
+
+}  // namespace
+}  // namespace headroom::extender
