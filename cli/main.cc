@@ -19,6 +19,7 @@
 #include "cli/flag_args.h"
 #include "cli/optimize_node_command.h"
 #include "cli/recommend_command.h"
+#include "cli/report_command.h"
 #include "cli/simulate_command.h"
 
 ABSL_FLAG(std::string, input, "", "Input file, or - for standard input.");
@@ -42,6 +43,8 @@ ABSL_FLAG(std::string, policies, "static,vpa,crane,headroom", "Policies to compa
 ABSL_FLAG(std::string, scoring, "spread", "Node scoring: spread or pack.");
 ABSL_FLAG(std::string, output_dir, "build/simulate", "Where summary.json and chart.svg go.");
 ABSL_FLAG(std::string, progress, "auto", "Progress bar: auto, always or never.");
+ABSL_FLAG(std::string, extender, "", "headroom-extender's gRPC address, host:port.");
+ABSL_FLAG(absl::Duration, timeout, absl::Seconds(5), "Deadline for the report call.");
 
 namespace {
 
@@ -56,6 +59,7 @@ Commands:
   optimize-node   Size the pods of one node (base + shared headroom) and pick evictions.
   recommend       Show what headroom, VPA and Crane would request for containers' usage.
   simulate        Replay a cluster on real usage under static, VPA, Crane and headroom sizing.
+  report          Send one node report to a headroom-extender (debugging, tests).
 
 Run 'headroom <command> --help' for a command's flags. 'headroom --version' prints the
 version. Exit codes: 0 success, 1 runtime failure (I/O), 2 bad flags or malformed input.
@@ -127,6 +131,20 @@ Example:
   headroom simulate --duration 48h --pods 100 --seed 7
 )";
 
+constexpr char kReportUsage[] =
+    R"(Usage: headroom report --extender HOST:PORT --input FILE|- [--timeout 5s]
+
+Sends one node report to headroom-extender's gRPC ReportService, as headroom-nri does for its
+node. The input is the report's JSON form (protobuf's JSON mapping of
+proto/headroom/v1/report.proto; unknown fields are refused); docs/extender.md has an example.
+The report is checked locally first, so a mistake names its field.
+
+Flags:
+  --extender HOST:PORT   the extender's --grpc-address. Required.
+  --input FILE|-         the report as JSON; - reads standard input. Required.
+  --timeout D            deadline for the call (default 5s).
+)";
+
 struct Command {
   absl::string_view name;
   absl::string_view usage;
@@ -163,10 +181,16 @@ int RunSimulate() {
   return headroom::cli::RunSimulate(options, std::cout, std::cerr);
 }
 
+int RunReport() {
+  return headroom::cli::RunReport(absl::GetFlag(FLAGS_extender), absl::GetFlag(FLAGS_input),
+                                  absl::GetFlag(FLAGS_timeout), std::cout, std::cerr);
+}
+
 constexpr Command kCommands[] = {
     {"optimize-node", kOptimizeNodeUsage, &RunOptimizeNode},
     {"recommend", kRecommendUsage, &RunRecommend},
     {"simulate", kSimulateUsage, &RunSimulate},
+    {"report", kReportUsage, &RunReport},
 };
 
 bool IsHelp(absl::string_view arg) { return arg == "--help" || arg == "-h" || arg == "-help"; }

@@ -1,6 +1,8 @@
 // headroom-extender: the kube-scheduler HTTP extender. Parses flags and wires the cluster
 // view, metrics and HTTP server together; the decisions are in judge.h and shared/.
 
+#include <grpcpp/grpcpp.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -19,11 +21,14 @@
 #include "extender/cluster_view.h"
 #include "extender/http_server.h"
 #include "extender/metrics.h"
+#include "extender/report_service.h"
 #include "spdlog/cfg/env.h"
 #include "spdlog/spdlog.h"
 
 ABSL_FLAG(std::string, http_address, "0.0.0.0:8888",
           "host:port for the extender, health and metrics endpoints.");
+ABSL_FLAG(std::string, grpc_address, "0.0.0.0:9090",
+          "host:port of the gRPC service through which headroom-nri reports nodes.");
 ABSL_FLAG(std::string, url_prefix, "",
           "Path prefix of filter and prioritize (urlPrefix in KubeSchedulerConfiguration).");
 ABSL_FLAG(std::string, scoring, "spread", "Node scoring: spread (least allocated) or pack.");
@@ -95,6 +100,11 @@ int main(int argc, char** argv) {
 
   headroom::extender::ClusterView view({});
   headroom::extender::Metrics metrics;
+  headroom::extender::ReportServiceImpl reports(view);
+  absl::StatusOr<headroom::extender::RunningGrpcServer> report_server =
+      headroom::extender::StartReportServer(absl::GetFlag(FLAGS_grpc_address), reports);
+  if (!report_server.ok()) return Fail(std::string(report_server.status().message()));
+  logger->info("node reports over gRPC on port {}", report_server->port);
   headroom::extender::ExtenderHttpServer server(view, metrics, options);
   const absl::StatusOr<int> bound = server.Bind(address.substr(0, colon), port);
   if (!bound.ok()) return Fail(std::string(bound.status().message()));
@@ -104,6 +114,7 @@ int main(int argc, char** argv) {
   logger->info("listening on {}:{} (filter and prioritize under \"{}\", scoring {})",
                address.substr(0, colon), *bound, options.url_prefix, scoring);
   const absl::Status served = server.Serve();
+  report_server->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   logger->info("stopped: {}", served.ok() ? std::string("signal") : std::string(served.message()));
   return 0;
 }

@@ -2,7 +2,9 @@
 // real HTTP client: every recorded kube-scheduler request, decisions for reported nodes,
 // and bad requests.
 
+#include <grpcpp/grpcpp.h>
 #include <httplib.h>
+#include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,6 +15,7 @@
 #include "extender/cluster_view.h"
 #include "extender/http_server.h"
 #include "extender/metrics.h"
+#include "extender/report_service.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -175,6 +178,49 @@ TEST_F(ExtenderHttpTest, BadRequestsGetAJsonReason) {
   httplib::Result health = client_->Get("/healthz");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
+}
+
+// Runs the real `headroom report` binary; returns its exit status.
+int HeadroomReport(int grpc_port, const std::string& input_path, std::string* err) {
+  const std::string err_path = (std::filesystem::temp_directory_path() /
+                                ("headroom-report-err-" + std::to_string(::getpid())))
+                                   .string();
+  const std::string command = std::string("'") + HEADROOM_CLI_BINARY +
+                              "' report --extender 127.0.0.1:" + std::to_string(grpc_port) +
+                              " --input '" + input_path + "' >/dev/null 2>'" + err_path + "'";
+  const int status = std::system(command.c_str());
+  *err = Read(err_path);
+  std::filesystem::remove(err_path);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_F(ExtenderHttpTest, AReportSentWithTheCliChangesTheDecision) {
+  ReportServiceImpl service(view_);
+  absl::StatusOr<RunningGrpcServer> grpc_server = StartReportServer("127.0.0.1:0", service);
+  ASSERT_TRUE(grpc_server.ok()) << grpc_server.status();
+  const std::string body = Read(kFixtures / "run2-001-filter.json");
+  nlohmann::json before = nlohmann::json::parse(Post("/filter", body)->body);
+  EXPECT_EQ(before["NodeNames"].size(), 2u);  // nothing reported yet: both pass
+
+  std::string err;
+  const std::filesystem::path example =
+      std::filesystem::path(HEADROOM_SOURCE_DIR) / "examples/node-report.json";
+  ASSERT_EQ(HeadroomReport(grpc_server->port, example.string(), &err), 0) << err;
+  nlohmann::json after = nlohmann::json::parse(Post("/filter", body)->body);
+  // node-a: base 3100m + pod1's 500m + one headroom of 500m = 4100m > 4000m.
+  EXPECT_EQ(after["NodeNames"], nlohmann::json::array({"node-b"}));
+  EXPECT_THAT(after["FailedNodes"]["node-a"].get<std::string>(), HasSubstr("projected cpu 4100m"));
+
+  // A malformed report is refused before it is sent, naming the field, and changes nothing.
+  const std::filesystem::path bad =
+      std::filesystem::temp_directory_path() / ("bad-report-" + std::to_string(::getpid()));
+  std::ofstream(bad) << R"({"node":"node-b","allocatable":{"cpuMillis":"4000"},"pods":[
+      {"name":"p","containers":[{"name":"c","cpu":{"baseMillis":"900","peakMillis":"100"}}]}]})";
+  EXPECT_EQ(HeadroomReport(grpc_server->port, bad.string(), &err), 2);
+  EXPECT_THAT(err, HasSubstr("pods[0].containers[0].cpu.max"));
+  std::filesystem::remove(bad);
+  EXPECT_EQ(view_.NodeCount(), 1u);
+  grpc_server->server->Shutdown();
 }
 
 TEST_F(ExtenderHttpTest, HealthReadinessAndMetrics) {

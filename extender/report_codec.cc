@@ -1,0 +1,144 @@
+#include "extender/report_codec.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include "absl/strings/str_cat.h"
+#include "shared/node_optimizer.h"
+
+namespace headroom::extender {
+namespace {
+
+EvictionRanking RankingFromProto(headroom::v1::EvictionRanking ranking) {
+  switch (ranking) {
+    case headroom::v1::EVICTION_RANKING_MEDIUM:
+      return EvictionRanking::kMedium;
+    case headroom::v1::EVICTION_RANKING_HIGH:
+      return EvictionRanking::kHigh;
+    case headroom::v1::EVICTION_RANKING_NO_EVICTION:
+      return EvictionRanking::kNoEviction;
+    default:
+      return EvictionRanking::kLow;
+  }
+}
+
+headroom::v1::EvictionRanking RankingToProto(EvictionRanking ranking) {
+  switch (ranking) {
+    case EvictionRanking::kLow:
+      return headroom::v1::EVICTION_RANKING_LOW;
+    case EvictionRanking::kMedium:
+      return headroom::v1::EVICTION_RANKING_MEDIUM;
+    case EvictionRanking::kHigh:
+      return headroom::v1::EVICTION_RANKING_HIGH;
+    case EvictionRanking::kNoEviction:
+      return headroom::v1::EVICTION_RANKING_NO_EVICTION;
+  }
+  return headroom::v1::EVICTION_RANKING_UNSPECIFIED;
+}
+
+}  // namespace
+
+absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
+                                     absl::Time received_at) {
+  NodeReport report;
+  report.node = proto.node();
+  if (report.node.empty()) return absl::InvalidArgumentError("node: required");
+  report.reported_at = proto.reported_at_unix_millis() > 0
+                           ? absl::FromUnixMillis(proto.reported_at_unix_millis())
+                           : received_at;
+  report.allocatable = {proto.allocatable().cpu_millis(), proto.allocatable().memory_bytes()};
+  report.max_pods = proto.max_pods() > 0 ? proto.max_pods() : 110;
+  if (proto.has_load1()) report.load1 = proto.load1();
+  report.cpus = proto.cpus();
+  // The same checks the node optimisation applies to the same numbers.
+  NodeDemand demand{report.node, report.allocatable, {}};
+  for (const headroom::v1::PodReport& p : proto.pods()) {
+    ReportedPod pod;
+    pod.pod_namespace = p.namespace_().empty() ? "default" : p.namespace_();
+    pod.name = p.name();
+    pod.uid = p.uid();
+    pod.workload_key = p.workload_key();
+    pod.daemonset = p.daemonset();
+    pod.ranking = RankingFromProto(p.ranking());
+    pod.requests = {p.requests().cpu_millis(), p.requests().memory_bytes()};
+    for (const headroom::v1::ContainerReport& c : p.containers()) {
+      ContainerDemand container{c.name(), std::nullopt, std::nullopt};
+      if (c.has_cpu()) container.cpu = CpuStats{c.cpu().base_millis(), c.cpu().peak_millis()};
+      if (c.has_memory()) {
+        const int64_t peak = c.memory().peak_bytes();
+        container.memory =
+            MemoryStats{c.memory().base_bytes(), peak,
+                        c.memory().max_7d_bytes() > 0 ? c.memory().max_7d_bytes() : peak,
+                        c.memory().oom_bytes()};
+      }
+      pod.containers.push_back(std::move(container));
+    }
+    PodDemand check;
+    check.pod_namespace = pod.pod_namespace;
+    check.name = pod.name;
+    check.daemonset = pod.daemonset;
+    check.ranking = pod.ranking;
+    check.optimizable = !pod.containers.empty();
+    check.requests = pod.requests;
+    check.containers = pod.containers;
+    demand.pods.push_back(std::move(check));
+    report.pods.push_back(std::move(pod));
+  }
+  if (absl::Status valid = ValidateNodeDemand(demand); !valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("report for node ", report.node, ": ", valid.message()));
+  }
+  if (report.cpus < 0 || report.max_pods < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("report for node ", report.node, ": cpus and maxPods must not be negative"));
+  }
+  return report;
+}
+
+headroom::v1::NodeReport ToProto(const NodeReport& report) {
+  headroom::v1::NodeReport proto;
+  proto.set_node(report.node);
+  proto.set_reported_at_unix_millis(absl::ToUnixMillis(report.reported_at));
+  proto.mutable_allocatable()->set_cpu_millis(report.allocatable.cpu_millis);
+  proto.mutable_allocatable()->set_memory_bytes(report.allocatable.memory_bytes);
+  proto.set_max_pods(report.max_pods);
+  if (report.load1.has_value()) proto.set_load1(*report.load1);
+  proto.set_cpus(report.cpus);
+  for (const ReportedPod& pod : report.pods) {
+    headroom::v1::PodReport* p = proto.add_pods();
+    p->set_namespace_(pod.pod_namespace);
+    p->set_name(pod.name);
+    p->set_uid(pod.uid);
+    p->set_workload_key(pod.workload_key);
+    p->set_daemonset(pod.daemonset);
+    p->set_ranking(RankingToProto(pod.ranking));
+    p->mutable_requests()->set_cpu_millis(pod.requests.cpu_millis);
+    p->mutable_requests()->set_memory_bytes(pod.requests.memory_bytes);
+    for (const ContainerDemand& c : pod.containers) {
+      headroom::v1::ContainerReport* container = p->add_containers();
+      container->set_name(c.name);
+      if (c.cpu.has_value()) {
+        container->mutable_cpu()->set_base_millis(c.cpu->base_millis);
+        container->mutable_cpu()->set_peak_millis(c.cpu->peak_millis);
+      }
+      if (c.memory.has_value()) {
+        container->mutable_memory()->set_base_bytes(c.memory->base_bytes);
+        container->mutable_memory()->set_peak_bytes(c.memory->peak_bytes);
+        container->mutable_memory()->set_max_7d_bytes(c.memory->max_7d_bytes);
+        container->mutable_memory()->set_oom_bytes(c.memory->oom_bytes);
+      }
+    }
+  }
+  return proto;
+}
+
+absl::StatusOr<headroom::v1::NodeReport> ReportFromJson(absl::string_view json) {
+  headroom::v1::NodeReport proto;
+  const auto status = google::protobuf::util::JsonStringToMessage(std::string(json), &proto, {});
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a NodeReport in JSON: ", std::string(status.message())));
+  }
+  return proto;
+}
+
+}  // namespace headroom::extender

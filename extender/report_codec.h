@@ -1,0 +1,28 @@
+#pragma once
+
+// Node reports on the wire (proto/headroom/v1/report.proto) to and from the cluster view's
+// NodeReport, and the report's JSON form (protobuf's canonical JSON mapping) for
+// `headroom report`. Reports are validated with the same checks the node optimisation
+// applies (shared ValidateNodeDemand), so a report the plugin could not have produced is
+// refused with the field named.
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "extender/cluster_view.h"
+#include "headroom/v1/report.pb.h"
+
+namespace headroom::extender {
+
+// InvalidArgument naming the field ("pods[1].containers[0].cpu.max: ...").
+absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& report,
+                                     absl::Time received_at);
+
+headroom::v1::NodeReport ToProto(const NodeReport& report);
+
+// The JSON form; unknown fields are an error (they are usually typos).
+absl::StatusOr<headroom::v1::NodeReport> ReportFromJson(absl::string_view json);
+
+}  // namespace headroom::extender
