@@ -106,6 +106,16 @@ std::optional<ClusterView::ContainerStats> ClusterView::WorkloadContainer(
   return it->second;
 }
 
+std::map<std::string, ClusterView::ContainerStats> ClusterView::ExportWorkloads() const {
+  absl::MutexLock lock(&mu_);
+  return {workloads_.begin(), workloads_.end()};
+}
+
+void ClusterView::ImportWorkloads(const std::map<std::string, ContainerStats>& workloads) {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [key, stats] : workloads) workloads_.try_emplace(key, stats);
+}
+
 void ClusterView::RecordPlacement(const std::string& pod_uid, const std::string& node,
                                   const PodFootprint& footprint, absl::Time now) {
   absl::MutexLock lock(&mu_);

@@ -74,6 +74,11 @@ class ClusterView {
   std::optional<ContainerStats> WorkloadContainer(const std::string& workload_key,
                                                   const std::string& container) const;
 
+  // Workload statistics keyed "namespace/Kind/name#container", for checkpoints.
+  std::map<std::string, ContainerStats> ExportWorkloads() const;
+  // Adds checkpointed statistics; newer reports overwrite them as they arrive.
+  void ImportWorkloads(const std::map<std::string, ContainerStats>& workloads);
+
   void RecordPlacement(const std::string& pod_uid, const std::string& node,
                        const PodFootprint& footprint, absl::Time now);
 

@@ -17,11 +17,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "cli/flag_args.h"
 #include "extender/cluster_view.h"
 #include "extender/http_server.h"
 #include "extender/metrics.h"
 #include "extender/report_service.h"
+#include "extender/workload_checkpoint.h"
 #include "spdlog/cfg/env.h"
 #include "spdlog/spdlog.h"
 
@@ -29,6 +31,10 @@ ABSL_FLAG(std::string, http_address, "0.0.0.0:8888",
           "host:port for the extender, health and metrics endpoints.");
 ABSL_FLAG(std::string, grpc_address, "0.0.0.0:9090",
           "host:port of the gRPC service through which headroom-nri reports nodes.");
+ABSL_FLAG(std::string, state_dir, "",
+          "Directory for workloads.json, the checkpoint of workload statistics; empty: none.");
+ABSL_FLAG(absl::Duration, checkpoint_interval, absl::Seconds(30),
+          "How often workload statistics are checkpointed to --state-dir.");
 ABSL_FLAG(std::string, url_prefix, "",
           "Path prefix of filter and prioritize (urlPrefix in KubeSchedulerConfiguration).");
 ABSL_FLAG(std::string, scoring, "spread", "Node scoring: spread (least allocated) or pack.");
@@ -100,6 +106,21 @@ int main(int argc, char** argv) {
 
   headroom::extender::ClusterView view({});
   headroom::extender::Metrics metrics;
+  const std::string state_dir = absl::GetFlag(FLAGS_state_dir);
+  if (!state_dir.empty()) {
+    absl::StatusOr<size_t> loaded = headroom::extender::LoadWorkloads(view, state_dir);
+    if (loaded.ok()) {
+      logger->info("loaded {} workload containers from {}", *loaded, state_dir);
+    } else if (absl::IsNotFound(loaded.status())) {
+      logger->info("no checkpoint in {} yet", state_dir);
+    } else {
+      // Keep the unreadable file for inspection and start empty rather than not at all.
+      const std::string path = state_dir + "/" + headroom::extender::kWorkloadCheckpointFile;
+      std::rename(path.c_str(), (path + ".corrupt").c_str());
+      logger->error("{}; moved aside to {}.corrupt, starting without workload statistics",
+                    std::string(loaded.status().message()), path);
+    }
+  }
   headroom::extender::ReportServiceImpl reports(view);
   absl::StatusOr<headroom::extender::RunningGrpcServer> report_server =
       headroom::extender::StartReportServer(absl::GetFlag(FLAGS_grpc_address), reports);
@@ -113,7 +134,22 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, StopOnSignal);
   logger->info("listening on {}:{} (filter and prioritize under \"{}\", scoring {})",
                address.substr(0, colon), *bound, options.url_prefix, scoring);
+  absl::Notification stopping;
+  std::thread checkpointer([&] {
+    if (state_dir.empty()) return;
+    const absl::Duration interval = absl::GetFlag(FLAGS_checkpoint_interval);
+    bool last = false;
+    while (!last) {
+      last = stopping.WaitForNotificationWithTimeout(interval);
+      if (absl::Status saved = headroom::extender::SaveWorkloads(view, state_dir, absl::Now());
+          !saved.ok()) {
+        logger->error("checkpoint failed: {}", std::string(saved.message()));
+      }
+    }
+  });
   const absl::Status served = server.Serve();
+  stopping.Notify();
+  checkpointer.join();
   report_server->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   logger->info("stopped: {}", served.ok() ? std::string("signal") : std::string(served.message()));
   return 0;

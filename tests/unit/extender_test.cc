@@ -10,6 +10,7 @@
 #include "extender/judge.h"
 #include "extender/metrics.h"
 #include "extender/report_codec.h"
+#include "extender/workload_checkpoint.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -322,6 +323,26 @@ TEST(ReportCodecTest, RefusesWhatThePluginCouldNotHaveSent) {
   c->mutable_memory()->set_peak_bytes(50);
   EXPECT_THAT(FromProto(proto, kNow), StatusIs(absl::StatusCode::kInvalidArgument,
                                                HasSubstr("pods[0].containers[0].memory.max")));
+}
+
+TEST(WorkloadCheckpointTest, RoundTripsAndRefusesWhatItDidNotWrite) {
+  std::map<std::string, ClusterView::ContainerStats> workloads;
+  workloads["ns/Deployment/web#app"] = {CpuStats{100, 300}, MemoryStats{1, 2, 3, 4}};
+  workloads["ns/StatefulSet/db#db"] = {std::nullopt, MemoryStats{5, 6, 7, 0}};
+  const std::string text = EncodeWorkloads(workloads, kNow);
+  absl::StatusOr<std::map<std::string, ClusterView::ContainerStats>> decoded =
+      DecodeWorkloads(text);
+  ASSERT_THAT(decoded, IsOk());
+  ASSERT_EQ(decoded->size(), 2u);
+  EXPECT_EQ(decoded->at("ns/Deployment/web#app").cpu->peak_millis, 300);
+  EXPECT_EQ(decoded->at("ns/Deployment/web#app").memory->oom_bytes, 4);
+  EXPECT_FALSE(decoded->at("ns/StatefulSet/db#db").cpu.has_value());
+  EXPECT_THAT(DecodeWorkloads(R"({"version":2,"workloads":{}})"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("version-1")));
+  EXPECT_THAT(DecodeWorkloads(R"({"version":1,"workloads":{"k":{"cpu":{"baseMillis":-1,
+              "peakMillis":1}}}})"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("baseMillis")));
+  EXPECT_THAT(DecodeWorkloads("{"), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(MetricsTest, RendersCountersAndHistograms) {

@@ -1,0 +1,102 @@
+#include "extender/workload_checkpoint.h"
+
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "io/atomic_file.h"
+#include "nlohmann/json.hpp"
+
+namespace headroom::extender {
+namespace {
+
+using nlohmann::json;
+
+std::string CheckpointPath(const std::string& state_dir) {
+  return (std::filesystem::path(state_dir) / kWorkloadCheckpointFile).string();
+}
+
+int64_t NonNegative(const json& object, const char* key, const std::string& where) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number_integer() || it->get<int64_t>() < 0) {
+    throw std::invalid_argument(absl::StrCat(where, ".", key, ": expected a non-negative integer"));
+  }
+  return it->get<int64_t>();
+}
+
+}  // namespace
+
+std::string EncodeWorkloads(const std::map<std::string, ClusterView::ContainerStats>& workloads,
+                            absl::Time saved_at) {
+  json entries = json::object();
+  for (const auto& [key, stats] : workloads) {
+    json entry = json::object();
+    if (stats.cpu.has_value()) {
+      entry["cpu"] = {{"baseMillis", stats.cpu->base_millis},
+                      {"peakMillis", stats.cpu->peak_millis}};
+    }
+    if (stats.memory.has_value()) {
+      entry["memory"] = {{"baseBytes", stats.memory->base_bytes},
+                         {"peakBytes", stats.memory->peak_bytes},
+                         {"max7dBytes", stats.memory->max_7d_bytes},
+                         {"oomBytes", stats.memory->oom_bytes}};
+    }
+    entries[key] = std::move(entry);
+  }
+  return json{{"version", 1},
+              {"savedAt", absl::FormatTime(absl::RFC3339_sec, saved_at, absl::UTCTimeZone())},
+              {"workloads", std::move(entries)}}
+      .dump(1, ' ', false, json::error_handler_t::replace);
+}
+
+absl::StatusOr<std::map<std::string, ClusterView::ContainerStats>> DecodeWorkloads(
+    absl::string_view text) {
+  try {
+    const json document = json::parse(text.begin(), text.end());
+    if (!document.is_object() || document.value("version", 0) != 1) {
+      return absl::InvalidArgumentError("not a version-1 workload checkpoint");
+    }
+    const auto workloads = document.find("workloads");
+    if (workloads == document.end() || !workloads->is_object()) {
+      return absl::InvalidArgumentError("workloads: expected an object");
+    }
+    std::map<std::string, ClusterView::ContainerStats> out;
+    for (const auto& [key, entry] : workloads->items()) {
+      const std::string where = absl::StrCat("workloads[\"", key, "\"]");
+      ClusterView::ContainerStats stats;
+      if (const auto cpu = entry.find("cpu"); cpu != entry.end()) {
+        stats.cpu = CpuStats{NonNegative(*cpu, "baseMillis", where + ".cpu"),
+                             NonNegative(*cpu, "peakMillis", where + ".cpu")};
+      }
+      if (const auto memory = entry.find("memory"); memory != entry.end()) {
+        stats.memory = MemoryStats{NonNegative(*memory, "baseBytes", where + ".memory"),
+                                   NonNegative(*memory, "peakBytes", where + ".memory"),
+                                   NonNegative(*memory, "max7dBytes", where + ".memory"),
+                                   NonNegative(*memory, "oomBytes", where + ".memory")};
+      }
+      out[key] = stats;
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("unreadable workload checkpoint: ", e.what()));
+  }
+}
+
+absl::Status SaveWorkloads(const ClusterView& view, const std::string& state_dir, absl::Time now) {
+  return io::WriteFileAtomically(CheckpointPath(state_dir),
+                                 EncodeWorkloads(view.ExportWorkloads(), now));
+}
+
+absl::StatusOr<size_t> LoadWorkloads(ClusterView& view, const std::string& state_dir) {
+  const std::string path = CheckpointPath(state_dir);
+  absl::StatusOr<std::string> text = io::ReadFile(path);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<std::map<std::string, ClusterView::ContainerStats>> workloads =
+      DecodeWorkloads(*text);
+  if (!workloads.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", workloads.status().message()));
+  }
+  view.ImportWorkloads(*workloads);
+  return workloads->size();
+}
+
+}  // namespace headroom::extender

@@ -1,0 +1,34 @@
+#pragma once
+
+// The extender's workload statistics on disk, so a restart keeps what the nodes reported:
+// <state-dir>/workloads.json, written atomically (io/atomic_file.h). Format (version 1):
+//   {"version": 1, "savedAt": "2026-11-22T08:00:00Z",
+//    "workloads": {"ns/Deployment/web#app": {"cpu": {"baseMillis": 100, "peakMillis": 300},
+//                  "memory": {"baseBytes": .., "peakBytes": .., "max7dBytes": .., "oomBytes":
+//                  ..}}}}
+
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "extender/cluster_view.h"
+
+namespace headroom::extender {
+
+inline constexpr char kWorkloadCheckpointFile[] = "workloads.json";
+
+std::string EncodeWorkloads(const std::map<std::string, ClusterView::ContainerStats>& workloads,
+                            absl::Time saved_at);
+
+// InvalidArgument for a file that is not a version-1 checkpoint.
+absl::StatusOr<std::map<std::string, ClusterView::ContainerStats>> DecodeWorkloads(
+    absl::string_view text);
+
+absl::Status SaveWorkloads(const ClusterView& view, const std::string& state_dir, absl::Time now);
+
+// The number of workload containers loaded; NotFound when there is no checkpoint yet.
+absl::StatusOr<size_t> LoadWorkloads(ClusterView& view, const std::string& state_dir);
+
+}  // namespace headroom::extender
