@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds headroom and runs the whole test suite (unit + integration) under AddressSanitizer
-# and UndefinedBehaviorSanitizer, then checks formatting and that the release build (the CLI
-# and the benchmarks) compiles. Installs missing Debian packages first (scripts/setup.sh).
+# and UndefinedBehaviorSanitizer, after checking formatting and that the release build (the
+# CLI, the daemons and the benchmarks) compiles; then runs each libFuzzer target for a bounded
+# time (FUZZ_SECONDS, default 30). Installs missing Debian packages first (scripts/setup.sh).
 #
 # Usage: bash scripts/test.sh
 set -euo pipefail
@@ -20,3 +21,6 @@ echo "== asan build and tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan
 ctest --preset asan
+
+echo "== fuzzing (bounded)"
+FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash scripts/fuzz.sh

@@ -1,0 +1,27 @@
+// libFuzzer target: kube-scheduler extender requests as headroom-extender decodes and answers
+// them. Any input must give either a clear error or a well-formed answer: no crash, leak or
+// hang. Seeds: tests/testdata/kube-scheduler-extender/*.json.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "extender/cluster_view.h"
+#include "extender/extender_wire.h"
+#include "extender/judge.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const absl::string_view body(reinterpret_cast<const char*>(data), size);
+  absl::StatusOr<headroom::extender::ExtenderArgs> args =
+      headroom::extender::DecodeExtenderArgs(body);
+  if (!args.ok()) return 0;
+  headroom::extender::ClusterView view({});
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  const headroom::extender::FilterOutcome outcome =
+      headroom::extender::FilterNodes(*args, view, now);
+  (void)headroom::extender::EncodeFilterResult(*args, outcome.result);
+  (void)headroom::extender::EncodeHostPriorities(
+      headroom::extender::PrioritizeNodes(*args, view, now, {}));
+  return 0;
+}
