@@ -42,14 +42,17 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
         absl::StrCat("node report for ", report.node, ": negative capacity"));
   }
   absl::flat_hash_set<std::string> seen;
-  std::vector<PodFootprint> footprints;
+  NodeFootprint footprint;
+  footprint.name = report.node;
+  footprint.allocatable = report.allocatable;
+  footprint.max_pods = report.max_pods;
   for (const ReportedPod& pod : report.pods) {
     const std::string key = absl::StrCat(pod.pod_namespace, "/", pod.name);
     if (!seen.insert(key).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("node report for ", report.node, ": pod ", key, " appears twice"));
     }
-    footprints.push_back(FootprintOf(pod));
+    footprint.Add(FootprintOf(pod));
   }
   absl::MutexLock lock(&mu_);
   for (const ReportedPod& pod : report.pods) {
@@ -63,39 +66,54 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
   }
   NodeState& state = nodes_[report.node];
   state.report = report;
-  state.footprints = std::move(footprints);
+  state.footprint = std::move(footprint);
+  state.cordon_evaluated = absl::InfinitePast();
   return absl::OkStatus();
 }
 
-std::optional<NodeFootprint> ClusterView::Node(const std::string& name, absl::Time now) {
-  absl::MutexLock lock(&mu_);
+void ClusterView::ExpirePlacementsLocked(absl::Time now) {
+  absl::erase_if(placements_,
+                 [&](const auto& entry) { return now - entry.second.at > options_.placement_ttl; });
+}
+
+std::optional<NodeFootprint> ClusterView::NodeLocked(absl::string_view name, absl::Time now) {
   const auto it = nodes_.find(name);
   if (it == nodes_.end() || now - it->second.report.reported_at > options_.report_stale_after) {
     return std::nullopt;
   }
   NodeState& state = it->second;
-  std::optional<LoadObservation> load;
-  if (state.report.load1.has_value()) {
-    load = LoadObservation{state.report.reported_at, *state.report.load1, state.report.cpus};
-  }
-  state.cordon = NextLoadCordonState(state.cordon, load, now, options_.cordon);
-  NodeFootprint footprint;
-  footprint.name = name;
-  footprint.allocatable = state.report.allocatable;
-  footprint.max_pods = state.report.max_pods;
-  footprint.pods = state.footprints;
-  footprint.cordoned = state.cordon.cordoned;
-  footprint.cordon_reason = state.cordon.reason;
-  footprint.load = state.cordon.load;
-  for (auto placement = placements_.begin(); placement != placements_.end();) {
-    if (now - placement->second.at > options_.placement_ttl) {
-      placements_.erase(placement++);
-      continue;
+  if (now - state.cordon_evaluated >= absl::Seconds(1) || now < state.cordon_evaluated) {
+    std::optional<LoadObservation> load;
+    if (state.report.load1.has_value()) {
+      load = LoadObservation{state.report.reported_at, *state.report.load1, state.report.cpus};
     }
-    if (placement->second.node == name) footprint.pods.push_back(placement->second.footprint);
-    ++placement;
+    state.cordon = NextLoadCordonState(state.cordon, load, now, options_.cordon);
+    state.cordon_evaluated = now;
+  }
+  NodeFootprint footprint = state.footprint;
+  footprint.cordoned = state.cordon.cordoned;
+  if (footprint.cordoned) footprint.cordon_reason = state.cordon.reason;
+  footprint.load = state.cordon.load;
+  for (const auto& [uid, placement] : placements_) {
+    if (placement.node == name) footprint.Add(placement.footprint);
   }
   return footprint;
+}
+
+std::optional<NodeFootprint> ClusterView::Node(const std::string& name, absl::Time now) {
+  absl::MutexLock lock(&mu_);
+  ExpirePlacementsLocked(now);
+  return NodeLocked(name, now);
+}
+
+std::vector<std::optional<NodeFootprint>> ClusterView::Nodes(
+    const std::vector<absl::string_view>& names, absl::Time now) {
+  std::vector<std::optional<NodeFootprint>> out;
+  out.reserve(names.size());
+  absl::MutexLock lock(&mu_);
+  ExpirePlacementsLocked(now);
+  for (absl::string_view name : names) out.push_back(NodeLocked(name, now));
+  return out;
 }
 
 std::optional<ClusterView::ContainerStats> ClusterView::WorkloadContainer(

@@ -65,6 +65,9 @@ class ClusterView {
   // The node as the extender judges it at `now`, with recent placements added and the load
   // cordon brought up to date; nullopt when there is no fresh report.
   std::optional<NodeFootprint> Node(const std::string& name, absl::Time now);
+  // The same for many nodes under one lock (a scheduling request's nodes).
+  std::vector<std::optional<NodeFootprint>> Nodes(const std::vector<absl::string_view>& names,
+                                                  absl::Time now);
 
   // Statistics for a workload's container, from the most recent report that had them.
   struct ContainerStats {
@@ -89,9 +92,14 @@ class ClusterView {
  private:
   struct NodeState {
     NodeReport report;
-    std::vector<PodFootprint> footprints;
+    NodeFootprint footprint;  // the reported pods, aggregated when the report arrives
     LoadCordonState cordon;
+    // The cordon is re-evaluated at most once a second (its messages are formatted text).
+    absl::Time cordon_evaluated = absl::InfinitePast();
   };
+  std::optional<NodeFootprint> NodeLocked(absl::string_view name, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ExpirePlacementsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   struct Placement {
     std::string node;
     PodFootprint footprint;

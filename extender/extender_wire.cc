@@ -169,10 +169,14 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body) {
   if (names != nullptr) {
     if (!names->is_array()) return Invalid("NodeNames", "expected an array");
     args.node_cache_capable = true;
-    for (size_t i = 0; i < names->size(); ++i) {
-      if (!(*names)[i].is_string())
+    args.nodes.reserve(names->size());
+    json& mutable_names = document["NodeNames"];
+    for (size_t i = 0; i < mutable_names.size(); ++i) {
+      json& name = mutable_names[i];
+      if (!name.is_string())
         return Invalid(absl::StrCat("NodeNames[", i, "]"), "expected a string");
-      args.nodes.push_back({(*names)[i].get<std::string>(), std::nullopt, std::nullopt});
+      // Moved out of the document, which is dropped right after.
+      args.nodes.push_back({std::move(name.get_ref<std::string&>()), std::nullopt, std::nullopt});
     }
   } else if (nodes != nullptr) {
     args.node_cache_capable = false;
@@ -183,7 +187,7 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body) {
         HEADROOM_ASSIGN_OR_RETURN(NodeSpec node, DecodeNode((*items)[i], i));
         args.nodes.push_back(std::move(node));
       }
-      args.node_items = *items;
+      args.node_items = std::move(document["Nodes"]["items"]);
     }
   } else {
     return Invalid("body", "neither NodeNames nor Nodes is set");
@@ -215,9 +219,19 @@ std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& res
 }
 
 std::string EncodeHostPriorities(const std::vector<HostPriority>& priorities) {
-  json out = json::array();
-  for (const HostPriority& p : priorities) out.push_back({{"Host", p.host}, {"Score", p.score}});
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  // Written directly: one object per node is the request's largest part of the answer.
+  std::string out = "[";
+  out.reserve(priorities.size() * 32 + 2);
+  for (size_t i = 0; i < priorities.size(); ++i) {
+    if (i > 0) out += ',';
+    out += "{\"Host\":";
+    out += json(priorities[i].host).dump(-1, ' ', false, json::error_handler_t::replace);
+    out += ",\"Score\":";
+    out += std::to_string(priorities[i].score);
+    out += '}';
+  }
+  out += ']';
+  return out;
 }
 
 }  // namespace headroom::extender

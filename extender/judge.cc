@@ -31,11 +31,26 @@ PodFootprint CandidateFootprint(const PodSpec& pod, const ClusterView& view) {
   return footprint;
 }
 
+namespace {
+
+std::vector<std::optional<NodeFootprint>> Lookup(const ExtenderArgs& args, ClusterView& view,
+                                                 absl::Time now) {
+  std::vector<absl::string_view> names;
+  names.reserve(args.nodes.size());
+  for (const NodeSpec& node : args.nodes) names.push_back(node.name);
+  return view.Nodes(names, now);
+}
+
+}  // namespace
+
 FilterOutcome FilterNodes(const ExtenderArgs& args, ClusterView& view, absl::Time now) {
   FilterOutcome outcome;
   const PodFootprint candidate = CandidateFootprint(args.pod, view);
-  for (const NodeSpec& node : args.nodes) {
-    const std::optional<NodeFootprint> known = view.Node(node.name, now);
+  const std::vector<std::optional<NodeFootprint>> nodes = Lookup(args, view, now);
+  outcome.result.passed.reserve(args.nodes.size());
+  for (size_t i = 0; i < args.nodes.size(); ++i) {
+    const NodeSpec& node = args.nodes[i];
+    const std::optional<NodeFootprint>& known = nodes[i];
     if (!known.has_value()) {
       ++outcome.unknown_nodes;
       outcome.result.passed.push_back(node.name);

@@ -25,18 +25,21 @@ double FreeShare(int64_t allocatable, int64_t used) {
 
 }  // namespace
 
+void NodeFootprint::Add(const PodFootprint& pod) {
+  ++pod_count;
+  base_total = {Saturate(static_cast<WideInt>(base_total.cpu_millis) + pod.base.cpu_millis),
+                Saturate(static_cast<WideInt>(base_total.memory_bytes) + pod.base.memory_bytes)};
+  max_headroom = {std::max(max_headroom.cpu_millis, pod.headroom.cpu_millis),
+                  std::max(max_headroom.memory_bytes, pod.headroom.memory_bytes)};
+}
+
 ResourceAmounts ProjectedFootprint(const NodeFootprint& node, const PodFootprint& candidate) {
-  WideInt cpu = candidate.base.cpu_millis;
-  WideInt memory = candidate.base.memory_bytes;
-  int64_t cpu_headroom = candidate.headroom.cpu_millis;
-  int64_t memory_headroom = candidate.headroom.memory_bytes;
-  for (const PodFootprint& pod : node.pods) {
-    cpu += pod.base.cpu_millis;
-    memory += pod.base.memory_bytes;
-    cpu_headroom = std::max(cpu_headroom, pod.headroom.cpu_millis);
-    memory_headroom = std::max(memory_headroom, pod.headroom.memory_bytes);
-  }
-  return {Saturate(cpu + cpu_headroom), Saturate(memory + memory_headroom)};
+  const WideInt cpu = static_cast<WideInt>(node.base_total.cpu_millis) + candidate.base.cpu_millis +
+                      std::max(node.max_headroom.cpu_millis, candidate.headroom.cpu_millis);
+  const WideInt memory = static_cast<WideInt>(node.base_total.memory_bytes) +
+                         candidate.base.memory_bytes +
+                         std::max(node.max_headroom.memory_bytes, candidate.headroom.memory_bytes);
+  return {Saturate(cpu), Saturate(memory)};
 }
 
 FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidate) {
@@ -48,10 +51,9 @@ FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidat
         absl::StrCat("node ", node.name, " is cordoned for load: ", node.cordon_reason.message)};
     return decision;
   }
-  if (static_cast<int>(node.pods.size()) + 1 > node.max_pods) {
-    decision.reason = {"TooManyPods",
-                       absl::StrCat("node ", node.name, " already runs ", node.pods.size(), " of ",
-                                    node.max_pods, " pods")};
+  if (node.pod_count + 1 > node.max_pods) {
+    decision.reason = {"TooManyPods", absl::StrCat("node ", node.name, " already runs ",
+                                                   node.pod_count, " of ", node.max_pods, " pods")};
     return decision;
   }
   const auto explain = [&](Resource resource) {
@@ -68,12 +70,9 @@ FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidat
     decision.reason = {"InsufficientMemory", explain(Resource::kMemory)};
     return decision;
   }
+  // Judged for every node of every scheduling cycle: no message to build when it fits.
   decision.fits = true;
-  decision.reason = {
-      "Fits", absl::StrCat("projected cpu ", FormatCpuMillis(decision.projected.cpu_millis), " of ",
-                           FormatCpuMillis(node.allocatable.cpu_millis), ", memory ",
-                           FormatMemoryBytes(decision.projected.memory_bytes), " of ",
-                           FormatMemoryBytes(node.allocatable.memory_bytes))};
+  decision.reason.code = "Fits";
   return decision;
 }
 

@@ -30,20 +30,28 @@ struct PodFootprint {
   ResourceAmounts headroom;
 };
 
+// A node as placement sees it: its pods reduced to what the projected fit needs (their
+// count, the sum of their bases and the largest single headroom), so judging a node costs
+// the same however many pods it runs.
 struct NodeFootprint {
   std::string name;
   ResourceAmounts allocatable;
   int max_pods = 110;
-  std::vector<PodFootprint> pods;  // pods already on the node (and recently placed ones)
-  bool cordoned = false;           // load cordon (see load_cordon.h)
-  Reason cordon_reason;
-  double load = 0;  // load1 / CPUs; 0 when unknown
+  int pod_count = 0;             // pods already on the node (and recently placed ones)
+  ResourceAmounts base_total;    // sum of their bases
+  ResourceAmounts max_headroom;  // largest single headroom among them, per resource
+  bool cordoned = false;         // load cordon (see load_cordon.h)
+  Reason cordon_reason;          // set when cordoned
+  double load = 0;               // load1 / CPUs; 0 when unknown
+
+  // Counts one more pod on the node.
+  void Add(const PodFootprint& pod);
 };
 
 struct FitDecision {
   bool fits = false;
   Reason reason;              // code: Fits, InsufficientCpu, InsufficientMemory, TooManyPods,
-                              // LoadCordoned
+                              // LoadCordoned; the message is written only for a rejection
   ResourceAmounts projected;  // sum of bases + largest headroom, candidate included
 };
 

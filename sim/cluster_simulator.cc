@@ -155,8 +155,8 @@ class ClusterRun final : public ClusterActions {
     // Only headroom-extender scores by load; kube-scheduler's own scoring does not.
     footprint.load = policy_->UsesExtender() ? nodes_[node].load : 0;
     for (size_t pod : pods_by_node_[node]) {
-      footprint.pods.push_back(policy_->UsesExtender() ? policy_->Footprint(pod, sizing_[pod], now)
-                                                       : PodFootprint{sizing_[pod].requests, {}});
+      footprint.Add(policy_->UsesExtender() ? policy_->Footprint(pod, sizing_[pod], now)
+                                            : PodFootprint{sizing_[pod].requests, {}});
     }
     return footprint;
   }

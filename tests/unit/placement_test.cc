@@ -21,7 +21,7 @@ NodeFootprint Node(std::vector<PodFootprint> pods) {
   NodeFootprint node;
   node.name = "n1";
   node.allocatable = {4000, 8 * kGi};
-  node.pods = std::move(pods);
+  for (const PodFootprint& pod : pods) node.Add(pod);
   return node;
 }
 
