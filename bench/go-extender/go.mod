@@ -1,0 +1,3 @@
+module headroom.dev/bench/go-extender
+
+go 1.22
