@@ -19,20 +19,16 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/file_contents.h"
 
 namespace headroom::extender {
 namespace {
 
+using ::headroom::testing::FileContents;
+
 using ::testing::HasSubstr;
 
 constexpr int64_t kGi = 1LL << 30;
-
-std::string Read(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 const std::filesystem::path kFixtures =
     std::filesystem::path(HEADROOM_SOURCE_DIR) / "tests/testdata/kube-scheduler-extender";
@@ -95,7 +91,7 @@ TEST_F(ExtenderHttpTest, EveryRecordedRequestGetsAnAnswerTheSchedulerAccepts) {
     const bool filter = name.find("-filter.json") != std::string::npos;
     const bool prioritize = name.find("-prioritize.json") != std::string::npos;
     if (!filter && !prioritize) continue;
-    const std::string body = Read(entry.path());
+    const std::string body = FileContents(entry.path());
     const nlohmann::json request = nlohmann::json::parse(body);
     const bool names_mode = !request["NodeNames"].is_null();
     const size_t node_count =
@@ -135,7 +131,7 @@ TEST_F(ExtenderHttpTest, EveryRecordedRequestGetsAnAnswerTheSchedulerAccepts) {
 TEST_F(ExtenderHttpTest, DecisionsForReportedNodes) {
   Report("node-a", 3800, 3900, 0.3);  // full: 3800m base
   Report("node-b", 0, 0, 6.0);        // empty but load 1.5 per CPU: cordoned
-  const std::string body = Read(kFixtures / "run2-001-filter.json");  // node-a, node-b
+  const std::string body = FileContents(kFixtures / "run2-001-filter.json");  // node-a, node-b
   httplib::Result result = Post("/filter", body);
   ASSERT_TRUE(result);
   ASSERT_EQ(result->status, 200);
@@ -146,7 +142,7 @@ TEST_F(ExtenderHttpTest, DecisionsForReportedNodes) {
   // Fresh reports: node-a busy, node-b empty and cool. Spread prefers node-b.
   Report("node-a", 3000, 3100, 0.1);
   Report("node-b", 0, 0, 0.1);
-  const std::string prioritize = Read(kFixtures / "run2-002-prioritize.json");
+  const std::string prioritize = FileContents(kFixtures / "run2-002-prioritize.json");
   httplib::Result scores = Post("/prioritize", prioritize);
   ASSERT_TRUE(scores);
   const nlohmann::json ranked = nlohmann::json::parse(scores->body);
@@ -189,7 +185,7 @@ int HeadroomReport(int grpc_port, const std::string& input_path, std::string* er
                               "' report --extender 127.0.0.1:" + std::to_string(grpc_port) +
                               " --input '" + input_path + "' >/dev/null 2>'" + err_path + "'";
   const int status = std::system(command.c_str());
-  *err = Read(err_path);
+  *err = FileContents(err_path);
   std::filesystem::remove(err_path);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -198,7 +194,7 @@ TEST_F(ExtenderHttpTest, AReportSentWithTheCliChangesTheDecision) {
   ReportServiceImpl service(view_);
   absl::StatusOr<RunningGrpcServer> grpc_server = StartReportServer("127.0.0.1:0", service);
   ASSERT_TRUE(grpc_server.ok()) << grpc_server.status();
-  const std::string body = Read(kFixtures / "run2-001-filter.json");
+  const std::string body = FileContents(kFixtures / "run2-001-filter.json");
   nlohmann::json before = nlohmann::json::parse(Post("/filter", body)->body);
   EXPECT_EQ(before["NodeNames"].size(), 2u);  // nothing reported yet: both pass
 
@@ -224,7 +220,7 @@ TEST_F(ExtenderHttpTest, AReportSentWithTheCliChangesTheDecision) {
 }
 
 TEST_F(ExtenderHttpTest, HealthReadinessAndMetrics) {
-  ASSERT_TRUE(Post("/filter", Read(kFixtures / "run2-001-filter.json")));
+  ASSERT_TRUE(Post("/filter", FileContents(kFixtures / "run2-001-filter.json")));
   ASSERT_TRUE(Post("/filter", "{"));
   httplib::Result ready = client_->Get("/readyz");
   ASSERT_TRUE(ready);

@@ -13,8 +13,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/file_contents.h"
 
 namespace {
+
+using ::headroom::testing::FileContents;
 
 using ::testing::HasSubstr;
 
@@ -23,13 +26,6 @@ struct CliRun {
   std::string out;  // stdout and stderr, in separate files joined here
   std::string err;
 };
-
-std::string Slurp(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 // Runs the CLI with `args` (shell words, quoted by the caller), `stdin_text` (if any) on
 // standard input, and captures both output streams.
@@ -51,8 +47,8 @@ CliRun Headroom(const std::string& args, const std::string* stdin_text = nullptr
   const int status = std::system(command.c_str());
   CliRun run;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = Slurp(out);
-  run.err = Slurp(err);
+  run.out = FileContents(out);
+  run.err = FileContents(err);
   std::filesystem::remove(in);
   std::filesystem::remove(out);
   std::filesystem::remove(err);
@@ -88,7 +84,7 @@ TEST(OptimizeNodeCliTest, SharedVectorsMatchTheirExpectedOutput) {
         absl::StrCat("optimize-node --nopretty --input tests/testdata/optimize-node/", name));
     ASSERT_EQ(run.exit_code, 0) << stem << ": " << run.err;
     const nlohmann::json expected =
-        nlohmann::json::parse(Slurp(dir / absl::StrCat(stem, ".expected.json")));
+        nlohmann::json::parse(FileContents(dir / absl::StrCat(stem, ".expected.json")));
     const nlohmann::json actual = nlohmann::json::parse(run.out);
     // The expected files pin decisions and numbers; reason texts are free to improve.
     for (const char* field : {"node", "containers"}) {
@@ -188,17 +184,17 @@ TEST(SimulateCliTest, ASmallRunWritesTheTableJsonAndChart) {
     EXPECT_THAT(run.out, HasSubstr(policy));
   }
   EXPECT_THAT(run.out, HasSubstr("Against static"));
-  const nlohmann::json summary = nlohmann::json::parse(Slurp(dir / "summary.json"));
+  const nlohmann::json summary = nlohmann::json::parse(FileContents(dir / "summary.json"));
   EXPECT_EQ(summary["pods"], 16);
   EXPECT_EQ(summary["minutes"], 240);
   ASSERT_EQ(summary["policies"].size(), 4u);
   EXPECT_EQ(summary["policies"][0]["series"].size(), 16u);  // every 15 minutes
-  EXPECT_THAT(Slurp(dir / "chart.svg"), HasSubstr("</svg>"));
+  EXPECT_THAT(FileContents(dir / "chart.svg"), HasSubstr("</svg>"));
   // The same seed gives the same numbers.
   const CliRun again = Headroom(absl::StrCat(
       "simulate --pods 16 --duration 4h --warmup 1h --seed 5 --progress never --output-dir '",
       dir.string(), "'"));
-  const nlohmann::json second = nlohmann::json::parse(Slurp(dir / "summary.json"));
+  const nlohmann::json second = nlohmann::json::parse(FileContents(dir / "summary.json"));
   EXPECT_EQ(summary["policies"].dump(), second["policies"].dump());
   std::filesystem::remove_all(dir);
 }

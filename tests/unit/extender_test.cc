@@ -14,10 +14,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/file_contents.h"
 #include "tests/status_matchers.h"
 
 namespace headroom::extender {
 namespace {
+
+using ::headroom::testing::FileContents;
+using ::headroom::testing::SourceFile;
 
 using ::headroom::testing::IsOk;
 using ::headroom::testing::StatusIs;
@@ -29,11 +33,7 @@ constexpr int64_t kMi = 1LL << 20;
 const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
 std::string Fixture(const std::string& name) {
-  std::ifstream in(std::filesystem::path(HEADROOM_SOURCE_DIR) /
-                   "tests/testdata/kube-scheduler-extender" / name);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return FileContents(SourceFile("tests/testdata/kube-scheduler-extender/" + name));
 }
 
 TEST(ExtenderWireTest, DecodesFullNodesMode) {

@@ -12,24 +12,20 @@
 #include "extender/judge.h"
 #include "gtest/gtest.h"
 #include "shared/quantity.h"
+#include "tests/file_contents.h"
 
 namespace headroom {
 namespace {
 
+using ::headroom::testing::FileContents;
+
 const std::filesystem::path kRegressions =
     std::filesystem::path(HEADROOM_SOURCE_DIR) / "tests/testdata/fuzz-regressions";
-
-std::string Read(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 TEST(FuzzRegressionTest, ExtenderRequestsAreAnsweredOrRefused) {
   int inputs = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kRegressions / "extender")) {
-    const std::string body = Read(entry.path());
+    const std::string body = FileContents(entry.path());
     absl::StatusOr<extender::ExtenderArgs> args = extender::DecodeExtenderArgs(body);
     if (args.ok()) {
       extender::ClusterView view({});
@@ -48,7 +44,7 @@ TEST(FuzzRegressionTest, ExtenderRequestsAreAnsweredOrRefused) {
 TEST(FuzzRegressionTest, QuantitiesParseOrAreRefused) {
   int inputs = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kRegressions / "quantity")) {
-    const std::string text = Read(entry.path());
+    const std::string text = FileContents(entry.path());
     absl::StatusOr<int64_t> millis = ParseCpuMillis(text);
     if (millis.ok()) {
       EXPECT_EQ(ParseCpuMillis(FormatCpuMillis(*millis)).value_or(-1), *millis);
