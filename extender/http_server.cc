@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "extender/judge.h"
+#include "extender/tls_certificate.h"
 #include "nlohmann/json.hpp"
 #include "spdlog/spdlog.h"
 
@@ -30,11 +31,16 @@ std::shared_ptr<spdlog::logger> Logger() {
 
 ExtenderHttpServer::ExtenderHttpServer(ClusterView& view, Metrics& metrics, ServerOptions options,
                                        std::function<absl::Time()> clock)
-    : view_(view),
-      metrics_(metrics),
-      options_(std::move(options)),
-      clock_(std::move(clock)),
-      server_(std::make_unique<httplib::Server>()) {
+    : view_(view), metrics_(metrics), options_(std::move(options)), clock_(std::move(clock)) {
+  if (options_.tls != nullptr) {
+    ReloadingCertificate* certificate = options_.tls;
+    server_ = std::make_unique<httplib::SSLServer>([certificate](SSL_CTX& ctx) {
+      certificate->Install(ctx);
+      return true;
+    });
+  } else {
+    server_ = std::make_unique<httplib::Server>();
+  }
   Route();
 }
 

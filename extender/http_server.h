@@ -24,8 +24,12 @@ class Server;
 
 namespace headroom::extender {
 
+class ReloadingCertificate;
+
 struct ServerOptions {
-  std::string url_prefix;               // "" or e.g. "/scheduler"
+  std::string url_prefix;  // "" or e.g. "/scheduler"
+  // HTTPS with this certificate (reloaded when its files change); nullptr: plain HTTP.
+  ReloadingCertificate* tls = nullptr;
   size_t max_body_bytes = 64ULL << 20;  // full Node lists of a large cluster fit
   absl::Duration read_timeout = absl::Seconds(10);
   ScoringConfig scoring;

@@ -23,6 +23,7 @@
 #include "extender/http_server.h"
 #include "extender/metrics.h"
 #include "extender/report_service.h"
+#include "extender/tls_certificate.h"
 #include "extender/workload_checkpoint.h"
 #include "spdlog/cfg/env.h"
 #include "spdlog/spdlog.h"
@@ -38,6 +39,9 @@ ABSL_FLAG(absl::Duration, checkpoint_interval, absl::Seconds(30),
 ABSL_FLAG(std::string, url_prefix, "",
           "Path prefix of filter and prioritize (urlPrefix in KubeSchedulerConfiguration).");
 ABSL_FLAG(std::string, scoring, "spread", "Node scoring: spread (least allocated) or pack.");
+ABSL_FLAG(std::string, tls_cert_file, "",
+          "PEM certificate (and chain) for HTTPS; reloaded when it changes. Empty: plain HTTP.");
+ABSL_FLAG(std::string, tls_key_file, "", "PEM private key for --tls-cert-file.");
 ABSL_FLAG(int64_t, max_body_bytes, 64LL << 20, "Largest request body accepted (413 beyond).");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or SPDLOG_LEVEL).");
 
@@ -107,6 +111,19 @@ int main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_max_body_bytes) <= 0) return Fail("--max-body-bytes must be positive");
   options.max_body_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_max_body_bytes));
 
+  const std::string cert_file = absl::GetFlag(FLAGS_tls_cert_file);
+  const std::string key_file = absl::GetFlag(FLAGS_tls_key_file);
+  if (cert_file.empty() != key_file.empty()) {
+    return Fail("--tls-cert-file and --tls-key-file go together");
+  }
+  std::unique_ptr<headroom::extender::ReloadingCertificate> certificate;
+  if (!cert_file.empty()) {
+    certificate = std::make_unique<headroom::extender::ReloadingCertificate>(cert_file, key_file);
+    if (absl::Status loaded = certificate->Load(); !loaded.ok()) {
+      return Fail(std::string(loaded.message()));
+    }
+    options.tls = certificate.get();
+  }
   headroom::extender::ClusterView view({});
   headroom::extender::Metrics metrics;
   const std::string state_dir = absl::GetFlag(FLAGS_state_dir);
@@ -135,8 +152,9 @@ int main(int argc, char** argv) {
   g_server = &server;
   std::signal(SIGTERM, StopOnSignal);
   std::signal(SIGINT, StopOnSignal);
-  logger->info("listening on {}:{} (filter and prioritize under \"{}\", scoring {})",
-               address.substr(0, colon), *bound, options.url_prefix, scoring);
+  logger->info("listening on {}://{}:{} (filter and prioritize under \"{}\", scoring {})",
+               certificate ? "https" : "http", address.substr(0, colon), *bound, options.url_prefix,
+               scoring);
   absl::Notification stopping;
   std::thread checkpointer([&] {
     if (state_dir.empty()) return;

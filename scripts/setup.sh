@@ -13,7 +13,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   nlohmann-json3-dev
   libspdlog-dev libfmt-dev
-  libcpp-httplib-dev libssl-dev
+  libcpp-httplib-dev libssl-dev openssl
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
 )
