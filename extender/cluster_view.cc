@@ -100,12 +100,6 @@ std::optional<NodeFootprint> ClusterView::NodeLocked(absl::string_view name, abs
   return footprint;
 }
 
-std::optional<NodeFootprint> ClusterView::Node(const std::string& name, absl::Time now) {
-  absl::MutexLock lock(&mu_);
-  ExpirePlacementsLocked(now);
-  return NodeLocked(name, now);
-}
-
 std::vector<std::optional<NodeFootprint>> ClusterView::Nodes(
     const std::vector<absl::string_view>& names, absl::Time now) {
   std::vector<std::optional<NodeFootprint>> out;

@@ -62,10 +62,9 @@ class ClusterView {
   // without a node name, with negative amounts, or with duplicate pods.
   absl::Status ApplyReport(const NodeReport& report);
 
-  // The node as the extender judges it at `now`, with recent placements added and the load
-  // cordon brought up to date; nullopt when there is no fresh report.
-  std::optional<NodeFootprint> Node(const std::string& name, absl::Time now);
-  // The same for many nodes under one lock (a scheduling request's nodes).
+  // The nodes as the extender judges them at `now` (one lock for a scheduling request's
+  // nodes), with recent placements added and the load cordon brought up to date; nullopt for
+  // a node without a fresh report.
   std::vector<std::optional<NodeFootprint>> Nodes(const std::vector<absl::string_view>& names,
                                                   absl::Time now);
 

@@ -70,12 +70,13 @@ FilterOutcome FilterNodes(const ExtenderArgs& args, ClusterView& view, absl::Tim
 std::vector<HostPriority> PrioritizeNodes(const ExtenderArgs& args, ClusterView& view,
                                           absl::Time now, const ScoringConfig& scoring) {
   const PodFootprint candidate = CandidateFootprint(args.pod, view);
+  const std::vector<std::optional<NodeFootprint>> nodes = Lookup(args, view, now);
   std::vector<HostPriority> out;
   out.reserve(args.nodes.size());
-  for (const NodeSpec& node : args.nodes) {
-    const std::optional<NodeFootprint> known = view.Node(node.name, now);
-    out.push_back(
-        {node.name, known.has_value() ? ScoreNode(*known, candidate, scoring) : kUnknownNodeScore});
+  for (size_t i = 0; i < args.nodes.size(); ++i) {
+    out.push_back({args.nodes[i].name, nodes[i].has_value()
+                                           ? ScoreNode(*nodes[i], candidate, scoring)
+                                           : kUnknownNodeScore});
   }
   return out;
 }
