@@ -1,7 +1,6 @@
 #include "sim/sizing_policies.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "shared/crane_recommender.h"
@@ -14,7 +13,7 @@ namespace headroom::sim {
 namespace {
 
 int64_t Scaled(int64_t bytes, double ratio) {
-  return static_cast<int64_t>(std::ceil(static_cast<double>(bytes) * ratio));
+  return RoundUpAmount(static_cast<double>(bytes) * ratio);
 }
 
 // Declared requests, with the declared limit ratio.
