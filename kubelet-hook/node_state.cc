@@ -1,0 +1,129 @@
+#include "kubelet-hook/node_state.h"
+
+#include <algorithm>
+
+namespace headroom::nri {
+
+void NodeState::Upsert(const TrackedContainer& container) {
+  absl::MutexLock lock(&mu_);
+  containers_[container.id] = container;
+}
+
+void NodeState::Remove(const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  containers_.erase(id);
+}
+
+std::optional<TrackedContainer> NodeState::Get(const std::string& id) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = containers_.find(id);
+  if (it == containers_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<TrackedContainer> NodeState::Containers() const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<TrackedContainer> out;
+  out.reserve(containers_.size());
+  for (const auto& [id, container] : containers_) out.push_back(container);
+  std::sort(out.begin(), out.end(),
+            [](const TrackedContainer& a, const TrackedContainer& b) { return a.id < b.id; });
+  return out;
+}
+
+NodeState::Workload& NodeState::WorkloadFor(const std::string& stats_key) {
+  auto it = workloads_.find(stats_key);
+  if (it == workloads_.end()) it = workloads_.emplace(stats_key, Workload(config_)).first;
+  return it->second;
+}
+
+void NodeState::AddCpuSample(const std::string& stats_key, absl::Time at, int64_t millis) {
+  absl::MutexLock lock(&mu_);
+  // Out-of-order samples are refused by the statistics; nothing to do about them here.
+  WorkloadFor(stats_key).stats.AddCpu(at, millis).IgnoreError();
+}
+
+void NodeState::AddMemorySample(const std::string& stats_key, absl::Time at, int64_t bytes) {
+  absl::MutexLock lock(&mu_);
+  WorkloadFor(stats_key).stats.AddMemory(at, bytes).IgnoreError();
+}
+
+void NodeState::RecordOom(const std::string& stats_key, absl::Time at, int64_t bytes) {
+  absl::MutexLock lock(&mu_);
+  WorkloadFor(stats_key).stats.RecordOom(at, bytes);
+}
+
+void NodeState::SetSizedCpu(const std::string& stats_key, int64_t millis) {
+  absl::MutexLock lock(&mu_);
+  WorkloadFor(stats_key).sized_cpu_millis = millis;
+}
+
+std::optional<MemoryStats> NodeState::MemoryHistoryLocked(const Workload& workload,
+                                                          absl::Time now) const {
+  const UsageSnapshot snapshot = workload.stats.Snapshot(now);
+  std::optional<MemoryStats> memory = snapshot.memory;
+  if (!memory.has_value()) memory = workload.restored_memory;
+  int64_t oom = 0;
+  for (const auto& record : workload.stats.oom_records()) oom = std::max(oom, record.memory_bytes);
+  if (oom > 0) {
+    if (!memory.has_value()) memory = MemoryStats{};
+    memory->oom_bytes = std::max(memory->oom_bytes, oom);
+  }
+  return memory;
+}
+
+std::optional<MemoryStats> NodeState::MemoryHistory(const std::string& stats_key,
+                                                    absl::Time now) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = workloads_.find(stats_key);
+  if (it == workloads_.end()) return std::nullopt;
+  return MemoryHistoryLocked(it->second, now);
+}
+
+std::optional<CpuStats> NodeState::CpuHistory(const std::string& stats_key, absl::Time now) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = workloads_.find(stats_key);
+  if (it == workloads_.end()) return std::nullopt;
+  std::optional<CpuStats> cpu = it->second.stats.Snapshot(now).cpu;
+  return cpu.has_value() ? cpu : it->second.restored_cpu;
+}
+
+std::optional<int64_t> NodeState::SizedCpu(const std::string& stats_key) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = workloads_.find(stats_key);
+  if (it == workloads_.end()) return std::nullopt;
+  return it->second.sized_cpu_millis;
+}
+
+std::map<std::string, WorkloadRecord> NodeState::Records(absl::Time now) const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::map<std::string, WorkloadRecord> out;
+  for (const auto& [key, workload] : workloads_) {
+    WorkloadRecord record;
+    record.ooms.assign(workload.stats.oom_records().begin(), workload.stats.oom_records().end());
+    record.sized_cpu_millis = workload.sized_cpu_millis;
+    const UsageSnapshot snapshot = workload.stats.Snapshot(now);
+    record.last_memory = snapshot.memory.has_value() ? snapshot.memory : workload.restored_memory;
+    record.last_cpu = snapshot.cpu.has_value() ? snapshot.cpu : workload.restored_cpu;
+    out.emplace(key, std::move(record));
+  }
+  return out;
+}
+
+void NodeState::Restore(const std::map<std::string, WorkloadRecord>& records) {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [key, record] : records) {
+    Workload& workload = WorkloadFor(key);
+    for (const auto& oom : record.ooms) workload.stats.RecordOom(oom.at, oom.memory_bytes);
+    workload.sized_cpu_millis = record.sized_cpu_millis;
+    workload.restored_memory = record.last_memory;
+    workload.restored_cpu = record.last_cpu;
+  }
+}
+
+size_t NodeState::workload_count() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return workloads_.size();
+}
+
+}  // namespace headroom::nri

@@ -1,0 +1,105 @@
+#pragma once
+
+// What headroom-nri knows on its node: the containers the runtime told it about, and per
+// workload container ("ns/Kind/name#container") the usage statistics, OOM kills and the CPU
+// request the last optimisation sized. Thread-safe: NRI handlers, the sampler and the reporter
+// share it. Statistics are keyed by workload, not container ID, so a restarted container (or a
+// new replica) inherits what its predecessors taught.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "kubelet-hook/container_policy.h"
+#include "shared/usage_stats.h"
+
+namespace headroom::nri {
+
+struct TrackedContainer {
+  std::string id;
+  std::string name;
+  std::string pod_id;
+  std::string pod_uid;
+  std::string pod_namespace;
+  std::string pod_name;
+  std::string workload_key;  // "ns/Kind/name"
+  std::string stats_key;     // "ns/Kind/name#container"
+  std::string cgroups_path;
+  DeclaredResources declared;  // what the runtime has set now, our adjustments included
+  bool daemonset = false;
+  bool enforce = true;
+  bool excluded = false;
+  // Sampler bookkeeping.
+  uint64_t oom_kills_seen = 0;
+  std::optional<absl::Time> last_cpu_at;
+  uint64_t last_cpu_nanos = 0;
+  std::optional<uint64_t> last_waiting_micros;
+  int64_t memory_usage_bytes = 0;
+  int64_t memory_max_usage_bytes = 0;
+};
+
+// The part of a workload container's statistics that must survive a restart.
+struct WorkloadRecord {
+  std::vector<ContainerUsageStats::OomRecord> ooms;
+  std::optional<int64_t> sized_cpu_millis;
+  std::optional<MemoryStats> last_memory;  // the last snapshot, a floor until samples return
+  std::optional<CpuStats> last_cpu;
+};
+
+class NodeState {
+ public:
+  explicit NodeState(UsageStatsConfig config = {}) : config_(config) {}
+
+  void Upsert(const TrackedContainer& container);
+  void Remove(const std::string& id);
+  std::optional<TrackedContainer> Get(const std::string& id) const;
+  std::vector<TrackedContainer> Containers() const;
+  // Applies `update` to the tracked container `id` if it is still there.
+  template <typename F>
+  void Mutate(const std::string& id, F&& update) {
+    absl::MutexLock lock(&mu_);
+    auto it = containers_.find(id);
+    if (it != containers_.end()) update(it->second);
+  }
+
+  void AddCpuSample(const std::string& stats_key, absl::Time at, int64_t millis);
+  void AddMemorySample(const std::string& stats_key, absl::Time at, int64_t bytes);
+  void RecordOom(const std::string& stats_key, absl::Time at, int64_t bytes);
+  void SetSizedCpu(const std::string& stats_key, int64_t millis);
+
+  // Memory history: the live statistics, else the checkpointed snapshot, each raised by OOM
+  // kills; nullopt when the workload container has none of these.
+  std::optional<MemoryStats> MemoryHistory(const std::string& stats_key, absl::Time now) const;
+  std::optional<CpuStats> CpuHistory(const std::string& stats_key, absl::Time now) const;
+  std::optional<int64_t> SizedCpu(const std::string& stats_key) const;
+
+  // Checkpoint support.
+  std::map<std::string, WorkloadRecord> Records(absl::Time now) const;
+  void Restore(const std::map<std::string, WorkloadRecord>& records);
+
+  size_t workload_count() const;
+
+ private:
+  struct Workload {
+    explicit Workload(const UsageStatsConfig& config) : stats(config) {}
+    ContainerUsageStats stats;
+    std::optional<int64_t> sized_cpu_millis;
+    std::optional<MemoryStats> restored_memory;
+    std::optional<CpuStats> restored_cpu;
+  };
+  Workload& WorkloadFor(const std::string& stats_key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::optional<MemoryStats> MemoryHistoryLocked(const Workload& workload, absl::Time now) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+  UsageStatsConfig config_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, TrackedContainer> containers_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Workload> workloads_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace headroom::nri

@@ -1,0 +1,82 @@
+#pragma once
+
+// The NRI Plugin service of headroom-nri: what it answers when containerd calls it. Handlers
+// only read and update NodeState and run the pure policy, so each answers in microseconds; any
+// failure inside answers "no adjustment" (fail open) and logs why -- an error reply would fail
+// the container's creation. UpdateContainers is never called from here (containerd holds one
+// lock across events and plugin updates); the sampler thread does that.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "kubelet-hook/container_policy.h"
+#include "kubelet-hook/node_state.h"
+#include "nri/v1alpha1/api.pb.h"
+#include "ttrpc/ttrpc.pb.h"
+
+namespace headroom::nri {
+
+namespace napi = ::nri::pkg::api::v1alpha1;
+
+inline constexpr char kPluginService[] = "nri.pkg.api.v1alpha1.Plugin";
+inline constexpr char kRuntimeService[] = "nri.pkg.api.v1alpha1.Runtime";
+
+// Event bits (1 << (event - 1)): CreateContainer, UpdateContainer, StopContainer,
+// RemoveContainer, RemovePodSandbox. All within NRI v0.3's 0x7ff, so valid on containerd 1.7+.
+inline constexpr int32_t kSubscribedEvents = 0x0008 | 0x0080 | 0x0200 | 0x0400 | 0x0004;
+
+struct PluginConfig {
+  bool dry_run = false;  // compute and log, change nothing
+  std::vector<std::string> excluded_namespaces = {"kube-system"};
+};
+
+// Called from StopContainer so an OOM kill is seen before the cgroup disappears.
+using StopHook = std::function<void(const TrackedContainer&)>;
+
+class NriPlugin {
+ public:
+  NriPlugin(PluginConfig config, NodeState& state, std::function<absl::Time()> clock,
+            StopHook on_stop = nullptr);
+
+  // Answers one ttrpc request from the runtime with a Response body.
+  std::string Handle(const ttrpc::Request& request);
+
+  // Plan for a container as NRI describes it, against its current resources.
+  ResourcePlan PlanFor(const TrackedContainer& container, absl::Time now) const;
+
+  // What the runtime said in Configure (empty before).
+  const std::string& runtime() const { return runtime_; }
+  uint64_t requests_served() const { return requests_served_; }
+  uint64_t adjustments_made() const { return adjustments_made_; }
+
+ private:
+  std::string Configure(const std::string& payload);
+  std::string Synchronize(const std::string& payload);
+  std::string CreateContainer(const std::string& payload);
+  std::string UpdateContainer(const std::string& payload);
+  std::string StopContainer(const std::string& payload);
+  std::string StateChange(const std::string& payload);
+
+  TrackedContainer Track(const napi::PodSandbox& pod, const napi::Container& container) const;
+
+  PluginConfig config_;
+  NodeState& state_;
+  std::function<absl::Time()> clock_;
+  StopHook on_stop_;
+  std::string runtime_;
+  // Pods seen in Synchronize with more = true, kept until the final part arrives.
+  std::vector<napi::PodSandbox> pending_pods_;
+  std::vector<napi::Container> pending_containers_;
+  uint64_t requests_served_ = 0;
+  uint64_t adjustments_made_ = 0;
+};
+
+// Conversions between NRI's LinuxResources and the policy's view.
+DeclaredResources DeclaredFrom(const napi::LinuxResources& resources);
+void ApplyPlan(const ResourcePlan& plan, napi::LinuxResources& resources);
+DeclaredResources WithPlan(DeclaredResources declared, const ResourcePlan& plan);
+
+}  // namespace headroom::nri
