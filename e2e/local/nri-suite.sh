@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Local end-to-end suite for headroom-nri against a real containerd with NRI (Debian's
+# containerd 1.7.24 from trixie) and runc, driven through CRI by crictl (built from the Go
+# module proxy by scripts/e2e-deps.sh). Everything lives in a scratch directory; only processes
+# this script started are stopped, by PID.
+# Usage: e2e/local/nri-suite.sh BUILD_DIR    (BUILD_DIR holds kubelet-hook/headroom-nri)
+# Needs root, cgroups and the tools from scripts/e2e-deps.sh. Exit 0 when every check passes.
+set -euo pipefail
+
+build_dir=$(cd "${1:?usage: nri-suite.sh BUILD_DIR}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${HEADROOM_CACHE:-$HOME/.cache/headroom}
+crictl_bin=$cache/bin/crictl
+plugin_bin=$build_dir/kubelet-hook/headroom-nri
+metrics_port=${HEADROOM_E2E_METRICS_PORT:-19101}
+
+for tool in containerd containerd-shim-runc-v2 runc ctr "$crictl_bin" "$plugin_bin"; do
+  command -v "$tool" >/dev/null || { echo "nri-suite: missing $tool (run scripts/e2e-deps.sh)" >&2; exit 2; }
+done
+[[ $(id -u) == 0 ]] || { echo "nri-suite: needs root (containerd, cgroups)" >&2; exit 2; }
+
+work=$(mktemp -d /tmp/headroom-nri-e2e.XXXXXX)
+cgroup_parent=/headroom-e2e-$$
+containerd_pid=""
+plugin_pid=""
+failures=0
+
+cleanup() {
+  set +e
+  if [[ -S $work/containerd.sock ]]; then
+    for c in $(crictl_ ps -aq 2>/dev/null); do crictl_ rm -f "$c" >/dev/null 2>&1; done
+    for p in $(crictl_ pods -q 2>/dev/null); do crictl_ stopp "$p" >/dev/null 2>&1; crictl_ rmp "$p" >/dev/null 2>&1; done
+  fi
+  [[ -n $plugin_pid ]] && kill "$plugin_pid" 2>/dev/null && wait "$plugin_pid" 2>/dev/null
+  [[ -n $containerd_pid ]] && kill "$containerd_pid" 2>/dev/null && wait "$containerd_pid" 2>/dev/null
+  for controller in cpu cpuacct memory pids cpuset blkio devices freezer; do
+    rmdir /sys/fs/cgroup/$controller$cgroup_parent/* /sys/fs/cgroup/$controller$cgroup_parent 2>/dev/null
+  done
+  umount -R "$work/root" 2>/dev/null
+  if [[ $failures == 0 && -z ${HEADROOM_E2E_KEEP:-} ]]; then rm -rf "$work"; else echo "nri-suite: logs kept in $work"; fi
+}
+trap cleanup EXIT
+
+crictl_() { "$crictl_bin" --runtime-endpoint "unix://$work/containerd.sock" --image-endpoint "unix://$work/containerd.sock" --timeout 30s "$@"; }
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# wait_for SECONDS COMMAND...: polls until COMMAND succeeds.
+wait_for() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.2
+  done
+}
+metric() { curl -sf "http://127.0.0.1:$metrics_port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+
+mkdir -p "$work/root" "$work/state" "$work/nri-plugins" "$work/nri-conf" "$work/plugin-state"
+cat >"$work/containerd.toml" <<TOML
+version = 2
+root = "$work/root"
+state = "$work/state"
+[grpc]
+  address = "$work/containerd.sock"
+[ttrpc]
+  address = "$work/containerd.sock.ttrpc"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "docker.io/library/pause:local"
+  restrict_oom_score_adj = true
+  enable_cdi = false
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "$work/cni-bin"
+    conf_dir = "$work/cni-conf"
+[plugins."io.containerd.nri.v1.nri"]
+  disable = false
+  disable_connections = false
+  socket_path = "$work/nri.sock"
+  plugin_path = "$work/nri-plugins"
+  plugin_config_path = "$work/nri-conf"
+  plugin_registration_timeout = "5s"
+  plugin_request_timeout = "2s"
+TOML
+
+start_containerd() {
+  containerd --config "$work/containerd.toml" --log-level debug >>"$work/containerd.log" 2>&1 &
+  containerd_pid=$!
+  wait_for 30 test -S "$work/containerd.sock" && wait_for 30 crictl_ info
+}
+start_containerd || { fail "containerd did not start (see $work/containerd.log)"; exit 1; }
+ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/pause.tar" >/dev/null
+ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/busybox.tar" >/dev/null
+
+"$plugin_bin" --socket "$work/nri.sock" --state-dir "$work/plugin-state" --interval 2s \
+  --oom-poll-interval 200ms --http-address "127.0.0.1:$metrics_port" --log-level debug \
+  >>"$work/plugin.log" 2>&1 &
+plugin_pid=$!
+connected() { [[ $(metric headroom_nri_connected) == 1 ]]; }
+if wait_for 20 connected; then pass "plugin registered with containerd $(containerd --version | awk '{print $3}')"; else fail "plugin did not register"; exit 1; fi
+
+# pod_config NAME: a pod sandbox under our own cgroup parent, host network (no CNI).
+pod_config() {
+  cat >"$work/pod-$1.json" <<JSON
+{"metadata": {"name": "$1", "namespace": "e2e", "uid": "uid-$1-$$", "attempt": 0},
+ "linux": {"cgroup_parent": "$cgroup_parent/$1",
+           "security_context": {"namespace_options": {"network": 2}}}}
+JSON
+  echo "$work/pod-$1.json"
+}
+# container_config POD NAME MEMORY_BYTES CPU_QUOTA COMMAND: busybox running COMMAND under sh.
+container_config() {
+  cat >"$work/ctr-$1-$2.json" <<JSON
+{"metadata": {"name": "$2", "attempt": ${ATTEMPT:-0}},
+ "image": {"image": "docker.io/library/busybox:local"},
+ "command": ["/bin/sh", "-c", "$5"],
+ "linux": {"resources": {"cpu_period": 100000, "cpu_quota": $4, "cpu_shares": 512,
+                         "memory_limit_in_bytes": $3}}}
+JSON
+  echo "$work/ctr-$1-$2.json"
+}
+cg() { cat "/sys/fs/cgroup/$1$cgroup_parent/$2/$3/$4"; }
+
+# 1. A container started with a CPU limit runs with no CPU quota and its declared memory limit
+#    (no history yet), in the cgroup and in the OCI spec.
+pod=$(crictl_ runp "$(pod_config web)")
+cid=$(crictl_ create "$pod" "$(container_config web app 67108864 50000 'sleep 3600')" "$work/pod-web.json")
+crictl_ start "$cid" >/dev/null
+quota=$(cg cpu web "$cid" cpu.cfs_quota_us)
+[[ $quota == -1 ]] && pass "CPU quota removed (cpu.cfs_quota_us=$quota, declared 50000)" || fail "cpu.cfs_quota_us=$quota, want -1"
+limit=$(cg memory web "$cid" memory.limit_in_bytes)
+[[ $limit == 67108864 ]] && pass "no history: declared memory limit kept ($limit)" || fail "memory.limit_in_bytes=$limit, want 67108864"
+spec_quota=$(crictl_ inspect "$cid" | grep -o '"quota": *-\?[0-9]*' | head -1 | grep -o -- '-\?[0-9]*$')
+[[ $spec_quota == -1 ]] && pass "OCI spec linux.resources.cpu.quota = -1" || fail "OCI spec quota $spec_quota, want -1"
+
+# 2. A container that exceeds its memory is seen OOM-killed within seconds; its restart gets
+#    limit = 2 x memory at OOM (32 MiB -> 64 MiB).
+pod2=$(crictl_ runp "$(pod_config hog)")
+ooms_before=$(metric headroom_nri_oom_kills_total)
+hog=$(crictl_ create "$pod2" "$(container_config hog hog 33554432 0 'head -c 200m /dev/zero | tail')" "$work/pod-hog.json")
+crictl_ start "$hog" >/dev/null
+oom_seen() { [[ $(metric headroom_nri_oom_kills_total) -gt $ooms_before ]]; }
+start=$SECONDS
+if wait_for 15 oom_seen; then pass "OOM kill seen after $((SECONDS - start)) s"; else fail "no OOM kill seen within 15 s"; fi
+crictl_ rm -f "$hog" >/dev/null
+hog2=$(ATTEMPT=1 crictl_ create "$pod2" "$(ATTEMPT=1 container_config hog hog 33554432 0 'sleep 3600')" "$work/pod-hog.json")
+crictl_ start "$hog2" >/dev/null
+limit=$(cg memory hog "$hog2" memory.limit_in_bytes)
+[[ $limit == 67108864 ]] && pass "restarted container got the raised memory limit ($limit = 2 x 32 MiB)" || fail "restarted memory.limit_in_bytes=$limit, want 67108864"
+
+# 3. Restarting containerd does not lose the plugin: it reconnects, re-registers, and keeps
+#    adjusting new containers.
+connections=$(metric headroom_nri_connections_total)
+kill "$containerd_pid"; wait "$containerd_pid" 2>/dev/null || true; containerd_pid=""
+start_containerd || { fail "containerd did not restart"; exit 1; }
+reconnected() { [[ $(metric headroom_nri_connections_total) -gt $connections ]] && connected; }
+if wait_for 40 reconnected; then pass "plugin re-registered after containerd restart"; else fail "plugin did not reconnect"; fi
+pod3=$(crictl_ runp "$(pod_config after)")
+cid3=$(crictl_ create "$pod3" "$(container_config after app 67108864 20000 'sleep 3600')" "$work/pod-after.json")
+crictl_ start "$cid3" >/dev/null
+quota=$(cg cpu after "$cid3" cpu.cfs_quota_us)
+[[ $quota == -1 ]] && pass "after the restart: CPU quota removed again" || fail "after restart cpu.cfs_quota_us=$quota"
+
+# 4. The OOM memory survives a plugin restart (checkpoint in --state-dir).
+wait_for 10 test -s "$work/plugin-state/node-stats.json" || true
+grep -q '"bytes": 33554432' "$work/plugin-state/node-stats.json" && pass "checkpoint holds the OOM record" || fail "checkpoint lacks the OOM record"
+
+echo "nri-suite: $failures failure(s)"
+exit $((failures > 0))

@@ -1,0 +1,353 @@
+// headroom-nri: the containerd NRI plugin. Parses flags and wires the runtime connection, the
+// sampler, the checkpoint, the extender reporter and the health/metrics endpoint together; the
+// decisions are in container_policy.h and shared/.
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/notification.h"
+#include "cli/flag_args.h"
+#include "httplib.h"
+#include "kubelet-hook/cgroup_reader.h"
+#include "kubelet-hook/node_checkpoint.h"
+#include "kubelet-hook/node_reporter.h"
+#include "kubelet-hook/node_state.h"
+#include "kubelet-hook/nri_plugin.h"
+#include "kubelet-hook/plugin_runner.h"
+#include "kubelet-hook/sampler.h"
+#include "shared/quantity.h"
+#include "spdlog/cfg/env.h"
+#include "spdlog/spdlog.h"
+
+ABSL_FLAG(std::string, socket, "/var/run/nri/nri.sock", "The runtime's NRI socket.");
+ABSL_FLAG(std::string, plugin_name, "headroom", "NRI plugin name ([A-Za-z0-9_.+-]).");
+ABSL_FLAG(std::string, plugin_index, "50", "NRI plugin index: two digits; lower runs first.");
+ABSL_FLAG(std::string, cgroup_root, "/sys/fs/cgroup", "cgroupfs mount (v1 or v2, detected).");
+ABSL_FLAG(std::string, state_dir, "",
+          "Directory for node-stats.json, the checkpoint of statistics; empty: none.");
+ABSL_FLAG(std::string, extender, "",
+          "host:port of headroom-extender's gRPC report service; empty: do not report.");
+ABSL_FLAG(std::string, node_name, "",
+          "Node name in reports (default: $NODE_NAME, else the host name).");
+ABSL_FLAG(bool, dry_run, false, "Compute and log every decision, change nothing.");
+ABSL_FLAG(absl::Duration, interval, absl::Seconds(60),
+          "Sampling, optimisation, checkpoint and report period.");
+ABSL_FLAG(absl::Duration, oom_poll_interval, absl::Seconds(1), "How often OOM counters are read.");
+ABSL_FLAG(std::string, excluded_namespaces, "kube-system",
+          "Comma-separated namespaces headroom never adjusts.");
+ABSL_FLAG(std::string, allocatable_cpu, "",
+          "Node allocatable CPU for the optimisation (e.g. 3500m); default: online CPUs.");
+ABSL_FLAG(std::string, allocatable_memory, "",
+          "Node allocatable memory (e.g. 14Gi); default: MemTotal.");
+ABSL_FLAG(std::string, http_address, "127.0.0.1:9101",
+          "host:port for /healthz, /readyz and /metrics; empty: none.");
+ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or SPDLOG_LEVEL).");
+
+namespace {
+
+namespace hnri = headroom::nri;
+
+int Fail(const std::string& message) {
+  std::cerr << "headroom-nri: " << message << "\n";
+  return 2;
+}
+
+std::string NodeName() {
+  if (std::string flag = absl::GetFlag(FLAGS_node_name); !flag.empty()) return flag;
+  if (const char* env = std::getenv("NODE_NAME"); env != nullptr && *env != '\0') return env;
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  return host;
+}
+
+struct Counters {
+  std::atomic<uint64_t> updates_sent{0};
+  std::atomic<uint64_t> updates_failed{0};
+  std::atomic<uint64_t> reports_sent{0};
+  std::atomic<uint64_t> reports_failed{0};
+  std::atomic<int64_t> last_sample_unix{0};
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "headroom-nri: containerd NRI plugin that removes CPU quotas, sets CPU weight from the "
+      "sized request and memory limits from history (2 x max(7-day max, memory at OOM)), and "
+      "reports the node to headroom-extender.\n"
+      "Usage: headroom-nri [--socket=/var/run/nri/nri.sock] [--state-dir=DIR] "
+      "[--extender=HOST:PORT] [--dry-run]\nSee docs/nri.md.");
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) {
+    return absl::StrContains(file, "kubelet-hook/");
+  };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
+  absl::SetFlagsUsageConfig(usage);
+  std::vector<std::string> raw(argv + 1, argv + argc);
+  std::vector<std::string> normalized = headroom::cli::NormalizeFlagArgs(raw);
+  std::vector<char*> args = {argv[0]};
+  for (std::string& arg : normalized) args.push_back(arg.data());
+  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  spdlog::set_level(spdlog::level::from_str(absl::GetFlag(FLAGS_log_level)));
+  spdlog::cfg::load_env_levels();
+
+  hnri::RunnerOptions runner_options;
+  runner_options.socket_path = absl::GetFlag(FLAGS_socket);
+  runner_options.plugin_name = absl::GetFlag(FLAGS_plugin_name);
+  runner_options.plugin_index = absl::GetFlag(FLAGS_plugin_index);
+  // Launched by the runtime from its plugin directory: name and index come from "NN-name".
+  if (const char* fd = std::getenv("NRI_PLUGIN_SOCKET"); fd != nullptr) {
+    if (!absl::SimpleAtoi(fd, &runner_options.preconnected_fd) ||
+        runner_options.preconnected_fd < 0) {
+      return Fail(absl::StrCat("NRI_PLUGIN_SOCKET=\"", fd, "\" is not a file descriptor"));
+    }
+    if (const char* name = std::getenv("NRI_PLUGIN_NAME")) runner_options.plugin_name = name;
+    if (const char* idx = std::getenv("NRI_PLUGIN_IDX")) runner_options.plugin_index = idx;
+  }
+  if (absl::Status valid =
+          hnri::ValidatePluginIdentity(runner_options.plugin_name, runner_options.plugin_index);
+      !valid.ok()) {
+    return Fail(std::string(valid.message()));
+  }
+  const absl::Duration interval = absl::GetFlag(FLAGS_interval);
+  const absl::Duration oom_poll = absl::GetFlag(FLAGS_oom_poll_interval);
+  if (interval <= absl::ZeroDuration() || oom_poll <= absl::ZeroDuration()) {
+    return Fail("--interval and --oom-poll-interval must be positive");
+  }
+  headroom::ResourceAmounts allocatable = hnri::HostCapacity();
+  if (std::string cpu = absl::GetFlag(FLAGS_allocatable_cpu); !cpu.empty()) {
+    absl::StatusOr<int64_t> millis = headroom::ParseCpuMillis(cpu);
+    if (!millis.ok()) return Fail(absl::StrCat("--allocatable-cpu: ", millis.status().message()));
+    allocatable.cpu_millis = *millis;
+  }
+  if (std::string memory = absl::GetFlag(FLAGS_allocatable_memory); !memory.empty()) {
+    absl::StatusOr<int64_t> bytes = headroom::ParseMemoryBytes(memory);
+    if (!bytes.ok()) return Fail(absl::StrCat("--allocatable-memory: ", bytes.status().message()));
+    allocatable.memory_bytes = *bytes;
+  }
+
+  hnri::PluginConfig config;
+  config.dry_run = absl::GetFlag(FLAGS_dry_run);
+  config.excluded_namespaces =
+      absl::StrSplit(absl::GetFlag(FLAGS_excluded_namespaces), ',', absl::SkipEmpty());
+
+  hnri::NodeState state;
+  const std::string state_dir = absl::GetFlag(FLAGS_state_dir);
+  if (!state_dir.empty()) {
+    absl::StatusOr<size_t> loaded = hnri::LoadNodeCheckpoint(state, state_dir);
+    if (loaded.ok()) {
+      spdlog::info("loaded statistics of {} workload containers from {}", *loaded, state_dir);
+    } else if (absl::IsNotFound(loaded.status())) {
+      spdlog::info("no checkpoint in {} yet", state_dir);
+    } else {
+      const std::string path = state_dir + "/" + hnri::kNodeCheckpointFile;
+      std::rename(path.c_str(), (path + ".corrupt").c_str());
+      spdlog::error("{}; moved aside to {}.corrupt, starting without statistics",
+                    std::string(loaded.status().message()), path);
+    }
+  }
+  hnri::CgroupReader cgroups(absl::GetFlag(FLAGS_cgroup_root));
+  spdlog::info("cgroup {} at {}; dry run: {}",
+               cgroups.version() == hnri::CgroupVersion::kV2 ? "v2" : "v1 (node-level PSI only)",
+               cgroups.root(), config.dry_run);
+
+  std::unique_ptr<hnri::Sampler> sampler;
+  absl::Mutex sampler_mu;  // the OOM poller, the StopContainer hook and the sampler share it
+  hnri::NriPlugin plugin(
+      config, state, [] { return absl::Now(); },
+      [&](const hnri::TrackedContainer& container) {
+        absl::MutexLock lock(&sampler_mu);
+        if (sampler) sampler->CheckOom(container, absl::Now());
+      });
+  sampler = std::make_unique<hnri::Sampler>(state, cgroups, plugin, allocatable);
+  absl::Mutex plugin_mu;  // NriPlugin is driven by one connection's reader at a time
+  hnri::PluginRunner runner(runner_options, [&](const ttrpc::Request& request) {
+    absl::MutexLock lock(&plugin_mu);
+    return plugin.Handle(request);
+  });
+
+  // Signals are taken by one thread with sigwait; every other thread blocks them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  absl::Notification stopping;
+  std::thread signal_waiter([&] {
+    int received = 0;
+    sigwait(&signals, &received);
+    spdlog::info("signal {}: stopping", received);
+    stopping.Notify();
+    runner.Stop();
+  });
+
+  Counters counters;
+  std::unique_ptr<httplib::Server> http;
+  std::thread http_thread;
+  if (std::string address = absl::GetFlag(FLAGS_http_address); !address.empty()) {
+    const size_t colon = address.rfind(':');
+    int port = 0;
+    if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port)) {
+      return Fail(absl::StrCat("--http-address must be host:port, got \"", address, "\""));
+    }
+    http = std::make_unique<httplib::Server>();
+    http->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("ok\n", "text/plain");
+    });
+    http->Get("/readyz", [&](const httplib::Request&, httplib::Response& res) {
+      const bool ready = runner.connected();
+      res.status = ready ? 200 : 503;
+      res.set_content(ready ? "ok\n" : "not registered with the runtime\n", "text/plain");
+    });
+    http->Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+      std::string text;
+      auto metric = [&](const char* name, const char* type, const char* help, auto value) {
+        absl::StrAppend(&text, "# HELP ", name, " ", help, "\n# TYPE ", name, " ", type, "\n", name,
+                        " ", value, "\n");
+      };
+      metric("headroom_nri_connected", "gauge", "1 when registered with the runtime.",
+             runner.connected() ? 1 : 0);
+      metric("headroom_nri_connections_total", "counter", "Connections made to the runtime.",
+             runner.connections());
+      {
+        absl::MutexLock lock(&plugin_mu);
+        metric("headroom_nri_requests_total", "counter", "NRI requests answered.",
+               plugin.requests_served());
+        metric("headroom_nri_adjustments_total", "counter",
+               "Containers adjusted at creation, update or synchronisation.",
+               plugin.adjustments_made());
+      }
+      metric("headroom_nri_containers", "gauge", "Containers tracked.", state.Containers().size());
+      metric("headroom_nri_workload_containers", "gauge", "Workload containers with statistics.",
+             state.workload_count());
+      {
+        absl::MutexLock lock(&sampler_mu);
+        metric("headroom_nri_oom_kills_total", "counter", "OOM kills seen.", sampler->stats().ooms);
+        metric("headroom_nri_cgroup_read_errors_total", "counter", "Failed cgroup reads.",
+               sampler->stats().read_errors);
+      }
+      metric("headroom_nri_updates_total", "counter", "Container updates sent to the runtime.",
+             counters.updates_sent.load());
+      metric("headroom_nri_update_failures_total", "counter", "Updates the runtime refused.",
+             counters.updates_failed.load());
+      metric("headroom_nri_reports_total", "counter", "Reports sent to the extender.",
+             counters.reports_sent.load());
+      metric("headroom_nri_report_failures_total", "counter", "Reports that failed.",
+             counters.reports_failed.load());
+      metric("headroom_nri_last_sample_timestamp_seconds", "gauge", "Time of the last sample.",
+             counters.last_sample_unix.load());
+      res.set_content(text, "text/plain; version=0.0.4");
+    });
+    if (!http->bind_to_port(address.substr(0, colon), port)) {
+      return Fail(absl::StrCat("cannot listen on ", address));
+    }
+    http_thread = std::thread([&] { http->listen_after_bind(); });
+  }
+
+  std::unique_ptr<hnri::NodeReporter> reporter;
+  if (std::string extender = absl::GetFlag(FLAGS_extender); !extender.empty()) {
+    reporter = std::make_unique<hnri::NodeReporter>(extender);
+  }
+  const std::string node_name = NodeName();
+
+  std::thread oom_poller([&] {
+    while (!stopping.WaitForNotificationWithTimeout(oom_poll)) {
+      absl::MutexLock lock(&sampler_mu);
+      sampler->PollOoms(absl::Now());
+    }
+  });
+  std::thread periodic([&] {
+    while (!stopping.WaitForNotificationWithTimeout(interval)) {
+      const absl::Time now = absl::Now();
+      hnri::OptimizeOutcome outcome;
+      {
+        absl::MutexLock lock(&sampler_mu);
+        sampler->Sample(now);
+        outcome = sampler->Optimize(now);
+      }
+      counters.last_sample_unix = absl::ToUnixSeconds(now);
+      for (const std::string& candidate : outcome.eviction_candidates) {
+        spdlog::warn("nri: node over capacity, eviction recommended for {}", candidate);
+      }
+      if (outcome.updates.update_size() > 0) {
+        absl::StatusOr<hnri::napi::UpdateContainersResponse> sent =
+            runner.UpdateContainers(outcome.updates, absl::Seconds(2));
+        if (!sent.ok()) {
+          counters.updates_failed += outcome.updates.update_size();
+          spdlog::warn("nri: UpdateContainers: {}", std::string(sent.status().message()));
+        } else {
+          counters.updates_sent += outcome.updates.update_size() - sent->failed_size();
+          counters.updates_failed += sent->failed_size();
+          for (const auto& update : outcome.updates.update()) {
+            const auto& r = update.linux().resources();
+            state.Mutate(update.container_id(), [&](hnri::TrackedContainer& c) {
+              if (r.cpu().has_quota()) c.declared.cpu_quota = r.cpu().quota().value();
+              if (r.cpu().has_shares()) c.declared.cpu_shares = r.cpu().shares().value();
+              if (r.memory().has_limit())
+                c.declared.memory_limit_bytes = r.memory().limit().value();
+            });
+          }
+          spdlog::info("nri: updated {} containers ({} refused)", outcome.updates.update_size(),
+                       sent->failed_size());
+        }
+      }
+      if (!state_dir.empty()) {
+        if (absl::Status saved = hnri::SaveNodeCheckpoint(state, state_dir, now); !saved.ok()) {
+          spdlog::error("checkpoint failed: {}", std::string(saved.message()));
+        }
+      }
+      if (reporter) {
+        const auto report =
+            hnri::BuildNodeReport(state, node_name, allocatable, hnri::ReadLoad1(),
+                                  static_cast<int>(allocatable.cpu_millis / 1000), now);
+        if (absl::Status sent = reporter->Send(report, absl::Seconds(2)); sent.ok()) {
+          ++counters.reports_sent;
+        } else {
+          ++counters.reports_failed;
+          spdlog::warn("{}", std::string(sent.message()));
+        }
+      }
+    }
+  });
+
+  const absl::Status ended = runner.Run();
+  if (!stopping.HasBeenNotified()) {
+    // A pre-launched plugin's connection ended: the runtime restarts it.
+    spdlog::warn("nri: {}", std::string(ended.message()));
+    stopping.Notify();
+    pthread_kill(signal_waiter.native_handle(), SIGTERM);
+  }
+  signal_waiter.join();
+  oom_poller.join();
+  periodic.join();
+  if (http) {
+    http->stop();
+    http_thread.join();
+  }
+  if (!state_dir.empty()) {
+    if (absl::Status saved = hnri::SaveNodeCheckpoint(state, state_dir, absl::Now()); !saved.ok()) {
+      spdlog::error("final checkpoint failed: {}", std::string(saved.message()));
+    }
+  }
+  spdlog::info("stopped");
+  return 0;
+}

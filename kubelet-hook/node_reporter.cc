@@ -1,0 +1,81 @@
+#include "kubelet-hook/node_reporter.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <map>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "io/atomic_file.h"
+
+namespace headroom::nri {
+
+headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::string& node_name,
+                                         ResourceAmounts allocatable, std::optional<double> load1,
+                                         int cpus, absl::Time now) {
+  headroom::v1::NodeReport report;
+  report.set_node(node_name);
+  report.set_reported_at_unix_millis(absl::ToUnixMillis(now));
+  report.mutable_allocatable()->set_cpu_millis(allocatable.cpu_millis);
+  report.mutable_allocatable()->set_memory_bytes(allocatable.memory_bytes);
+  if (load1.has_value()) report.set_load1(*load1);
+  report.set_cpus(cpus);
+  std::map<std::string, headroom::v1::PodReport*> pods;
+  for (const TrackedContainer& c : state.Containers()) {
+    headroom::v1::PodReport*& pod = pods[c.pod_id];
+    if (pod == nullptr) {
+      pod = report.add_pods();
+      pod->set_namespace_(c.pod_namespace);
+      pod->set_name(c.pod_name);
+      pod->set_uid(c.pod_uid);
+      pod->set_workload_key(c.workload_key);
+      pod->set_daemonset(c.daemonset);
+    }
+    // Declared requests as the runtime knows them: CPU from shares, memory from the limit.
+    if (c.declared.cpu_shares.has_value()) {
+      pod->mutable_requests()->set_cpu_millis(pod->requests().cpu_millis() +
+                                              static_cast<int64_t>(*c.declared.cpu_shares) * 1000 /
+                                                  1024);
+    }
+    headroom::v1::ContainerReport* container = pod->add_containers();
+    container->set_name(c.name);
+    if (std::optional<CpuStats> cpu = state.CpuHistory(c.stats_key, now); cpu.has_value()) {
+      container->mutable_cpu()->set_base_millis(cpu->base_millis);
+      container->mutable_cpu()->set_peak_millis(cpu->peak_millis);
+    }
+    if (std::optional<MemoryStats> memory = state.MemoryHistory(c.stats_key, now);
+        memory.has_value() && memory->peak_bytes > 0) {
+      container->mutable_memory()->set_base_bytes(memory->base_bytes);
+      container->mutable_memory()->set_peak_bytes(memory->peak_bytes);
+      container->mutable_memory()->set_max_7d_bytes(memory->max_7d_bytes);
+      container->mutable_memory()->set_oom_bytes(memory->oom_bytes);
+    }
+  }
+  return report;
+}
+
+NodeReporter::NodeReporter(const std::string& extender_address)
+    : stub_(headroom::v1::ReportService::NewStub(
+          grpc::CreateChannel(extender_address, grpc::InsecureChannelCredentials()))) {}
+
+absl::Status NodeReporter::Send(const headroom::v1::NodeReport& report, absl::Duration timeout) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  headroom::v1::ReportReply reply;
+  const grpc::Status status = stub_->Report(&context, report, &reply);
+  if (!status.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("report to the extender failed: ", status.error_message()));
+  }
+  return absl::OkStatus();
+}
+
+std::optional<double> ReadLoad1() {
+  absl::StatusOr<std::string> text = io::ReadFile("/proc/loadavg");
+  if (!text.ok()) return std::nullopt;
+  double load = 0;
+  if (!absl::SimpleAtod(text->substr(0, text->find(' ')), &load)) return std::nullopt;
+  return load;
+}
+
+}  // namespace headroom::nri

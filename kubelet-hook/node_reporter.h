@@ -1,0 +1,34 @@
+#pragma once
+
+// Sends this node's state to headroom-extender's ReportService (proto/headroom/v1/report.proto):
+// allocatable, load, CPUs and every pod with its workload key and per-container statistics.
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "headroom/v1/report.grpc.pb.h"
+#include "kubelet-hook/node_state.h"
+#include "shared/resource.h"
+
+namespace headroom::nri {
+
+// The report as the extender expects it; pure apart from reading `state`.
+headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::string& node_name,
+                                         ResourceAmounts allocatable, std::optional<double> load1,
+                                         int cpus, absl::Time now);
+
+class NodeReporter {
+ public:
+  explicit NodeReporter(const std::string& extender_address);
+  absl::Status Send(const headroom::v1::NodeReport& report, absl::Duration timeout);
+
+ private:
+  std::unique_ptr<headroom::v1::ReportService::Stub> stub_;
+};
+
+// /proc/loadavg's 1-minute value; nullopt when unreadable.
+std::optional<double> ReadLoad1();
+
+}  // namespace headroom::nri

@@ -1,0 +1,163 @@
+#include "kubelet-hook/sampler.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "io/atomic_file.h"
+#include "kubelet-hook/container_policy.h"
+#include "shared/psi.h"
+#include "spdlog/spdlog.h"
+
+namespace headroom::nri {
+
+Sampler::Sampler(NodeState& state, const CgroupReader& cgroups, const NriPlugin& plugin,
+                 ResourceAmounts allocatable)
+    : state_(state), cgroups_(cgroups), plugin_(plugin), allocatable_(allocatable) {}
+
+void Sampler::CheckOom(const TrackedContainer& container, absl::Time now) {
+  absl::StatusOr<uint64_t> kills = cgroups_.ReadOomKills(container.cgroups_path);
+  if (!kills.ok() || *kills <= container.oom_kills_seen) return;
+  state_.Mutate(container.id, [&](TrackedContainer& c) { c.oom_kills_seen = *kills; });
+  // At an OOM kill the container was at its limit; the high-water mark says the same when the
+  // cgroup has one.
+  int64_t memory = container.declared.memory_limit_bytes.value_or(0);
+  if (absl::StatusOr<CgroupSample> sample = cgroups_.Read(container.cgroups_path); sample.ok()) {
+    memory = std::max(memory, sample->memory_max_usage_bytes);
+  }
+  memory = std::max(memory, container.memory_usage_bytes);
+  ++stats_.ooms;
+  const OomDecision decision =
+      oom_cooldown_.Evaluate(OomEvent{container.id, container.pod_name, now, memory},
+                             OomGuards{false, container.excluded, false});
+  if (decision.record) state_.RecordOom(container.stats_key, now, memory);
+  // The node plugin records; evicting the pod (decision.evict) is the API actuator's job.
+  spdlog::warn("nri: OOM kill of {}/{} container {} at {} bytes: {}", container.pod_namespace,
+               container.pod_name, container.name, memory,
+               decision.record ? "recorded; its next start gets 2 x this as memory limit"
+                               : decision.reason.message);
+}
+
+void Sampler::PollOoms(absl::Time now) {
+  for (const TrackedContainer& container : state_.Containers()) CheckOom(container, now);
+}
+
+void Sampler::Sample(absl::Time now) {
+  for (const TrackedContainer& container : state_.Containers()) {
+    if (container.cgroups_path.empty()) continue;
+    absl::StatusOr<CgroupSample> sample = cgroups_.Read(container.cgroups_path);
+    if (!sample.ok()) {
+      ++stats_.read_errors;
+      spdlog::debug("nri: cannot sample {}: {}", container.id,
+                    std::string(sample.status().message()));
+      continue;
+    }
+    ++stats_.samples;
+    state_.AddMemorySample(container.stats_key, now, sample->memory_working_set_bytes);
+    if (container.last_cpu_at.has_value()) {
+      CpuCounters previous{*container.last_cpu_at,
+                           static_cast<int64_t>(container.last_cpu_nanos / 1000),
+                           container.last_waiting_micros.has_value()
+                               ? std::optional<int64_t>(*container.last_waiting_micros)
+                               : std::nullopt};
+      CpuCounters current{now, static_cast<int64_t>(sample->cpu_usage_nanos / 1000),
+                          sample->cpu_waiting_micros.has_value()
+                              ? std::optional<int64_t>(*sample->cpu_waiting_micros)
+                              : std::nullopt};
+      if (absl::StatusOr<CpuRateSample> rate = PsiAdjustedCpu(previous, current); rate.ok()) {
+        state_.AddCpuSample(container.stats_key, now, rate->adjusted_millis);
+      }
+    }
+    state_.Mutate(container.id, [&](TrackedContainer& c) {
+      c.last_cpu_at = now;
+      c.last_cpu_nanos = sample->cpu_usage_nanos;
+      c.last_waiting_micros = sample->cpu_waiting_micros;
+      c.memory_usage_bytes = sample->memory_working_set_bytes;
+      c.memory_max_usage_bytes = sample->memory_max_usage_bytes;
+    });
+  }
+}
+
+OptimizeOutcome Sampler::Optimize(absl::Time now) {
+  OptimizeOutcome outcome;
+  const std::vector<TrackedContainer> containers = state_.Containers();
+  // Group containers into pods, in a stable order.
+  std::map<std::string, std::vector<const TrackedContainer*>> by_pod;
+  for (const TrackedContainer& c : containers) by_pod[c.pod_id].push_back(&c);
+  NodeDemand node;
+  node.name = "local";
+  node.allocatable = allocatable_;
+  std::vector<std::vector<const TrackedContainer*>> pod_members;
+  for (const auto& [pod_id, members] : by_pod) {
+    PodDemand pod;
+    pod.pod_namespace = members.front()->pod_namespace;
+    pod.name = members.front()->pod_name.empty() ? pod_id : members.front()->pod_name;
+    pod.daemonset = members.front()->daemonset;
+    bool all_history = true;
+    for (const TrackedContainer* c : members) {
+      ContainerDemand demand;
+      demand.name = c->name.empty() ? c->id : c->name;
+      demand.cpu = state_.CpuHistory(c->stats_key, now);
+      demand.memory = state_.MemoryHistory(c->stats_key, now);
+      if (demand.memory.has_value() && demand.memory->peak_bytes == 0) demand.memory.reset();
+      all_history = all_history && demand.cpu.has_value() && demand.memory.has_value();
+      pod.containers.push_back(std::move(demand));
+      const DeclaredResources& d = c->declared;
+      pod.requests.cpu_millis +=
+          d.cpu_shares.has_value() ? static_cast<int64_t>(*d.cpu_shares) * 1000 / 1024 : 0;
+      pod.requests.memory_bytes += d.memory_limit_bytes.value_or(0);
+    }
+    pod.optimizable = all_history && !members.front()->excluded;
+    node.pods.push_back(std::move(pod));
+    pod_members.push_back(members);
+  }
+  outcome.pods = node.pods.size();
+  absl::StatusOr<NodeOptimization> result = OptimizeNode(node);
+  if (!result.ok()) {
+    spdlog::warn("nri: node optimisation refused its input: {}",
+                 std::string(result.status().message()));
+    return outcome;
+  }
+  for (const PodEviction& eviction : result->evictions) {
+    outcome.eviction_candidates.push_back(
+        absl::StrCat(node.pods[eviction.pod].Key(), ": ", eviction.reason.message));
+  }
+  for (const ContainerResult& sized : result->containers) {
+    const TrackedContainer* c = pod_members[sized.pod][sized.container];
+    state_.SetSizedCpu(c->stats_key, sized.sizing.cpu_request_millis);
+    ++outcome.optimized_containers;
+  }
+  for (const TrackedContainer& c : containers) {
+    const ResourcePlan plan = WithoutNoOps(plugin_.PlanFor(c, now), c.declared);
+    if (!plan.changes_anything()) continue;
+    napi::ContainerUpdate* update = outcome.updates.add_update();
+    update->set_container_id(c.id);
+    update->set_ignore_failure(true);
+    ApplyPlan(plan, *update->mutable_linux()->mutable_resources());
+  }
+  return outcome;
+}
+
+ResourceAmounts HostCapacity() {
+  ResourceAmounts capacity;
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  capacity.cpu_millis = cpus > 0 ? cpus * 1000 : 0;
+  if (absl::StatusOr<std::string> meminfo = io::ReadFile("/proc/meminfo"); meminfo.ok()) {
+    const size_t at = meminfo->find("MemTotal:");
+    if (at != std::string::npos) {
+      const size_t end = meminfo->find('\n', at);
+      std::string line = meminfo->substr(at + 9, end - at - 9);
+      int64_t kib = 0;
+      line.erase(std::remove(line.begin(), line.end(), ' '), line.end());
+      if (absl::EndsWith(line, "kB")) line.resize(line.size() - 2);
+      if (absl::SimpleAtoi(line, &kib)) capacity.memory_bytes = kib * 1024;
+    }
+  }
+  return capacity;
+}
+
+}  // namespace headroom::nri

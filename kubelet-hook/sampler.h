@@ -1,0 +1,66 @@
+#pragma once
+
+// headroom-nri's periodic work, off the NRI handlers' path:
+// - PollOoms (every second by default): reads each container's oom_kill counter; an increase
+//   records the memory at OOM for its workload container, so the restarted container's
+//   CreateContainer gets limit = 2 x max(7-day max, memory at OOM);
+// - Sample (every 60 s by default): reads every container's cgroup and feeds the statistics
+//   (CPU PSI-adjusted where the cgroup has cpu.pressure);
+// - Optimize: runs the per-node optimisation (shared/node_optimizer.h) over the node's pods,
+//   stores each container's sized CPU request, and returns the updates (CPU weight, no quota,
+//   memory limit) that differ from what the runtime has, for UpdateContainers.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "kubelet-hook/cgroup_reader.h"
+#include "kubelet-hook/node_state.h"
+#include "kubelet-hook/nri_plugin.h"
+#include "shared/node_optimizer.h"
+#include "shared/oom_policy.h"
+
+namespace headroom::nri {
+
+struct SamplerStats {
+  uint64_t samples = 0;
+  uint64_t read_errors = 0;
+  uint64_t ooms = 0;
+};
+
+struct OptimizeOutcome {
+  napi::UpdateContainersRequest updates;
+  size_t pods = 0;
+  size_t optimized_containers = 0;
+  std::vector<std::string> eviction_candidates;  // "ns/name: reason"; executed by #8, not here
+};
+
+class Sampler {
+ public:
+  Sampler(NodeState& state, const CgroupReader& cgroups, const NriPlugin& plugin,
+          ResourceAmounts allocatable);
+
+  void PollOoms(absl::Time now);
+  // Checks one container's OOM counter (also called from StopContainer, before the cgroup goes).
+  void CheckOom(const TrackedContainer& container, absl::Time now);
+  void Sample(absl::Time now);
+  OptimizeOutcome Optimize(absl::Time now);
+
+  const SamplerStats& stats() const { return stats_; }
+
+ private:
+  NodeState& state_;
+  const CgroupReader& cgroups_;
+  const NriPlugin& plugin_;
+  ResourceAmounts allocatable_;
+  OomCooldownTracker oom_cooldown_;
+  SamplerStats stats_;
+};
+
+// The node's allocatable from /proc (CPUs online x 1000 millicores, MemTotal); the flags
+// override it with kubelet's real allocatable when known.
+ResourceAmounts HostCapacity();
+
+}  // namespace headroom::nri

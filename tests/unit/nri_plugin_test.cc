@@ -1,0 +1,458 @@
+// headroom-nri's pure parts and handlers: policy, workload identity, cgroup paths and files,
+// the checkpoint, the Plugin service, and the trunk connection against a fake runtime (a unit-
+// level fake over a socketpair; the real containerd is in e2e/local/nri-suite.sh).
+
+#include "kubelet-hook/nri_plugin.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kubelet-hook/cgroup_reader.h"
+#include "kubelet-hook/container_policy.h"
+#include "kubelet-hook/mux_codec.h"
+#include "kubelet-hook/node_checkpoint.h"
+#include "kubelet-hook/node_state.h"
+#include "kubelet-hook/plugin_runner.h"
+#include "kubelet-hook/trunk_connection.h"
+#include "kubelet-hook/ttrpc_codec.h"
+#include "kubelet-hook/workload_identity.h"
+
+namespace headroom::nri {
+namespace {
+
+constexpr int64_t kMi = 1024 * 1024;
+
+TEST(CpuSharesForMillis, FollowsKubelet) {
+  struct Case {
+    int64_t millis;
+    uint64_t shares;
+  } cases[] = {{0, 2}, {1, 2}, {100, 102}, {250, 256}, {1000, 1024}, {300000, 262144}};
+  for (const Case& c : cases) EXPECT_EQ(CpuSharesForMillis(c.millis), c.shares) << c.millis;
+}
+
+TEST(PlanContainerResources, RemovesQuotaKeepsDeclaredMemoryWithoutHistory) {
+  ContainerPolicyInput input;
+  input.declared = {512, 50000, 100000, 64 * kMi};
+  const ResourcePlan plan = PlanContainerResources(input);
+  EXPECT_EQ(plan.cpu_quota, -1);
+  EXPECT_FALSE(plan.cpu_shares.has_value());
+  EXPECT_FALSE(plan.memory_limit_bytes.has_value());
+  ASSERT_EQ(plan.reasons.size(), 2u);
+  EXPECT_EQ(plan.reasons[1].code, "memory-no-history");
+}
+
+TEST(PlanContainerResources, MemoryLimitIsTwiceTheLargerOfMaxAndOom) {
+  struct Case {
+    MemoryStats memory;
+    int64_t usage;
+    int64_t want;
+  } cases[] = {
+      {{10 * kMi, 20 * kMi, 30 * kMi, 0}, 0, 60 * kMi},         // 2 x 7-day max
+      {{10 * kMi, 20 * kMi, 30 * kMi, 40 * kMi}, 0, 80 * kMi},  // 2 x OOM
+      {{0, 0, 0, 32 * kMi}, 0, 64 * kMi},                       // OOM only, no samples
+      {{10 * kMi, 20 * kMi, 30 * kMi, 0}, 70 * kMi, 70 * kMi},  // never below usage
+  };
+  for (const Case& c : cases) {
+    ContainerPolicyInput input;
+    input.memory = c.memory;
+    input.memory_usage_bytes = c.usage;
+    EXPECT_EQ(PlanContainerResources(input).memory_limit_bytes, c.want);
+  }
+}
+
+TEST(PlanContainerResources, SharesFromSizedRequestAndNothingWhenNotEnforcing) {
+  ContainerPolicyInput input;
+  input.declared.cpu_quota = 20000;
+  input.cpu_request_millis = 250;
+  input.memory = MemoryStats{1, 2, 3 * kMi, 0};
+  ResourcePlan plan = PlanContainerResources(input);
+  EXPECT_EQ(plan.cpu_shares, 256u);
+  EXPECT_EQ(plan.memory_limit_bytes, 6 * kMi);
+  input.enforce = false;
+  plan = PlanContainerResources(input);
+  EXPECT_FALSE(plan.changes_anything());
+  EXPECT_EQ(plan.reasons.back().code, "recommend-only");
+  input.enforce = true;
+  input.excluded = true;
+  EXPECT_FALSE(PlanContainerResources(input).changes_anything());
+}
+
+TEST(PlanContainerResources, NoQuotaDeclaredMeansNothingToRemove) {
+  ContainerPolicyInput input;
+  input.declared.cpu_quota = -1;
+  EXPECT_FALSE(PlanContainerResources(input).cpu_quota.has_value());
+}
+
+TEST(WithoutNoOps, DropsWhatIsAlreadySet) {
+  ResourcePlan plan;
+  plan.cpu_quota = -1;
+  plan.cpu_shares = 256;
+  plan.memory_limit_bytes = 64 * kMi;
+  const ResourcePlan left = WithoutNoOps(plan, {256, -1, 100000, 32 * kMi});
+  EXPECT_FALSE(left.cpu_quota.has_value());
+  EXPECT_FALSE(left.cpu_shares.has_value());
+  EXPECT_EQ(left.memory_limit_bytes, 64 * kMi);
+}
+
+TEST(WorkloadKeyFromPod, InfersTheOwnerFromNamesAndLabels) {
+  struct Case {
+    std::string name;
+    LabelList labels;
+    std::string want;
+  } cases[] = {
+      {"web-7d4b9c5f6-x2x9k", {{"pod-template-hash", "7d4b9c5f6"}}, "ns/Deployment/web"},
+      {"my-api-v2-5c8d-abcde", {{"pod-template-hash", "5c8d"}}, "ns/Deployment/my-api-v2"},
+      {"db-0",
+       {{"statefulset.kubernetes.io/pod-name", "db-0"}, {"controller-revision-hash", "x"}},
+       "ns/StatefulSet/db"},
+      {"backup-28861-q8k2l", {{"job-name", "backup-28861"}}, "ns/Job/backup-28861"},
+      {"agent-4hx2p", {{"controller-revision-hash", "6f9"}}, "ns/DaemonSet/agent"},
+      {"lonely", {}, "ns/Pod/lonely"},
+      // The hash label must actually appear in the name.
+      {"odd-name", {{"pod-template-hash", "zzz"}}, "ns/Pod/odd-name"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(WorkloadKeyFromPod("ns", c.name, c.labels), c.want);
+  EXPECT_EQ(WorkloadContainerKey("ns/Deployment/web", "app"), "ns/Deployment/web#app");
+}
+
+TEST(CgroupRelativeDir, HandlesBothDrivers) {
+  EXPECT_EQ(*CgroupRelativeDir("/kubepods/burstable/podabc/123"), "/kubepods/burstable/podabc/123");
+  EXPECT_EQ(*CgroupRelativeDir("kubepods-burstable-podabc.slice:cri-containerd:123"),
+            "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podabc.slice/"
+            "cri-containerd-123.scope");
+  EXPECT_FALSE(CgroupRelativeDir("").ok());
+  EXPECT_FALSE(CgroupRelativeDir("/kubepods/../etc").ok());
+  EXPECT_FALSE(CgroupRelativeDir("relative/path").ok());
+}
+
+TEST(CgroupFiles, ParseKeyedValuesAndPsi) {
+  EXPECT_EQ(KeyedValue("oom_kill_disable 0\nunder_oom 0\noom_kill 3\n", "oom_kill"), 3u);
+  EXPECT_EQ(KeyedValue("low 0\nhigh 0\nmax 9\noom 2\noom_kill 1\n", "oom"), 2u);
+  EXPECT_FALSE(KeyedValue("oom_kill x\n", "oom_kill").has_value());
+  EXPECT_EQ(PsiSomeTotal("some avg10=0.45 avg60=13.34 avg300=7.00 total=454171074\n"
+                         "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"),
+            454171074u);
+  EXPECT_FALSE(PsiSomeTotal("").has_value());
+}
+
+class CgroupTreeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() /
+            ("headroom-cgroup-" + std::to_string(::getpid()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(root_);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  void Write(const std::string& relative, const std::string& text) {
+    const auto path = root_ / relative;
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+  }
+  std::filesystem::path root_;
+};
+
+TEST_F(CgroupTreeTest, ReadsVersion1) {
+  Write("cpuacct/pods/c1/cpuacct.usage", "5000000000\n");
+  Write("memory/pods/c1/memory.usage_in_bytes", "104857600\n");
+  Write("memory/pods/c1/memory.stat", "cache 1\ntotal_inactive_file 4857600\n");
+  Write("memory/pods/c1/memory.max_usage_in_bytes", "209715200\n");
+  Write("memory/pods/c1/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
+  CgroupReader reader(root_.string());
+  ASSERT_EQ(reader.version(), CgroupVersion::kV1);
+  absl::StatusOr<CgroupSample> sample = reader.Read("/pods/c1");
+  ASSERT_TRUE(sample.ok()) << sample.status();
+  EXPECT_EQ(sample->cpu_usage_nanos, 5000000000u);
+  EXPECT_EQ(sample->memory_working_set_bytes, 100000000);
+  EXPECT_EQ(sample->memory_max_usage_bytes, 209715200);
+  EXPECT_EQ(sample->oom_kills, 2u);
+  EXPECT_FALSE(sample->cpu_waiting_micros.has_value());
+  EXPECT_EQ(*reader.ReadOomKills("/pods/c1"), 2u);
+  EXPECT_EQ(reader.Read("/pods/gone").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(CgroupTreeTest, ReadsVersion2) {
+  Write("cgroup.controllers", "cpu memory\n");
+  Write("pods/c1/cpu.stat", "usage_usec 2500000\nuser_usec 1\n");
+  Write("pods/c1/cpu.pressure", "some avg10=0 avg60=0 avg300=0 total=123\nfull total=0\n");
+  Write("pods/c1/memory.current", "1000\n");
+  Write("pods/c1/memory.stat", "anon 900\ninactive_file 100\n");
+  Write("pods/c1/memory.events", "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n");
+  CgroupReader reader(root_.string());
+  ASSERT_EQ(reader.version(), CgroupVersion::kV2);
+  absl::StatusOr<CgroupSample> sample = reader.Read("/pods/c1");
+  ASSERT_TRUE(sample.ok()) << sample.status();
+  EXPECT_EQ(sample->cpu_usage_nanos, 2500000000u);
+  EXPECT_EQ(sample->cpu_waiting_micros, 123u);
+  EXPECT_EQ(sample->memory_working_set_bytes, 900);
+  EXPECT_EQ(sample->oom_kills, 1u);
+}
+
+TEST(NodeCheckpoint, RoundTripsAndRejectsGarbage) {
+  NodeState state;
+  const absl::Time now = absl::FromUnixSeconds(1795331119);
+  state.RecordOom("ns/Pod/a#c", now, 32 * kMi);
+  state.SetSizedCpu("ns/Pod/a#c", 250);
+  const std::string text = EncodeNodeCheckpoint(state.Records(now), now);
+  absl::StatusOr<std::map<std::string, WorkloadRecord>> decoded = DecodeNodeCheckpoint(text);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  NodeState restored;
+  restored.Restore(*decoded);
+  EXPECT_EQ(restored.SizedCpu("ns/Pod/a#c"), 250);
+  ASSERT_TRUE(restored.MemoryHistory("ns/Pod/a#c", now).has_value());
+  EXPECT_EQ(restored.MemoryHistory("ns/Pod/a#c", now)->oom_bytes, 32 * kMi);
+  EXPECT_EQ(EncodeNodeCheckpoint(restored.Records(now), now), text);
+  for (const char* bad : {"", "[]", "{\"version\": 2, \"workloads\": {}}",
+                          "{\"version\": 1, \"workloads\": {\"k\": {\"ooms\": [{}]}}}"}) {
+    EXPECT_EQ(DecodeNodeCheckpoint(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+ttrpc::Request PluginRequest(const std::string& method, const google::protobuf::MessageLite& m) {
+  ttrpc::Request request;
+  request.set_service(kPluginService);
+  request.set_method(method);
+  request.set_payload(m.SerializeAsString());
+  return request;
+}
+
+napi::CreateContainerRequest CreateRequest(const std::string& pod_name, const std::string& id,
+                                           int64_t quota, int64_t memory) {
+  napi::CreateContainerRequest request;
+  request.mutable_pod()->set_id("pod-" + pod_name);
+  request.mutable_pod()->set_name(pod_name);
+  request.mutable_pod()->set_namespace_("ns");
+  request.mutable_container()->set_id(id);
+  request.mutable_container()->set_name("app");
+  auto* resources = request.mutable_container()->mutable_linux()->mutable_resources();
+  resources->mutable_cpu()->mutable_quota()->set_value(quota);
+  resources->mutable_cpu()->mutable_period()->set_value(100000);
+  resources->mutable_memory()->mutable_limit()->set_value(memory);
+  request.mutable_container()->mutable_linux()->set_cgroups_path("/pods/" + id);
+  return request;
+}
+
+napi::CreateContainerResponse Create(NriPlugin& plugin, const napi::CreateContainerRequest& r) {
+  absl::StatusOr<ttrpc::Response> response =
+      DecodeResponse(plugin.Handle(PluginRequest("CreateContainer", r)));
+  EXPECT_TRUE(response.ok());
+  EXPECT_FALSE(response->has_status());
+  napi::CreateContainerResponse reply;
+  EXPECT_TRUE(reply.ParseFromString(response->payload()));
+  return reply;
+}
+
+TEST(NriPlugin, ConfigureSubscribesWithinNri08Events) {
+  NodeState state;
+  NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+  napi::ConfigureRequest configure;
+  configure.set_runtime_name("containerd");
+  configure.set_runtime_version("v1.7.24");
+  absl::StatusOr<ttrpc::Response> response =
+      DecodeResponse(plugin.Handle(PluginRequest("Configure", configure)));
+  ASSERT_TRUE(response.ok());
+  napi::ConfigureResponse reply;
+  ASSERT_TRUE(reply.ParseFromString(response->payload()));
+  EXPECT_EQ(reply.events(), kSubscribedEvents);
+  EXPECT_EQ(reply.events() & ~0x7ff, 0);
+  EXPECT_EQ(plugin.runtime(), "containerd v1.7.24");
+}
+
+TEST(NriPlugin, CreateContainerRemovesQuotaThenRaisesMemoryAfterOom) {
+  NodeState state;
+  NriPlugin plugin({}, state, [] { return absl::FromUnixSeconds(1795331119); });
+  napi::CreateContainerResponse reply = Create(plugin, CreateRequest("hog", "c1", 50000, 32 * kMi));
+  const auto& resources = reply.adjust().linux().resources();
+  EXPECT_EQ(resources.cpu().quota().value(), -1);
+  EXPECT_FALSE(resources.memory().has_limit());
+  ASSERT_TRUE(state.Get("c1").has_value());
+  EXPECT_EQ(state.Get("c1")->stats_key, "ns/Pod/hog#app");
+
+  state.RecordOom("ns/Pod/hog#app", absl::FromUnixSeconds(1795331119), 32 * kMi);
+  reply = Create(plugin, CreateRequest("hog", "c2", 0, 32 * kMi));
+  EXPECT_FALSE(reply.adjust().linux().resources().cpu().has_quota());
+  EXPECT_EQ(reply.adjust().linux().resources().memory().limit().value(), 64 * kMi);
+}
+
+TEST(NriPlugin, DryRunAndExcludedNamespacesChangeNothing) {
+  NodeState state;
+  NriPlugin dry({.dry_run = true}, state, [] { return absl::UnixEpoch(); });
+  EXPECT_FALSE(Create(dry, CreateRequest("a", "c1", 50000, kMi)).has_adjust());
+  NriPlugin plugin({.excluded_namespaces = {"ns"}}, state, [] { return absl::UnixEpoch(); });
+  EXPECT_FALSE(Create(plugin, CreateRequest("a", "c2", 50000, kMi)).has_adjust());
+}
+
+TEST(NriPlugin, UpdateContainerKeepsThePolicysValues) {
+  NodeState state;
+  NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+  Create(plugin, CreateRequest("a", "c1", 50000, kMi));
+  napi::UpdateContainerRequest update;
+  *update.mutable_pod() = CreateRequest("a", "c1", 0, 0).pod();
+  *update.mutable_container() = CreateRequest("a", "c1", 0, 0).container();
+  update.mutable_linux_resources()->mutable_cpu()->mutable_quota()->set_value(25000);
+  absl::StatusOr<ttrpc::Response> response =
+      DecodeResponse(plugin.Handle(PluginRequest("UpdateContainer", update)));
+  ASSERT_TRUE(response.ok());
+  napi::UpdateContainerResponse reply;
+  ASSERT_TRUE(reply.ParseFromString(response->payload()));
+  ASSERT_EQ(reply.update_size(), 1);
+  EXPECT_EQ(reply.update(0).container_id(), "c1");
+  EXPECT_EQ(reply.update(0).linux().resources().cpu().quota().value(), -1);
+}
+
+TEST(NriPlugin, UnknownMethodsAreUnimplementedAndGarbageFailsOpen) {
+  NodeState state;
+  NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+  ttrpc::Request request;
+  request.set_service(kPluginService);
+  request.set_method("RunPodSandbox");
+  absl::StatusOr<ttrpc::Response> response = DecodeResponse(plugin.Handle(request));
+  ASSERT_TRUE(response.ok());
+  EXPECT_EQ(response->status().code(), static_cast<int>(RpcCode::kUnimplemented));
+  request.set_method("CreateContainer");
+  request.set_payload("\xff\xff\xff");
+  response = DecodeResponse(plugin.Handle(request));
+  ASSERT_TRUE(response.ok());
+  EXPECT_FALSE(response->has_status());  // an error here would fail the container's creation
+}
+
+TEST(NriPlugin, SplitSynchronizeAnswersMoreWithoutUpdatesThenUpdates) {
+  NodeState state;
+  NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+  const napi::CreateContainerRequest c = CreateRequest("a", "c1", 50000, kMi);
+  napi::SynchronizeRequest first;
+  *first.add_pods() = c.pod();
+  first.set_more(true);
+  napi::SynchronizeRequest last;
+  *last.add_containers() = c.container();
+  last.mutable_containers(0)->set_pod_sandbox_id(c.pod().id());
+  last.mutable_containers(0)->set_state(napi::CONTAINER_RUNNING);
+  napi::SynchronizeResponse reply;
+  ASSERT_TRUE(reply.ParseFromString(
+      DecodeResponse(plugin.Handle(PluginRequest("Synchronize", first)))->payload()));
+  EXPECT_TRUE(reply.more());
+  EXPECT_EQ(reply.update_size(), 0);
+  ASSERT_TRUE(reply.ParseFromString(
+      DecodeResponse(plugin.Handle(PluginRequest("Synchronize", last)))->payload()));
+  EXPECT_FALSE(reply.more());
+  ASSERT_EQ(reply.update_size(), 1);
+  EXPECT_EQ(reply.update(0).linux().resources().cpu().quota().value(), -1);
+  EXPECT_EQ(state.Get("c1")->pod_name, "a");
+}
+
+TEST(ValidatePluginIdentity, FollowsNriRules) {
+  EXPECT_TRUE(ValidatePluginIdentity("headroom", "50").ok());
+  EXPECT_FALSE(ValidatePluginIdentity("headroom", "7").ok());
+  EXPECT_FALSE(ValidatePluginIdentity("headroom", "5a").ok());
+  EXPECT_FALSE(ValidatePluginIdentity("", "50").ok());
+  EXPECT_FALSE(ValidatePluginIdentity("bad name", "50").ok());
+}
+
+// A fake runtime on the other end of a socketpair: it calls Configure on connection 1 *before*
+// answering RegisterPlugin (as containerd does), so a plugin that blocks its reader on its own
+// call would deadlock here.
+TEST(TrunkConnection, ServesTheRuntimeWhileItsOwnCallIsPending) {
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  int served = 0;
+  TrunkConnection plugin(fds[0], [&](const ttrpc::Request& request) {
+    ++served;
+    EXPECT_EQ(request.method(), "Configure");
+    napi::ConfigureResponse reply;
+    reply.set_events(kSubscribedEvents);
+    return EncodeOkResponse(reply.SerializeAsString());
+  });
+  plugin.Start();
+  std::thread runtime([&] {
+    MuxDecoder mux;
+    TtrpcStreamDecoder conn1, conn2;
+    std::vector<TtrpcMessage> register_calls, configure_replies;
+    char buffer[8192];
+    auto read_until = [&](auto done) {
+      while (!done()) {
+        const ssize_t n = ::read(fds[1], buffer, sizeof(buffer));
+        ASSERT_GT(n, 0);
+        std::vector<MuxFrame> frames;
+        ASSERT_TRUE(mux.Feed(absl::string_view(buffer, n), frames).ok());
+        for (const MuxFrame& f : frames) {
+          (f.conn_id == kRuntimeServiceConn ? conn2 : conn1)
+              .Feed(f.payload,
+                    f.conn_id == kRuntimeServiceConn ? register_calls : configure_replies);
+        }
+      }
+    };
+    read_until([&] { return !register_calls.empty(); });
+    EXPECT_EQ(DecodeRequest(register_calls[0].body)->method(), "RegisterPlugin");
+    const std::string configure = EncodeMuxMessage(
+        kPluginServiceConn,
+        EncodeTtrpcMessage(1, TtrpcType::kRequest,
+                           EncodeRequest(kPluginService, "Configure", "", 2000000000)));
+    ASSERT_EQ(::write(fds[1], configure.data(), configure.size()),
+              static_cast<ssize_t>(configure.size()));
+    read_until([&] { return !configure_replies.empty(); });
+    EXPECT_EQ(configure_replies[0].stream_id, 1u);
+    const std::string ok =
+        EncodeMuxMessage(kRuntimeServiceConn,
+                         EncodeTtrpcMessage(register_calls[0].stream_id, TtrpcType::kResponse, ""));
+    ASSERT_EQ(::write(fds[1], ok.data(), ok.size()), static_cast<ssize_t>(ok.size()));
+  });
+  absl::StatusOr<std::string> registered =
+      plugin.Call(kRuntimeService, "RegisterPlugin", "", absl::Seconds(5));
+  runtime.join();
+  EXPECT_TRUE(registered.ok()) << registered.status();
+  EXPECT_EQ(served, 1);
+  ::close(fds[1]);
+  EXPECT_EQ(plugin.Wait().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(plugin.Call(kRuntimeService, "UpdateContainers", "", absl::Seconds(1)).status().code(),
+            absl::StatusCode::kUnavailable);
+}
+
+TEST(TtrpcStreamDecoder, SkipsOversizedBodiesAndStaysInStep) {
+  std::string header;
+  header += std::string("\x00\x50\x00\x01", 4);  // length 0x500001 > 4 MiB
+  header += std::string("\x00\x00\x00\x03\x01\x00", 6);
+  TtrpcStreamDecoder decoder;
+  std::vector<TtrpcMessage> messages;
+  decoder.Feed(header, messages);
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0].oversized_length, 0x500001u);
+  decoder.Feed(std::string(0x500001, 'x'), messages);
+  decoder.Feed(EncodeTtrpcMessage(5, TtrpcType::kRequest, "abc"), messages);
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[1].stream_id, 5u);
+  EXPECT_EQ(messages[1].body, "abc");
+}
+
+TEST(MuxDecoder, RefusesConnectionZeroAndHugeFrames) {
+  MuxDecoder zero;
+  std::vector<MuxFrame> frames;
+  EXPECT_FALSE(zero.Feed(std::string("\0\0\0\0\0\0\0\1x", 9), frames).ok());
+  EXPECT_FALSE(zero.Feed("more", frames).ok());  // stays broken
+  MuxDecoder huge;
+  EXPECT_FALSE(huge.Feed(std::string("\0\0\0\1\x7f\0\0\0", 8), frames).ok());
+  EXPECT_TRUE(frames.empty());
+}
+
+TEST(EncodeMuxMessage, SplitsLikeGoAt4096) {
+  const std::string small = EncodeMuxMessage(1, std::string(4096, 'a'));
+  EXPECT_EQ(small.size(), 8u + 4096u);
+  const std::string big = EncodeMuxMessage(2, std::string(5000, 'b'));
+  MuxDecoder decoder;
+  std::vector<MuxFrame> frames;
+  ASSERT_TRUE(decoder.Feed(big, frames).ok());
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0].payload.size(), 4096u);
+  EXPECT_EQ(frames[1].payload.size(), 904u);
+  EXPECT_EQ(frames[1].conn_id, 2u);
+}
+
+}  // namespace
+}  // namespace headroom::nri
