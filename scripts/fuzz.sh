@@ -9,11 +9,15 @@ cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
 
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target extender_args_fuzzer quantity_fuzzer
+cmake --build --preset fuzz --target extender_args_fuzzer quantity_fuzzer nri_wire_fuzzer
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/extender" "$work/quantity"
+mkdir -p "$work/extender" "$work/quantity" "$work/nri" "$work/nri-seeds"
+# The recorded containerd streams, each prefixed with a chunk-size byte.
+for f in tests/testdata/nri-wire/*/runtime-to-plugin.bin tests/testdata/nri-wire/*/plugin-to-runtime.bin; do
+  { printf '\x05'; cat "$f"; } >"$work/nri-seeds/$(echo "$f" | tr / _)"
+done
 
 run() {
   local name="$1"; shift
@@ -25,4 +29,5 @@ run() {
 run extender_args_fuzzer "$work/extender" tests/testdata/kube-scheduler-extender \
   tests/testdata/fuzz-regressions/extender
 run quantity_fuzzer "$work/quantity" tests/testdata/fuzz-regressions/quantity
+run nri_wire_fuzzer "$work/nri" "$work/nri-seeds" tests/testdata/fuzz-regressions/nri
 echo "fuzzing: no crash, leak or timeout"

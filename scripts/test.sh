@@ -2,7 +2,8 @@
 # Builds headroom and runs the whole test suite (unit + integration) under AddressSanitizer
 # and UndefinedBehaviorSanitizer, after checking formatting and that the release build (the
 # CLI, the daemons and the benchmarks) compiles; then runs each libFuzzer target for a bounded
-# time (FUZZ_SECONDS, default 30). Installs missing Debian packages first (scripts/setup.sh).
+# time (FUZZ_SECONDS, default 30), and the local end-to-end suite of headroom-nri against a
+# real containerd (scripts/e2e-deps.sh installs it). Installs missing Debian packages first (scripts/setup.sh).
 #
 # Usage: bash scripts/test.sh
 set -euo pipefail
@@ -21,6 +22,10 @@ echo "== asan build and tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan
 ctest --preset asan
+
+echo "== end-to-end: headroom-nri against real containerd + runc (e2e/local/nri-suite.sh)"
+bash scripts/e2e-deps.sh
+bash e2e/local/nri-suite.sh build/release
 
 echo "== fuzzing (bounded)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash scripts/fuzz.sh

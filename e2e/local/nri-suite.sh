@@ -41,7 +41,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-crictl_() { "$crictl_bin" --runtime-endpoint "unix://$work/containerd.sock" --image-endpoint "unix://$work/containerd.sock" --timeout 30s "$@"; }
+crictl_() { "$crictl_bin" --config "$work/crictl.yaml" --runtime-endpoint "unix://$work/containerd.sock" --image-endpoint "unix://$work/containerd.sock" --timeout 30s "$@"; }
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 # wait_for SECONDS COMMAND...: polls until COMMAND succeeds.
@@ -54,6 +54,7 @@ wait_for() {
 }
 metric() { curl -sf "http://127.0.0.1:$metrics_port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 
+touch "$work/crictl.yaml"
 mkdir -p "$work/root" "$work/state" "$work/nri-plugins" "$work/nri-conf" "$work/plugin-state"
 cat >"$work/containerd.toml" <<TOML
 version = 2
@@ -90,7 +91,7 @@ ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/pau
 ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/busybox.tar" >/dev/null
 
 "$plugin_bin" --socket "$work/nri.sock" --state-dir "$work/plugin-state" --interval 2s \
-  --oom-poll-interval 200ms --http-address "127.0.0.1:$metrics_port" --log-level debug \
+  --oom-poll-interval 200ms --http-address "127.0.0.1:$metrics_port" --log-level debug ${HEADROOM_E2E_PLUGIN_ARGS:-} \
   >>"$work/plugin.log" 2>&1 &
 plugin_pid=$!
 connected() { [[ $(metric headroom_nri_connected) == 1 ]]; }
@@ -162,5 +163,6 @@ quota=$(cg cpu after "$cid3" cpu.cfs_quota_us)
 wait_for 10 test -s "$work/plugin-state/node-stats.json" || true
 grep -q '"bytes": 33554432' "$work/plugin-state/node-stats.json" && pass "checkpoint holds the OOM record" || fail "checkpoint lacks the OOM record"
 
+echo "nri-suite: plugin $(grep VmRSS /proc/$plugin_pid/status 2>/dev/null | tr -s " \t" " ")"
 echo "nri-suite: $failures failure(s)"
 exit $((failures > 0))
