@@ -3,6 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
 namespace headroom::cli {
 
 // Rewrites command-line arguments for the flags library, which names flags with underscores
@@ -11,5 +14,19 @@ namespace headroom::cli {
 //   (--output_dir); values are never touched (--input=my-file.json);
 // - "--flag -" (standard input) becomes "--flag=-".
 std::vector<std::string> NormalizeFlagArgs(const std::vector<std::string>& args);
+
+// A daemon's flag parsing: sets the usage message, lists in --help only the flags defined in
+// files whose path contains `flag_source` (e.g. "extender/"), accepts dashed flag names and
+// parses; exits on --help or a bad flag, as absl does.
+void ParseDaemonFlags(int argc, char** argv, absl::string_view usage,
+                      absl::string_view flag_source);
+
+struct HostPort {
+  std::string host;
+  int port = 0;
+};
+
+// "host:port" with port 0..65535; InvalidArgument naming `flag` otherwise.
+absl::StatusOr<HostPort> ParseHostPort(absl::string_view address, absl::string_view flag);
 
 }  // namespace headroom::cli

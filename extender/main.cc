@@ -11,9 +11,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -61,23 +58,14 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  headroom::cli::ParseDaemonFlags(
+      argc, argv,
+
       "headroom-extender: kube-scheduler HTTP extender that filters and ranks nodes by each "
       "pod's projected fit (every pod at base plus one shared headroom) and load cordon.\n"
       "Usage: headroom-extender [--http-address=0.0.0.0:8888] [--url-prefix=] "
-      "[--scoring=spread|pack]\nSee docs/extender.md.");
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view file) {
-    return absl::StrContains(file, "extender/");
-  };
-  usage.contains_helpshort_flags = usage.contains_help_flags;
-  absl::SetFlagsUsageConfig(usage);
-  // Flags may be written with dashes (--http-address) as in the docs.
-  std::vector<std::string> raw(argv + 1, argv + argc);
-  std::vector<std::string> normalized = headroom::cli::NormalizeFlagArgs(raw);
-  std::vector<char*> args = {argv[0]};
-  for (std::string& arg : normalized) args.push_back(arg.data());
-  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+      "[--scoring=spread|pack]\nSee docs/extender.md.",
+      "extender/");
 
   // Debian's Abseil keeps Mutex deadlock detection on: a graph update on every lock, found in
   // the extender's latency profile. headroom's locks do not nest.
@@ -87,13 +75,9 @@ int main(int argc, char** argv) {
   auto logger = spdlog::default_logger()->clone("extender");
   spdlog::register_logger(logger);
 
-  const std::string address = absl::GetFlag(FLAGS_http_address);
-  const size_t colon = address.rfind(':');
-  int port = 0;
-  if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port) ||
-      port < 0 || port > 65535) {
-    return Fail(absl::StrCat("--http-address must be host:port, got \"", address, "\""));
-  }
+  const absl::StatusOr<headroom::cli::HostPort> address =
+      headroom::cli::ParseHostPort(absl::GetFlag(FLAGS_http_address), "--http-address");
+  if (!address.ok()) return Fail(std::string(address.status().message()));
   headroom::extender::ServerOptions options;
   options.url_prefix = absl::GetFlag(FLAGS_url_prefix);
   if (!options.url_prefix.empty() && options.url_prefix.front() != '/') {
@@ -147,14 +131,13 @@ int main(int argc, char** argv) {
   if (!report_server.ok()) return Fail(std::string(report_server.status().message()));
   logger->info("node reports over gRPC on port {}", report_server->port);
   headroom::extender::ExtenderHttpServer server(view, metrics, options);
-  const absl::StatusOr<int> bound = server.Bind(address.substr(0, colon), port);
+  const absl::StatusOr<int> bound = server.Bind(address->host, address->port);
   if (!bound.ok()) return Fail(std::string(bound.status().message()));
   g_server = &server;
   std::signal(SIGTERM, StopOnSignal);
   std::signal(SIGINT, StopOnSignal);
   logger->info("listening on {}://{}:{} (filter and prioritize under \"{}\", scoring {})",
-               certificate ? "https" : "http", address.substr(0, colon), *bound, options.url_prefix,
-               scoring);
+               certificate ? "https" : "http", address->host, *bound, options.url_prefix, scoring);
   absl::Notification stopping;
   std::thread checkpointer([&] {
     if (state_dir.empty()) return;

@@ -25,5 +25,34 @@ TEST(FlagArgsTest, NothingAfterDoubleDashIsRewritten) {
   EXPECT_THAT(NormalizeFlagArgs({"--a-b", "--", "--c-d"}), ElementsAre("--a_b", "--", "--c-d"));
 }
 
+TEST(ParseHostPort, SplitsAtTheLastColonAndChecksThePort) {
+  struct Case {
+    std::string address;
+    bool ok;
+    std::string host;
+    int port;
+  } cases[] = {
+      {"0.0.0.0:8888", true, "0.0.0.0", 8888},
+      {"127.0.0.1:0", true, "127.0.0.1", 0},
+      {":9101", true, "", 9101},
+      {"[::1]:80", true, "[::1]", 80},
+      {"localhost", false, "", 0},
+      {"host:x", false, "", 0},
+      {"host:65536", false, "", 0},
+      {"host:-1", false, "", 0},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<HostPort> parsed = ParseHostPort(c.address, "--http-address");
+    ASSERT_EQ(parsed.ok(), c.ok) << c.address;
+    if (!c.ok) {
+      EXPECT_EQ(parsed.status().message(),
+                "--http-address must be host:port, got \"" + c.address + "\"");
+      continue;
+    }
+    EXPECT_EQ(parsed->host, c.host) << c.address;
+    EXPECT_EQ(parsed->port, c.port) << c.address;
+  }
+}
+
 }  // namespace
 }  // namespace headroom::cli
