@@ -24,6 +24,10 @@ uint64_t CpuSharesForMillis(int64_t millis) {
   return std::clamp(shares, kMinShares, kMaxShares);
 }
 
+int64_t MillisForCpuShares(uint64_t shares) {
+  return static_cast<int64_t>(std::min<uint64_t>(shares, kMaxShares) * 1000 / 1024);
+}
+
 ResourcePlan PlanContainerResources(const ContainerPolicyInput& input) {
   ResourcePlan plan;
   if (input.declared.cpu_quota.has_value() && *input.declared.cpu_quota > 0) {

@@ -49,6 +49,8 @@ inline constexpr int64_t kRemoveCpuQuota = -1;
 
 // kubelet's MilliCPUToShares: millis x 1024 / 1000, at least 2, at most 262144.
 uint64_t CpuSharesForMillis(int64_t millis);
+// The inverse, for declared requests the runtime only shows as shares (1024 shares = 1 core).
+int64_t MillisForCpuShares(uint64_t shares);
 
 // The plan. With enforce = false or excluded = true the plan changes nothing but its reasons
 // still say what would have been set.

@@ -15,9 +15,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -88,23 +85,15 @@ struct Counters {
 }  // namespace
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  headroom::cli::ParseDaemonFlags(
+      argc, argv,
+
       "headroom-nri: containerd NRI plugin that removes CPU quotas, sets CPU weight from the "
       "sized request and memory limits from history (2 x max(7-day max, memory at OOM)), and "
       "reports the node to headroom-extender.\n"
       "Usage: headroom-nri [--socket=/var/run/nri/nri.sock] [--state-dir=DIR] "
-      "[--extender=HOST:PORT] [--dry-run]\nSee docs/nri.md.");
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view file) {
-    return absl::StrContains(file, "kubelet-hook/");
-  };
-  usage.contains_helpshort_flags = usage.contains_help_flags;
-  absl::SetFlagsUsageConfig(usage);
-  std::vector<std::string> raw(argv + 1, argv + argc);
-  std::vector<std::string> normalized = headroom::cli::NormalizeFlagArgs(raw);
-  std::vector<char*> args = {argv[0]};
-  for (std::string& arg : normalized) args.push_back(arg.data());
-  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+      "[--extender=HOST:PORT] [--dry-run]\nSee docs/nri.md.",
+      "kubelet-hook/");
 
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   spdlog::set_level(spdlog::level::from_str(absl::GetFlag(FLAGS_log_level)));
@@ -185,30 +174,13 @@ int main(int argc, char** argv) {
     return plugin.Handle(request);
   });
 
-  // Signals are taken by one thread with sigwait; every other thread blocks them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  absl::Notification stopping;
-  std::thread signal_waiter([&] {
-    int received = 0;
-    sigwait(&signals, &received);
-    spdlog::info("signal {}: stopping", received);
-    stopping.Notify();
-    runner.Stop();
-  });
-
   Counters counters;
   std::unique_ptr<httplib::Server> http;
   std::thread http_thread;
-  if (std::string address = absl::GetFlag(FLAGS_http_address); !address.empty()) {
-    const size_t colon = address.rfind(':');
-    int port = 0;
-    if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port)) {
-      return Fail(absl::StrCat("--http-address must be host:port, got \"", address, "\""));
-    }
+  if (std::string flag = absl::GetFlag(FLAGS_http_address); !flag.empty()) {
+    const absl::StatusOr<headroom::cli::HostPort> address =
+        headroom::cli::ParseHostPort(flag, "--http-address");
+    if (!address.ok()) return Fail(std::string(address.status().message()));
     http = std::make_unique<httplib::Server>();
     http->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("ok\n", "text/plain");
@@ -257,11 +229,28 @@ int main(int argc, char** argv) {
              counters.last_sample_unix.load());
       res.set_content(text, "text/plain; version=0.0.4");
     });
-    if (!http->bind_to_port(address.substr(0, colon), port)) {
-      return Fail(absl::StrCat("cannot listen on ", address));
+    if (!http->bind_to_port(address->host, address->port)) {
+      return Fail(absl::StrCat("cannot listen on ", flag));
     }
-    http_thread = std::thread([&] { http->listen_after_bind(); });
   }
+
+  // Everything that can refuse to start is checked above; from here on threads run.
+  // Signals are taken by one thread with sigwait; every other thread blocks them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  absl::Notification stopping;
+  std::thread signal_waiter([&] {
+    int received = 0;
+    sigwait(&signals, &received);
+    spdlog::info("signal {}: stopping", received);
+    stopping.Notify();
+    runner.Stop();
+  });
+
+  if (http) http_thread = std::thread([&] { http->listen_after_bind(); });
 
   std::unique_ptr<hnri::NodeReporter> reporter;
   if (std::string extender = absl::GetFlag(FLAGS_extender); !extender.empty()) {
@@ -298,12 +287,8 @@ int main(int argc, char** argv) {
           counters.updates_sent += outcome.updates.update_size() - sent->failed_size();
           counters.updates_failed += sent->failed_size();
           for (const auto& update : outcome.updates.update()) {
-            const auto& r = update.linux().resources();
             state.Mutate(update.container_id(), [&](hnri::TrackedContainer& c) {
-              if (r.cpu().has_quota()) c.declared.cpu_quota = r.cpu().quota().value();
-              if (r.cpu().has_shares()) c.declared.cpu_shares = r.cpu().shares().value();
-              if (r.memory().has_limit())
-                c.declared.memory_limit_bytes = r.memory().limit().value();
+              c.declared = hnri::WithResources(c.declared, update.linux().resources());
             });
           }
           spdlog::info("nri: updated {} containers ({} refused)", outcome.updates.update_size(),

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "io/atomic_file.h"
+#include "kubelet-hook/container_policy.h"
 
 namespace headroom::nri {
 
@@ -34,8 +35,7 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
     // Declared requests as the runtime knows them: CPU from shares, memory from the limit.
     if (c.declared.cpu_shares.has_value()) {
       pod->mutable_requests()->set_cpu_millis(pod->requests().cpu_millis() +
-                                              static_cast<int64_t>(*c.declared.cpu_shares) * 1000 /
-                                                  1024);
+                                              MillisForCpuShares(*c.declared.cpu_shares));
     }
     headroom::v1::ContainerReport* container = pod->add_containers();
     container->set_name(c.name);

@@ -4,6 +4,14 @@
 
 namespace headroom::nri {
 
+void CarrySamplerState(const TrackedContainer& from, TrackedContainer& to) {
+  to.oom_kills_seen = from.oom_kills_seen;
+  to.last_cpu_at = from.last_cpu_at;
+  to.last_cpu_nanos = from.last_cpu_nanos;
+  to.last_waiting_micros = from.last_waiting_micros;
+  to.memory_usage_bytes = from.memory_usage_bytes;
+}
+
 void NodeState::Upsert(const TrackedContainer& container) {
   absl::MutexLock lock(&mu_);
   containers_[container.id] = container;

@@ -34,14 +34,19 @@ struct TrackedContainer {
   bool daemonset = false;
   bool enforce = true;
   bool excluded = false;
-  // Sampler bookkeeping.
-  uint64_t oom_kills_seen = 0;
+  // Sampler bookkeeping (carried across re-tracking by CarrySamplerState).
+  // OOM kills already accounted for; nullopt: unknown (a container first seen in Synchronize,
+  // whose cgroup may count kills from before we watched), so the first reading is a baseline.
+  std::optional<uint64_t> oom_kills_seen;
   std::optional<absl::Time> last_cpu_at;
   uint64_t last_cpu_nanos = 0;
   std::optional<uint64_t> last_waiting_micros;
   int64_t memory_usage_bytes = 0;
-  int64_t memory_max_usage_bytes = 0;
 };
+
+// Copies the sampler's bookkeeping from `from` (the container as tracked so far) into `to` (the
+// same container described afresh by the runtime).
+void CarrySamplerState(const TrackedContainer& from, TrackedContainer& to);
 
 // The part of a workload container's statistics that must survive a restart.
 struct WorkloadRecord {

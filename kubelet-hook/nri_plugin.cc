@@ -75,6 +75,15 @@ DeclaredResources WithPlan(DeclaredResources declared, const ResourcePlan& plan)
   return declared;
 }
 
+DeclaredResources WithResources(DeclaredResources declared, const napi::LinuxResources& applied) {
+  const DeclaredResources set = DeclaredFrom(applied);
+  if (set.cpu_shares.has_value()) declared.cpu_shares = set.cpu_shares;
+  if (set.cpu_quota.has_value()) declared.cpu_quota = set.cpu_quota;
+  if (set.cpu_period.has_value()) declared.cpu_period = set.cpu_period;
+  if (set.memory_limit_bytes.has_value()) declared.memory_limit_bytes = set.memory_limit_bytes;
+  return declared;
+}
+
 NriPlugin::NriPlugin(PluginConfig config, NodeState& state, std::function<absl::Time()> clock,
                      StopHook on_stop)
     : config_(std::move(config)),
@@ -175,6 +184,9 @@ std::string NriPlugin::Synchronize(const std::string& payload) {
     TrackedContainer tracked =
         Track(pod == pending_pods_.end() ? napi::PodSandbox() : *pod, container);
     if (container.state() == napi::CONTAINER_STOPPED) continue;
+    if (std::optional<TrackedContainer> known = state_.Get(tracked.id); known.has_value()) {
+      CarrySamplerState(*known, tracked);
+    }
     const ResourcePlan plan = WithoutNoOps(PlanFor(tracked, now), tracked.declared);
     if (plan.changes_anything()) {
       napi::ContainerUpdate* update = reply.add_update();
@@ -201,6 +213,7 @@ std::string NriPlugin::CreateContainer(const std::string& payload) {
     return EmptyOk();
   }
   TrackedContainer tracked = Track(request.pod(), request.container());
+  tracked.oom_kills_seen = 0;  // a new cgroup: every kill from now on is this container's
   const ResourcePlan plan = PlanFor(tracked, clock_());
   napi::CreateContainerResponse reply;
   if (plan.changes_anything()) {
@@ -222,8 +235,7 @@ std::string NriPlugin::UpdateContainer(const std::string& payload) {
   }
   TrackedContainer tracked = Track(request.pod(), request.container());
   if (std::optional<TrackedContainer> known = state_.Get(tracked.id); known.has_value()) {
-    tracked.oom_kills_seen = known->oom_kills_seen;
-    tracked.memory_usage_bytes = known->memory_usage_bytes;
+    CarrySamplerState(*known, tracked);
   }
   // The resources kubelet asks for now; where they conflict with the policy, the policy wins.
   tracked.declared = DeclaredFrom(request.linux_resources());

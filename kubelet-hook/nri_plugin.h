@@ -78,5 +78,7 @@ class NriPlugin {
 DeclaredResources DeclaredFrom(const napi::LinuxResources& resources);
 void ApplyPlan(const ResourcePlan& plan, napi::LinuxResources& resources);
 DeclaredResources WithPlan(DeclaredResources declared, const ResourcePlan& plan);
+// `declared` with what `applied` (an update the runtime accepted) sets.
+DeclaredResources WithResources(DeclaredResources declared, const napi::LinuxResources& applied);
 
 }  // namespace headroom::nri

@@ -21,8 +21,11 @@ Sampler::Sampler(NodeState& state, const CgroupReader& cgroups, const NriPlugin&
 
 void Sampler::CheckOom(const TrackedContainer& container, absl::Time now) {
   absl::StatusOr<uint64_t> kills = cgroups_.ReadOomKills(container.cgroups_path);
-  if (!kills.ok() || *kills <= container.oom_kills_seen) return;
+  if (!kills.ok()) return;
+  const bool baseline_only = !container.oom_kills_seen.has_value();
+  if (!baseline_only && *kills <= *container.oom_kills_seen) return;
   state_.Mutate(container.id, [&](TrackedContainer& c) { c.oom_kills_seen = *kills; });
+  if (baseline_only) return;  // kills from before we watched this container are not ours to count
   // At an OOM kill the container was at its limit; the high-water mark says the same when the
   // cgroup has one.
   int64_t memory = container.declared.memory_limit_bytes.value_or(0);
@@ -77,7 +80,6 @@ void Sampler::Sample(absl::Time now) {
       c.last_cpu_nanos = sample->cpu_usage_nanos;
       c.last_waiting_micros = sample->cpu_waiting_micros;
       c.memory_usage_bytes = sample->memory_working_set_bytes;
-      c.memory_max_usage_bytes = sample->memory_max_usage_bytes;
     });
   }
 }
@@ -107,8 +109,7 @@ OptimizeOutcome Sampler::Optimize(absl::Time now) {
       all_history = all_history && demand.cpu.has_value() && demand.memory.has_value();
       pod.containers.push_back(std::move(demand));
       const DeclaredResources& d = c->declared;
-      pod.requests.cpu_millis +=
-          d.cpu_shares.has_value() ? static_cast<int64_t>(*d.cpu_shares) * 1000 / 1024 : 0;
+      pod.requests.cpu_millis += d.cpu_shares.has_value() ? MillisForCpuShares(*d.cpu_shares) : 0;
       pod.requests.memory_bytes += d.memory_limit_bytes.value_or(0);
     }
     pod.optimizable = all_history && !members.front()->excluded;

@@ -21,6 +21,7 @@
 #include "kubelet-hook/node_checkpoint.h"
 #include "kubelet-hook/node_state.h"
 #include "kubelet-hook/plugin_runner.h"
+#include "kubelet-hook/sampler.h"
 #include "kubelet-hook/trunk_connection.h"
 #include "kubelet-hook/ttrpc_codec.h"
 #include "kubelet-hook/workload_identity.h"
@@ -194,6 +195,24 @@ TEST_F(CgroupTreeTest, ReadsVersion2) {
   EXPECT_EQ(sample->cpu_waiting_micros, 123u);
   EXPECT_EQ(sample->memory_working_set_bytes, 900);
   EXPECT_EQ(sample->oom_kills, 1u);
+}
+
+TEST(CpuShares, ConvertBothWays) {
+  EXPECT_EQ(MillisForCpuShares(1024), 1000);
+  EXPECT_EQ(MillisForCpuShares(512), 500);
+  EXPECT_EQ(MillisForCpuShares(2), 1);
+  EXPECT_EQ(MillisForCpuShares(CpuSharesForMillis(250)), 250);
+}
+
+TEST(WithResources, TakesWhatTheUpdateSetAndKeepsTheRest) {
+  napi::LinuxResources applied;
+  applied.mutable_cpu()->mutable_quota()->set_value(-1);
+  applied.mutable_memory()->mutable_limit()->set_value(64 * kMi);
+  const DeclaredResources after = WithResources({512, 50000, 100000, 32 * kMi}, applied);
+  EXPECT_EQ(after.cpu_shares, 512u);
+  EXPECT_EQ(after.cpu_quota, -1);
+  EXPECT_EQ(after.cpu_period, 100000u);
+  EXPECT_EQ(after.memory_limit_bytes, 64 * kMi);
 }
 
 TEST(NodeCheckpoint, RoundTripsAndRejectsGarbage) {
@@ -452,6 +471,44 @@ TEST(EncodeMuxMessage, SplitsLikeGoAt4096) {
   EXPECT_EQ(frames[0].payload.size(), 4096u);
   EXPECT_EQ(frames[1].payload.size(), 904u);
   EXPECT_EQ(frames[1].conn_id, 2u);
+}
+
+TEST_F(CgroupTreeTest, OomKillsBeforeWeWatchedAreABaselineNotAnOom) {
+  auto oom_control = [&](const std::string& id, int kills) {
+    Write("memory/pods/" + id + "/memory.oom_control",
+          "oom_kill_disable 0\nunder_oom 0\noom_kill " + std::to_string(kills) + "\n");
+  };
+  const CgroupReader reader(root_.string(), CgroupVersion::kV1);
+  NodeState state;
+  const absl::Time now = absl::FromUnixSeconds(1795331119);
+  NriPlugin plugin({}, state, [&] { return now; });
+  Sampler sampler(state, reader, plugin, {4000, 8 * 1024 * kMi});
+
+  // Found running at (re)connection, with kills counted before we watched it.
+  napi::SynchronizeRequest sync;
+  const napi::CreateContainerRequest old = CreateRequest("old", "c-old", 0, 32 * kMi);
+  *sync.add_pods() = old.pod();
+  *sync.add_containers() = old.container();
+  sync.mutable_containers(0)->set_pod_sandbox_id(old.pod().id());
+  sync.mutable_containers(0)->set_state(napi::CONTAINER_RUNNING);
+  plugin.Handle(PluginRequest("Synchronize", sync));
+  // Created under our eyes: its first kill counts.
+  Create(plugin, CreateRequest("new", "c-new", 0, 32 * kMi));
+  oom_control("c-old", 3);
+  oom_control("c-new", 1);
+  sampler.PollOoms(now);
+  EXPECT_EQ(sampler.stats().ooms, 1u);
+  EXPECT_FALSE(state.MemoryHistory("ns/Pod/old#app", now).has_value());
+  ASSERT_TRUE(state.MemoryHistory("ns/Pod/new#app", now).has_value());
+  EXPECT_EQ(state.MemoryHistory("ns/Pod/new#app", now)->oom_bytes, 32 * kMi);
+
+  // A reconnection's Synchronize re-describes the container; what the sampler knew stays.
+  plugin.Handle(PluginRequest("Synchronize", sync));
+  EXPECT_EQ(state.Get("c-old")->oom_kills_seen, 3u);
+  oom_control("c-old", 4);
+  sampler.PollOoms(now);
+  EXPECT_EQ(sampler.stats().ooms, 2u);
+  EXPECT_EQ(state.MemoryHistory("ns/Pod/old#app", now)->oom_bytes, 32 * kMi);
 }
 
 }  // namespace

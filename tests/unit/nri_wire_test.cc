@@ -199,8 +199,8 @@ TEST_P(NriWireTest, RejectedRegistrationCarriesTheRuntimesError) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ContainerdVersions, NriWireTest, ::testing::Values("1.7.29", "2.1.5"),
-                         [](const auto& info) {
-                           std::string name = "containerd_" + info.param;
+                         [](const auto& instantiation) {
+                           std::string name = "containerd_" + instantiation.param;
                            for (char& c : name) {
                              if (c == '.') c = '_';
                            }
