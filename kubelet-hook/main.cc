@@ -23,6 +23,7 @@
 #include "cli/flag_args.h"
 #include "httplib.h"
 #include "kubelet-hook/cgroup_reader.h"
+#include "kubelet-hook/kernel_oom_log.h"
 #include "kubelet-hook/node_checkpoint.h"
 #include "kubelet-hook/node_reporter.h"
 #include "kubelet-hook/node_state.h"
@@ -46,7 +47,11 @@ ABSL_FLAG(std::string, node_name, "",
 ABSL_FLAG(bool, dry_run, false, "Compute and log every decision, change nothing.");
 ABSL_FLAG(absl::Duration, interval, absl::Seconds(60),
           "Sampling, optimisation, checkpoint and report period.");
-ABSL_FLAG(absl::Duration, oom_poll_interval, absl::Seconds(1), "How often OOM counters are read.");
+ABSL_FLAG(absl::Duration, oom_poll_interval, absl::Seconds(1),
+          "How often OOM kills are collected (kernel log, else cgroup counters).");
+ABSL_FLAG(std::string, kernel_log, "/dev/kmsg",
+          "Kernel log to read OOM kills from (needs privilege); empty or unreadable: poll the "
+          "cgroups' oom_kill counters, which miss containers deleted between two polls.");
 ABSL_FLAG(std::string, excluded_namespaces, "kube-system",
           "Comma-separated namespaces headroom never adjusts.");
 ABSL_FLAG(std::string, allocatable_cpu, "",
@@ -159,15 +164,24 @@ int main(int argc, char** argv) {
                cgroups.version() == hnri::CgroupVersion::kV2 ? "v2" : "v1 (node-level PSI only)",
                cgroups.root(), config.dry_run);
 
-  std::unique_ptr<hnri::Sampler> sampler;
-  absl::Mutex sampler_mu;  // the OOM poller, the StopContainer hook and the sampler share it
-  hnri::NriPlugin plugin(
-      config, state, [] { return absl::Now(); },
-      [&](const hnri::TrackedContainer& container) {
-        absl::MutexLock lock(&sampler_mu);
-        if (sampler) sampler->CheckOom(container, absl::Now());
-      });
-  sampler = std::make_unique<hnri::Sampler>(state, cgroups, plugin, allocatable);
+  hnri::NriPlugin plugin(config, state, [] { return absl::Now(); });
+  absl::Mutex sampler_mu;  // the OOM poller and the periodic loop share the sampler
+  std::unique_ptr<hnri::KernelLogOomSource> kernel_log;
+  if (std::string path = absl::GetFlag(FLAGS_kernel_log); !path.empty()) {
+    absl::StatusOr<std::unique_ptr<hnri::KernelLogOomSource>> opened =
+        hnri::KernelLogOomSource::Open(path);
+    if (opened.ok()) {
+      kernel_log = std::move(*opened);
+      spdlog::info("OOM kills from the kernel log {}", path);
+    } else {
+      spdlog::warn(
+          "{}: OOM kills from cgroup counters only (a container deleted between two "
+          "polls is missed)",
+          std::string(opened.status().message()));
+    }
+  }
+  auto sampler =
+      std::make_unique<hnri::Sampler>(state, cgroups, plugin, allocatable, kernel_log.get());
   absl::Mutex plugin_mu;  // NriPlugin is driven by one connection's reader at a time
   hnri::PluginRunner runner(runner_options, [&](const ttrpc::Request& request) {
     absl::MutexLock lock(&plugin_mu);

@@ -84,12 +84,8 @@ DeclaredResources WithResources(DeclaredResources declared, const napi::LinuxRes
   return declared;
 }
 
-NriPlugin::NriPlugin(PluginConfig config, NodeState& state, std::function<absl::Time()> clock,
-                     StopHook on_stop)
-    : config_(std::move(config)),
-      state_(state),
-      clock_(std::move(clock)),
-      on_stop_(std::move(on_stop)) {}
+NriPlugin::NriPlugin(PluginConfig config, NodeState& state, std::function<absl::Time()> clock)
+    : config_(std::move(config)), state_(state), clock_(std::move(clock)) {}
 
 TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod,
                                   const napi::Container& container) const {
@@ -142,7 +138,8 @@ std::string NriPlugin::Handle(const ttrpc::Request& request) {
   if (method == "Synchronize") return Synchronize(request.payload());
   if (method == "CreateContainer") return CreateContainer(request.payload());
   if (method == "UpdateContainer") return UpdateContainer(request.payload());
-  if (method == "StopContainer") return StopContainer(request.payload());
+  // Not subscribed, but a runtime may still call it: nothing to adjust.
+  if (method == "StopContainer") return Ok(napi::StopContainerResponse());
   if (method == "StateChange") return StateChange(request.payload());
   if (method == "Shutdown") return EmptyOk();
   // NRI >= v0.12 falls back to StateChange for events whose dedicated call we do not serve.
@@ -252,17 +249,6 @@ std::string NriPlugin::UpdateContainer(const std::string& payload) {
                tracked.name, Reasons(plan));
   state_.Upsert(tracked);
   return Ok(reply);
-}
-
-std::string NriPlugin::StopContainer(const std::string& payload) {
-  napi::StopContainerRequest request;
-  if (Parse(payload, request) && on_stop_) {
-    if (std::optional<TrackedContainer> known = state_.Get(request.container().id());
-        known.has_value()) {
-      on_stop_(*known);
-    }
-  }
-  return Ok(napi::StopContainerResponse());
 }
 
 std::string NriPlugin::StateChange(const std::string& payload) {

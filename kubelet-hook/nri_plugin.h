@@ -24,22 +24,18 @@ namespace napi = ::nri::pkg::api::v1alpha1;
 inline constexpr char kPluginService[] = "nri.pkg.api.v1alpha1.Plugin";
 inline constexpr char kRuntimeService[] = "nri.pkg.api.v1alpha1.Runtime";
 
-// Event bits (1 << (event - 1)): CreateContainer, UpdateContainer, StopContainer,
-// RemoveContainer, RemovePodSandbox. All within NRI v0.3's 0x7ff, so valid on containerd 1.7+.
-inline constexpr int32_t kSubscribedEvents = 0x0008 | 0x0080 | 0x0200 | 0x0400 | 0x0004;
+// Event bits (1 << (event - 1)): CreateContainer, UpdateContainer, RemoveContainer,
+// RemovePodSandbox. All within NRI v0.3's 0x7ff, so valid on containerd 1.7+.
+inline constexpr int32_t kSubscribedEvents = 0x0008 | 0x0080 | 0x0400 | 0x0004;
 
 struct PluginConfig {
   bool dry_run = false;  // compute and log, change nothing
   std::vector<std::string> excluded_namespaces = {"kube-system"};
 };
 
-// Called from StopContainer so an OOM kill is seen before the cgroup disappears.
-using StopHook = std::function<void(const TrackedContainer&)>;
-
 class NriPlugin {
  public:
-  NriPlugin(PluginConfig config, NodeState& state, std::function<absl::Time()> clock,
-            StopHook on_stop = nullptr);
+  NriPlugin(PluginConfig config, NodeState& state, std::function<absl::Time()> clock);
 
   // Answers one ttrpc request from the runtime with a Response body.
   std::string Handle(const ttrpc::Request& request);
@@ -57,7 +53,6 @@ class NriPlugin {
   std::string Synchronize(const std::string& payload);
   std::string CreateContainer(const std::string& payload);
   std::string UpdateContainer(const std::string& payload);
-  std::string StopContainer(const std::string& payload);
   std::string StateChange(const std::string& payload);
 
   TrackedContainer Track(const napi::PodSandbox& pod, const napi::Container& container) const;
@@ -65,7 +60,6 @@ class NriPlugin {
   PluginConfig config_;
   NodeState& state_;
   std::function<absl::Time()> clock_;
-  StopHook on_stop_;
   std::string runtime_;
   // Pods seen in Synchronize with more = true, kept until the final part arrives.
   std::vector<napi::PodSandbox> pending_pods_;

@@ -16,23 +16,27 @@
 namespace headroom::nri {
 
 Sampler::Sampler(NodeState& state, const CgroupReader& cgroups, const NriPlugin& plugin,
-                 ResourceAmounts allocatable)
-    : state_(state), cgroups_(cgroups), plugin_(plugin), allocatable_(allocatable) {}
+                 ResourceAmounts allocatable, OomKillSource* kills)
+    : state_(state), cgroups_(cgroups), plugin_(plugin), allocatable_(allocatable), kills_(kills) {}
 
-void Sampler::CheckOom(const TrackedContainer& container, absl::Time now) {
+void Sampler::CheckOomCounter(const TrackedContainer& container, absl::Time now) {
   absl::StatusOr<uint64_t> kills = cgroups_.ReadOomKills(container.cgroups_path);
   if (!kills.ok()) return;
   const bool baseline_only = !container.oom_kills_seen.has_value();
   if (!baseline_only && *kills <= *container.oom_kills_seen) return;
   state_.Mutate(container.id, [&](TrackedContainer& c) { c.oom_kills_seen = *kills; });
-  if (baseline_only) return;  // kills from before we watched this container are not ours to count
+  if (baseline_only) return;  // kills from before we watched this container are not ours
+  RecordOomKill(container, now);
+}
+
+void Sampler::RecordOomKill(const TrackedContainer& container, absl::Time now) {
   // At an OOM kill the container was at its limit; the high-water mark says the same when the
-  // cgroup has one.
-  int64_t memory = container.declared.memory_limit_bytes.value_or(0);
+  // cgroup is still there to have one.
+  int64_t memory =
+      std::max(container.declared.memory_limit_bytes.value_or(0), container.memory_usage_bytes);
   if (absl::StatusOr<CgroupSample> sample = cgroups_.Read(container.cgroups_path); sample.ok()) {
     memory = std::max(memory, sample->memory_max_usage_bytes);
   }
-  memory = std::max(memory, container.memory_usage_bytes);
   ++stats_.ooms;
   const OomDecision decision =
       oom_cooldown_.Evaluate(OomEvent{container.id, container.pod_name, now, memory},
@@ -46,7 +50,24 @@ void Sampler::CheckOom(const TrackedContainer& container, absl::Time now) {
 }
 
 void Sampler::PollOoms(absl::Time now) {
-  for (const TrackedContainer& container : state_.Containers()) CheckOom(container, now);
+  if (kills_ == nullptr) {
+    for (const TrackedContainer& container : state_.Containers()) CheckOomCounter(container, now);
+    return;
+  }
+  const std::vector<std::string> killed = kills_->KilledCgroups();
+  if (killed.empty()) return;
+  const std::vector<TrackedContainer> containers = state_.Containers();
+  for (const std::string& cgroup : killed) {
+    for (const TrackedContainer& container : containers) {
+      absl::StatusOr<std::string> dir = CgroupRelativeDir(container.cgroups_path);
+      if (dir.ok() && *dir == cgroup) {
+        RecordOomKill(container, now);
+        break;
+      }
+    }
+    // A kill in a cgroup that is no container of ours (a host process, another runtime) is not
+    // headroom's to record.
+  }
 }
 
 void Sampler::Sample(absl::Time now) {

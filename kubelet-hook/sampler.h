@@ -1,9 +1,11 @@
 #pragma once
 
 // headroom-nri's periodic work, off the NRI handlers' path:
-// - PollOoms (every second by default): reads each container's oom_kill counter; an increase
-//   records the memory at OOM for its workload container, so the restarted container's
-//   CreateContainer gets limit = 2 x max(7-day max, memory at OOM);
+// - PollOoms (every second by default): takes the OOM kills the kernel logged (kernel_oom_log.h)
+//   or, without access to the kernel log, reads each container's oom_kill counter (which misses
+//   a container whose cgroup is deleted between two polls); each kill records the memory at OOM
+//   for its workload container, so the restarted container's CreateContainer gets
+//   limit = 2 x max(7-day max, memory at OOM);
 // - Sample (every 60 s by default): reads every container's cgroup and feeds the statistics
 //   (CPU PSI-adjusted where the cgroup has cpu.pressure);
 // - Optimize: runs the per-node optimisation (shared/node_optimizer.h) over the node's pods,
@@ -17,6 +19,7 @@
 
 #include "absl/time/time.h"
 #include "kubelet-hook/cgroup_reader.h"
+#include "kubelet-hook/kernel_oom_log.h"
 #include "kubelet-hook/node_state.h"
 #include "kubelet-hook/nri_plugin.h"
 #include "shared/node_optimizer.h"
@@ -39,23 +42,26 @@ struct OptimizeOutcome {
 
 class Sampler {
  public:
+  // `kills` may be null: then OOM kills come from the cgroups' counters.
   Sampler(NodeState& state, const CgroupReader& cgroups, const NriPlugin& plugin,
-          ResourceAmounts allocatable);
+          ResourceAmounts allocatable, OomKillSource* kills = nullptr);
 
   void PollOoms(absl::Time now);
-  // Checks one container's OOM counter (also called from StopContainer, before the cgroup goes).
-  void CheckOom(const TrackedContainer& container, absl::Time now);
   void Sample(absl::Time now);
   OptimizeOutcome Optimize(absl::Time now);
 
   const SamplerStats& stats() const { return stats_; }
 
  private:
+  void CheckOomCounter(const TrackedContainer& container, absl::Time now);
+  void RecordOomKill(const TrackedContainer& container, absl::Time now);
+
   NodeState& state_;
   const CgroupReader& cgroups_;
   const NriPlugin& plugin_;
   ResourceAmounts allocatable_;
   OomCooldownTracker oom_cooldown_;
+  OomKillSource* kills_;
   SamplerStats stats_;
 };
 

@@ -11,12 +11,14 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kubelet-hook/cgroup_reader.h"
 #include "kubelet-hook/container_policy.h"
+#include "kubelet-hook/kernel_oom_log.h"
 #include "kubelet-hook/mux_codec.h"
 #include "kubelet-hook/node_checkpoint.h"
 #include "kubelet-hook/node_state.h"
@@ -509,6 +511,54 @@ TEST_F(CgroupTreeTest, OomKillsBeforeWeWatchedAreABaselineNotAnOom) {
   sampler.PollOoms(now);
   EXPECT_EQ(sampler.stats().ooms, 2u);
   EXPECT_EQ(state.MemoryHistory("ns/Pod/old#app", now)->oom_bytes, 32 * kMi);
+}
+
+TEST(OomKilledCgroup, ReadsTheKilledTasksCgroupFromKernelRecords) {
+  // A real record from this VM's /dev/kmsg (cgroup v1, memcg OOM).
+  EXPECT_EQ(OomKilledCgroup("6,1724,10154604789,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=("
+                            "null),cpuset=/,mems_allowed=0,oom_memcg=/hr-test/child,task_memcg=/"
+                            "hr-test/child,task=tail,pid=24225,uid=0\n"),
+            "/hr-test/child");
+  // The pod's limit was hit, a container's task was killed: the task's cgroup counts.
+  EXPECT_EQ(OomKilledCgroup("oom-kill:constraint=CONSTRAINT_MEMCG,oom_memcg=/kubepods/pod1,"
+                            "task_memcg=/kubepods/pod1/c1,task=app,pid=7,uid=0"),
+            "/kubepods/pod1/c1");
+  for (const char* other :
+       {"3,1725,1,-;Memory cgroup out of memory: Killed process 24225 (tail)",
+        "oom-kill:constraint=CONSTRAINT_NONE,task=x,pid=1", "oom-kill:xtask_memcg=/a,task=x",
+        "oom-kill:constraint=CONSTRAINT_MEMCG,task_memcg=,task=x", "unrelated"}) {
+    EXPECT_FALSE(OomKilledCgroup(other).has_value()) << other;
+  }
+}
+
+class FakeOomKills : public OomKillSource {
+ public:
+  std::vector<std::string> KilledCgroups() override { return std::exchange(pending, {}); }
+  std::vector<std::string> pending;
+};
+
+// A container whose process is killed is usually deleted before the next poll of its counter;
+// the kernel log still names its cgroup.
+TEST(Sampler, RecordsKernelLoggedKillsOfContainersWhoseCgroupIsGone) {
+  const CgroupReader reader("/nonexistent-cgroup-root", CgroupVersion::kV1);
+  NodeState state;
+  const absl::Time now = absl::FromUnixSeconds(1795331119);
+  NriPlugin plugin({}, state, [&] { return now; });
+  FakeOomKills kills;
+  Sampler sampler(state, reader, plugin, {4000, 8 * 1024 * kMi}, &kills);
+  napi::CreateContainerRequest request = CreateRequest("hog", "c-hog", 0, 32 * kMi);
+  request.mutable_container()->mutable_linux()->set_cgroups_path("/kubepods/pod-hog/c-hog");
+  Create(plugin, request);
+  Create(plugin, CreateRequest("calm", "c-calm", 0, 16 * kMi));
+
+  kills.pending = {"/kubepods/pod-hog/c-hog", "/system.slice/some-daemon.service"};
+  sampler.PollOoms(now);
+  EXPECT_EQ(sampler.stats().ooms, 1u);
+  ASSERT_TRUE(state.MemoryHistory("ns/Pod/hog#app", now).has_value());
+  EXPECT_EQ(state.MemoryHistory("ns/Pod/hog#app", now)->oom_bytes, 32 * kMi);
+  EXPECT_FALSE(state.MemoryHistory("ns/Pod/calm#app", now).has_value());
+  sampler.PollOoms(now);  // each kill once
+  EXPECT_EQ(sampler.stats().ooms, 1u);
 }
 
 }  // namespace
