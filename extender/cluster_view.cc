@@ -128,9 +128,25 @@ void ClusterView::ImportWorkloads(const std::map<std::string, ContainerStats>& w
   for (const auto& [key, stats] : workloads) workloads_.try_emplace(key, stats);
 }
 
+void ClusterView::ForgetPlacement(const std::string& pod_uid) {
+  absl::MutexLock lock(&mu_);
+  placements_.erase(pod_uid);
+}
+
+size_t ClusterView::PlacementCount() const {
+  absl::MutexLock lock(&mu_);
+  return placements_.size();
+}
+
 void ClusterView::RecordPlacement(const std::string& pod_uid, const std::string& node,
                                   const PodFootprint& footprint, absl::Time now) {
   absl::MutexLock lock(&mu_);
+  // A report that already lists the pod counts it; counting it again would be twice.
+  if (const auto known = nodes_.find(node); known != nodes_.end()) {
+    for (const ReportedPod& pod : known->second.report.pods) {
+      if (pod.uid == pod_uid) return;
+    }
+  }
   placements_[pod_uid] = {node, footprint, now};
 }
 

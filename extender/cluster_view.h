@@ -83,6 +83,9 @@ class ClusterView {
 
   void RecordPlacement(const std::string& pod_uid, const std::string& node,
                        const PodFootprint& footprint, absl::Time now);
+  // Drops a recorded placement (the pod was deleted or finished).
+  void ForgetPlacement(const std::string& pod_uid);
+  size_t PlacementCount() const;
 
   size_t NodeCount() const;
   // Age of the oldest and newest node report at `now` (zero when there is none).

@@ -123,6 +123,8 @@ json NullableMap(const std::map<std::string, std::string>& map) {
 
 }  // namespace
 
+absl::StatusOr<PodSpec> DecodePodObject(const json& pod) { return DecodePod(pod); }
+
 std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
                         const json& owner_references) {
   if (owner_references.is_array()) {

@@ -73,6 +73,9 @@ struct HostPriority {
 // InvalidArgument naming the field on a malformed body.
 absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body);
 
+// A v1.Pod object (from the request, or from the Kubernetes API), as headroom reads it.
+absl::StatusOr<PodSpec> DecodePodObject(const nlohmann::json& pod);
+
 std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& result);
 std::string EncodeHostPriorities(const std::vector<HostPriority>& priorities);
 

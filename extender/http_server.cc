@@ -93,8 +93,13 @@ void ExtenderHttpServer::Route() {
   });
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
     const auto [oldest, newest] = view_.ReportAges(clock_());
-    response.set_content(metrics_.Render({view_.NodeCount(), oldest, newest}),
-                         "text/plain; version=0.0.4");
+    Metrics::ClusterGauges gauges;
+    gauges.nodes_reported = view_.NodeCount();
+    gauges.oldest_report_age = oldest;
+    gauges.newest_report_age = newest;
+    gauges.pending_placements = view_.PlacementCount();
+    if (options_.add_gauges) options_.add_gauges(gauges);
+    response.set_content(metrics_.Render(gauges), "text/plain; version=0.0.4");
   });
   // Every error status carries a JSON reason, including the library's own (404, 413, ...).
   server_->set_error_handler([](const httplib::Request& request, httplib::Response& response) {

@@ -33,6 +33,8 @@ struct ServerOptions {
   size_t max_body_bytes = 64ULL << 20;  // full Node lists of a large cluster fit
   absl::Duration read_timeout = absl::Seconds(10);
   ScoringConfig scoring;
+  // Adds gauges the server does not own (the pod watch) to /metrics; optional.
+  std::function<void(Metrics::ClusterGauges&)> add_gauges;
 };
 
 class ExtenderHttpServer {

@@ -18,7 +18,11 @@
 #include "cli/flag_args.h"
 #include "extender/cluster_view.h"
 #include "extender/http_server.h"
+#include "extender/kube_client.h"
+#include "extender/kube_config.h"
+#include "extender/list_watcher.h"
 #include "extender/metrics.h"
+#include "extender/pod_placements.h"
 #include "extender/report_service.h"
 #include "extender/tls_certificate.h"
 #include "extender/workload_checkpoint.h"
@@ -40,6 +44,12 @@ ABSL_FLAG(std::string, tls_cert_file, "",
           "PEM certificate (and chain) for HTTPS; reloaded when it changes. Empty: plain HTTP.");
 ABSL_FLAG(std::string, tls_key_file, "", "PEM private key for --tls-cert-file.");
 ABSL_FLAG(int64_t, max_body_bytes, 64LL << 20, "Largest request body accepted (413 beyond).");
+ABSL_FLAG(std::string, kubeconfig, "",
+          "kubeconfig for the Kubernetes API (watch of bound pods). Empty: the in-cluster "
+          "service account when running in a pod, else no watch.");
+ABSL_FLAG(std::string, kube_context, "", "Context in --kubeconfig; empty: current-context.");
+ABSL_FLAG(absl::Duration, placement_ttl, absl::Minutes(2),
+          "How long a pod seen bound counts on its node before a node report must cover it.");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or SPDLOG_LEVEL).");
 
 namespace {
@@ -108,7 +118,35 @@ int main(int argc, char** argv) {
     }
     options.tls = certificate.get();
   }
-  headroom::extender::ClusterView view({});
+  // The Kubernetes API, for the watch of bound pods: explicit kubeconfig, else in-cluster.
+  std::unique_ptr<headroom::extender::KubeClient> kube;
+  {
+    const std::string kubeconfig = absl::GetFlag(FLAGS_kubeconfig);
+    absl::StatusOr<headroom::extender::KubeConfig> config =
+        kubeconfig.empty()
+            ? headroom::extender::InClusterConfig()
+            : headroom::extender::LoadKubeconfigFile(kubeconfig, absl::GetFlag(FLAGS_kube_context));
+    if (!config.ok() && !(kubeconfig.empty() && absl::IsNotFound(config.status()))) {
+      return Fail(std::string(config.status().message()));
+    }
+    if (config.ok()) {
+      absl::StatusOr<std::unique_ptr<headroom::extender::KubeClient>> client =
+          headroom::extender::KubeClient::Create(*config);
+      if (!client.ok()) return Fail(std::string(client.status().message()));
+      kube = std::move(*client);
+      logger->info("watching bound pods at {}", kube->server());
+    } else {
+      logger->warn(
+          "no Kubernetes API (no --kubeconfig, not in a pod): pods placed between two "
+          "node reports are not counted");
+    }
+  }
+  if (absl::GetFlag(FLAGS_placement_ttl) <= absl::ZeroDuration()) {
+    return Fail("--placement-ttl must be positive");
+  }
+  headroom::extender::ClusterView::Options view_options;
+  view_options.placement_ttl = absl::GetFlag(FLAGS_placement_ttl);
+  headroom::extender::ClusterView view(view_options);
   headroom::extender::Metrics metrics;
   const std::string state_dir = absl::GetFlag(FLAGS_state_dir);
   if (!state_dir.empty()) {
@@ -130,6 +168,22 @@ int main(int argc, char** argv) {
       headroom::extender::StartReportServer(absl::GetFlag(FLAGS_grpc_address), reports);
   if (!report_server.ok()) return Fail(std::string(report_server.status().message()));
   logger->info("node reports over gRPC on port {}", report_server->port);
+  headroom::extender::PodPlacementTracker placements(view);
+  std::unique_ptr<headroom::extender::ListWatcher> pod_watch;
+  if (kube != nullptr) {
+    pod_watch = std::make_unique<headroom::extender::ListWatcher>(
+        *kube, headroom::extender::BoundPodsWatch(),
+        headroom::extender::ListWatcher::Handlers{
+            [&](std::vector<nlohmann::json> pods) { placements.Replace(pods); },
+            [&](const headroom::extender::WatchEvent& event) {
+              placements.Apply(event, absl::Now());
+            }},
+        logger);
+    options.add_gauges = [&](headroom::extender::Metrics::ClusterGauges& gauges) {
+      gauges.pod_watch = {{pod_watch->synced(), pod_watch->lists(), pod_watch->watch_errors(),
+                           placements.placements_recorded()}};
+    };
+  }
   headroom::extender::ExtenderHttpServer server(view, metrics, options);
   const absl::StatusOr<int> bound = server.Bind(address->host, address->port);
   if (!bound.ok()) return Fail(std::string(bound.status().message()));
@@ -151,8 +205,13 @@ int main(int argc, char** argv) {
       }
     }
   });
+  std::thread watcher([&] {
+    if (pod_watch != nullptr) pod_watch->Run();
+  });
   const absl::Status served = server.Serve();
   stopping.Notify();
+  if (pod_watch != nullptr) pod_watch->Stop();
+  watcher.join();
   checkpointer.join();
   report_server->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   logger->info("stopped: {}", served.ok() ? std::string("signal") : std::string(served.message()));

@@ -73,7 +73,36 @@ std::string Metrics::Render(const ClusterGauges& cluster) const {
       "headroom_extender_report_age_seconds{which=\"oldest\"} ",
       absl::StrFormat("%.3f", absl::ToDoubleSeconds(cluster.oldest_report_age)), "\n",
       "headroom_extender_report_age_seconds{which=\"newest\"} ",
-      absl::StrFormat("%.3f", absl::ToDoubleSeconds(cluster.newest_report_age)), "\n");
+      absl::StrFormat("%.3f", absl::ToDoubleSeconds(cluster.newest_report_age)), "\n",
+      "# HELP headroom_extender_pending_placements Pods seen bound that no node report covers "
+      "yet.\n"
+      "# TYPE headroom_extender_pending_placements gauge\n"
+      "headroom_extender_pending_placements ",
+      cluster.pending_placements, "\n");
+  if (cluster.pod_watch.has_value()) {
+    const auto& watch = *cluster.pod_watch;
+    absl::StrAppend(
+        &out,
+        "# HELP headroom_extender_pod_watch_synced 1 once the bound pods have been listed.\n"
+        "# TYPE headroom_extender_pod_watch_synced gauge\n"
+        "headroom_extender_pod_watch_synced ",
+        watch.synced ? 1 : 0, "\n",
+        "# HELP headroom_extender_pod_watch_lists_total Lists of bound pods (start and after "
+        "410 Gone).\n"
+        "# TYPE headroom_extender_pod_watch_lists_total counter\n"
+        "headroom_extender_pod_watch_lists_total ",
+        watch.lists, "\n",
+        "# HELP headroom_extender_pod_watch_errors_total Failed lists or watches (retried with "
+        "backoff).\n"
+        "# TYPE headroom_extender_pod_watch_errors_total counter\n"
+        "headroom_extender_pod_watch_errors_total ",
+        watch.errors, "\n",
+        "# HELP headroom_extender_pod_watch_placements_total Pods counted on their node when "
+        "seen bound.\n"
+        "# TYPE headroom_extender_pod_watch_placements_total counter\n"
+        "headroom_extender_pod_watch_placements_total ",
+        watch.placements, "\n");
+  }
   return out;
 }
 

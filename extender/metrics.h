@@ -8,10 +8,13 @@
 //   headroom_extender_unknown_nodes_total           nodes passed without a fresh report
 //   headroom_extender_nodes_reported
 //   headroom_extender_report_age_seconds{which="oldest"|"newest"}
+//   headroom_extender_pending_placements           placements no report covers yet
+//   headroom_extender_pod_watch_synced, _lists_total, _errors_total, _placements_total
 
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -35,6 +38,15 @@ class Metrics {
     size_t nodes_reported = 0;
     absl::Duration oldest_report_age;
     absl::Duration newest_report_age;
+    size_t pending_placements = 0;
+    // The watch of bound pods; absent when no Kubernetes API is configured.
+    struct PodWatch {
+      bool synced = false;
+      int64_t lists = 0;
+      int64_t errors = 0;
+      int64_t placements = 0;
+    };
+    std::optional<PodWatch> pod_watch;
   };
   std::string Render(const ClusterGauges& cluster) const;
 

@@ -11,17 +11,12 @@ cache=${HEADROOM_CACHE:-$HOME/.cache/headroom}
 crictl_version=v1.34.0
 sudo_cmd=()
 [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+source scripts/trixie-apt.sh
 
 if ! containerd --version 2>/dev/null | grep -q ' 1\.7\.\| 2\.'; then
   echo "e2e-deps: installing containerd (NRI) from Debian trixie"
-  if [ ! -f /etc/apt/sources.list.d/headroom-trixie.sources ]; then
-    printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
-      "${sudo_cmd[@]}" tee /etc/apt/sources.list.d/headroom-trixie.sources >/dev/null
-    printf 'Package: *\nPin: release n=trixie\nPin-Priority: 100\n' |
-      "${sudo_cmd[@]}" tee /etc/apt/preferences.d/headroom-trixie >/dev/null
-  fi
+  add_trixie_source
   export DEBIAN_FRONTEND=noninteractive
-  "${sudo_cmd[@]}" apt-get update -qq
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends containerd/trixie
 fi
 for p in runc busybox-static curl; do

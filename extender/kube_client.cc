@@ -1,0 +1,278 @@
+#include "extender/kube_client.h"
+
+#include <httplib.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "io/atomic_file.h"
+#include "nlohmann/json.hpp"
+#include "shared/status_macros.h"
+
+namespace headroom::extender {
+namespace {
+
+std::unique_ptr<BIO, decltype(&BIO_free)> MemoryBio(const std::string& pem) {
+  return {BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free};
+}
+
+// A trust store with every certificate of the PEM bundle; nullptr when none parses.
+X509_STORE* TrustStore(const std::string& pem) {
+  auto bio = MemoryBio(pem);
+  X509_STORE* store = X509_STORE_new();
+  int added = 0;
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    if (X509_STORE_add_cert(store, cert) == 1) ++added;
+    X509_free(cert);
+  }
+  if (added == 0) {
+    X509_STORE_free(store);
+    return nullptr;
+  }
+  return store;
+}
+
+// The API's own explanation of a failed request (a metav1.Status body), else the body.
+std::string ApiMessage(const std::string& body) {
+  const nlohmann::json status = nlohmann::json::parse(body, nullptr, false);
+  if (status.is_object() && status.contains("message") && status["message"].is_string()) {
+    return status["message"].get<std::string>();
+  }
+  return body.substr(0, 200);
+}
+
+absl::Status HttpError(int status, const std::string& body, const std::string& path) {
+  const std::string message = absl::StrCat("GET ", path, ": HTTP ", status, ": ", ApiMessage(body));
+  switch (status) {
+    case 401:
+      return absl::UnauthenticatedError(message);
+    case 403:
+      return absl::PermissionDeniedError(message);
+    case 404:
+      return absl::NotFoundError(message);
+    case 410:
+      return absl::OutOfRangeError(message);  // resourceVersion too old: list again
+    case 429:
+    case 500:
+    case 502:
+    case 503:
+    case 504:
+      return absl::UnavailableError(message);
+    default:
+      return absl::InternalError(message);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<ServerAddress> ParseServerUrl(absl::string_view url) {
+  ServerAddress address;
+  absl::string_view rest = url;
+  if (absl::ConsumePrefix(&rest, "https://")) {
+    address.https = true;
+    address.port = 443;
+  } else if (absl::ConsumePrefix(&rest, "http://")) {
+    address.https = false;
+    address.port = 80;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("server \"", url, "\": expected https://host[:port]"));
+  }
+  while (absl::ConsumeSuffix(&rest, "/")) {
+  }
+  if (rest.find('/') != absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("server \"", url, "\": a path after the host is not supported"));
+  }
+  absl::string_view port;
+  if (absl::ConsumePrefix(&rest, "[")) {
+    const size_t close = rest.find(']');
+    if (close == absl::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrCat("server \"", url, "\": unclosed ["));
+    }
+    address.host = std::string(rest.substr(0, close));
+    rest.remove_prefix(close + 1);
+    if (!rest.empty() && !absl::ConsumePrefix(&rest, ":")) {
+      return absl::InvalidArgumentError(absl::StrCat("server \"", url, "\": junk after ]"));
+    }
+    port = rest;
+  } else {
+    const size_t colon = rest.rfind(':');
+    address.host = std::string(rest.substr(0, colon));
+    if (colon != absl::string_view::npos) port = rest.substr(colon + 1);
+  }
+  if (address.host.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("server \"", url, "\": no host"));
+  }
+  if (!port.empty() &&
+      (!absl::SimpleAtoi(port, &address.port) || address.port <= 0 || address.port > 65535)) {
+    return absl::InvalidArgumentError(absl::StrCat("server \"", url, "\": bad port"));
+  }
+  return address;
+}
+
+bool LineSplitter::Feed(absl::string_view chunk,
+                        const std::function<bool(absl::string_view)>& on_line) {
+  buffer_.append(chunk.data(), chunk.size());
+  size_t start = 0;
+  bool keep_going = true;
+  while (keep_going) {
+    const size_t newline = buffer_.find('\n', start);
+    if (newline == std::string::npos) break;
+    absl::string_view line(buffer_.data() + start, newline - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) keep_going = on_line(line);
+    start = newline + 1;
+  }
+  buffer_.erase(0, start);
+  return keep_going && buffer_.size() <= kMaxLineBytes;
+}
+
+KubeClient::KubeClient(KubeConfig config, ServerAddress address)
+    : config_(std::move(config)), address_(std::move(address)) {}
+
+KubeClient::~KubeClient() = default;
+
+absl::StatusOr<std::unique_ptr<KubeClient>> KubeClient::Create(KubeConfig config) {
+  HEADROOM_ASSIGN_OR_RETURN(ServerAddress address, ParseServerUrl(config.server));
+  if (!config.ca_pem.empty()) {
+    X509_STORE* store = TrustStore(config.ca_pem);
+    if (store == nullptr) {
+      return absl::InvalidArgumentError("the Kubernetes API's CA has no PEM certificate");
+    }
+    X509_STORE_free(store);
+  }
+  if (!config.client_cert_pem.empty()) {
+    auto cert_bio = MemoryBio(config.client_cert_pem);
+    X509* cert = PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr);
+    auto key_bio = MemoryBio(config.client_key_pem);
+    EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr);
+    const bool usable = cert != nullptr && key != nullptr && X509_check_private_key(cert, key) == 1;
+    X509_free(cert);
+    EVP_PKEY_free(key);
+    if (!usable) {
+      return absl::InvalidArgumentError(
+          "the client certificate and key do not parse as PEM or do not match");
+    }
+  }
+  return std::unique_ptr<KubeClient>(new KubeClient(std::move(config), std::move(address)));
+}
+
+absl::StatusOr<std::string> KubeClient::AuthorizationHeader() const {
+  std::string token = config_.bearer_token;
+  if (!config_.token_file.empty()) {
+    HEADROOM_ASSIGN_OR_RETURN(token, io::ReadFile(config_.token_file));
+    while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+  }
+  return token.empty() ? "" : "Bearer " + token;
+}
+
+absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> KubeClient::NewConnection(
+    absl::Duration read_timeout) {
+  std::unique_ptr<httplib::ClientImpl> client;
+  if (!address_.https) {
+    client = std::make_unique<httplib::ClientImpl>(address_.host, address_.port);
+  } else {
+    X509* cert = nullptr;
+    EVP_PKEY* key = nullptr;
+    if (!config_.client_cert_pem.empty()) {
+      auto cert_bio = MemoryBio(config_.client_cert_pem);
+      cert = PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr);
+      auto key_bio = MemoryBio(config_.client_key_pem);
+      key = PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr);
+    }
+    auto ssl = std::make_unique<httplib::SSLClient>(address_.host, address_.port, cert, key);
+    X509_free(cert);  // the SSL context holds its own references
+    EVP_PKEY_free(key);
+    if (!ssl->is_valid()) return absl::InternalError("cannot set up a TLS context");
+    ssl->enable_server_certificate_verification(!config_.insecure_skip_tls_verify);
+    if (!config_.ca_pem.empty()) ssl->set_ca_cert_store(TrustStore(config_.ca_pem));
+    client = std::move(ssl);
+  }
+  client->set_connection_timeout(std::chrono::seconds(5));
+  client->set_read_timeout(absl::ToChronoSeconds(read_timeout));
+  client->set_write_timeout(std::chrono::seconds(10));
+  client->set_keep_alive(false);
+  return client;
+}
+
+absl::StatusOr<std::string> KubeClient::Get(const std::string& path_and_query,
+                                            absl::Duration timeout) {
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<httplib::ClientImpl> client, NewConnection(timeout));
+  HEADROOM_ASSIGN_OR_RETURN(const std::string authorization, AuthorizationHeader());
+  httplib::Headers headers = {{"Accept", "application/json"}};
+  if (!authorization.empty()) headers.emplace("Authorization", authorization);
+  httplib::Result result = client->Get(path_and_query, headers);
+  if (!result) {
+    return absl::UnavailableError(absl::StrCat("GET ", config_.server, path_and_query, ": ",
+                                               httplib::to_string(result.error())));
+  }
+  if (result->status != 200) return HttpError(result->status, result->body, path_and_query);
+  return std::move(result->body);
+}
+
+absl::Status KubeClient::Watch(const std::string& path_and_query, absl::Duration idle_timeout,
+                               const std::function<bool(absl::string_view line)>& on_line) {
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<httplib::ClientImpl> client,
+                            NewConnection(idle_timeout));
+  HEADROOM_ASSIGN_OR_RETURN(const std::string authorization, AuthorizationHeader());
+  httplib::Headers headers = {{"Accept", "application/json"}};
+  if (!authorization.empty()) headers.emplace("Authorization", authorization);
+  {
+    absl::MutexLock lock(&mu_);
+    if (cancelled_) return absl::CancelledError("client cancelled");
+    active_ = client.get();
+  }
+  LineSplitter lines;
+  int status = 0;
+  std::string error_body;
+  bool stopped_by_caller = false;
+  httplib::Result result = client->Get(
+      path_and_query, headers,
+      [&](const httplib::Response& response) {
+        status = response.status;
+        return true;
+      },
+      [&](const char* data, size_t size) {
+        if (status != 200) {
+          if (error_body.size() < 4096) error_body.append(data, size);
+          return true;
+        }
+        if (!lines.Feed(absl::string_view(data, size), on_line)) {
+          stopped_by_caller = true;
+          return false;
+        }
+        return true;
+      });
+  bool cancelled;
+  {
+    absl::MutexLock lock(&mu_);
+    active_ = nullptr;
+    cancelled = cancelled_;
+  }
+  if (cancelled) return absl::CancelledError("client cancelled");
+  if (stopped_by_caller) {
+    if (lines.buffered() > LineSplitter::kMaxLineBytes) {
+      return absl::ResourceExhaustedError("watch event over 64 MiB");
+    }
+    return absl::CancelledError("stopped by the caller");
+  }
+  if (status != 0 && status != 200) return HttpError(status, error_body, path_and_query);
+  if (!result) {
+    return absl::UnavailableError(absl::StrCat("watch ", config_.server, path_and_query, ": ",
+                                               httplib::to_string(result.error())));
+  }
+  return absl::OkStatus();
+}
+
+void KubeClient::Cancel() {
+  absl::MutexLock lock(&mu_);
+  cancelled_ = true;
+  if (active_ != nullptr) active_->stop();
+}
+
+}  // namespace headroom::extender

@@ -1,0 +1,81 @@
+#pragma once
+
+// A small read-only Kubernetes REST client over cpp-httplib: GET a path, or stream a watch
+// line by line. One HTTP connection per call (lists and watches are minutes apart); a
+// running watch can be cancelled from another thread, which is how shutdown ends it.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "extender/kube_config.h"
+
+namespace httplib {
+class ClientImpl;
+}
+
+namespace headroom::extender {
+
+struct ServerAddress {
+  bool https = true;
+  std::string host;  // without brackets
+  int port = 443;
+};
+
+// Splits "https://host:port" (port defaults to 443/80; IPv6 in brackets). InvalidArgument
+// on anything else, including a path after the port.
+absl::StatusOr<ServerAddress> ParseServerUrl(absl::string_view url);
+
+// Splits a watch response body, which arrives in arbitrary chunks, into its JSON lines.
+class LineSplitter {
+ public:
+  // Appends `chunk` and calls `on_line` for each complete non-empty line; stops early and
+  // returns false when `on_line` does. A line over `max_line_bytes` is an error (false).
+  bool Feed(absl::string_view chunk, const std::function<bool(absl::string_view)>& on_line);
+  size_t buffered() const { return buffer_.size(); }
+
+  static constexpr size_t kMaxLineBytes = 64 << 20;
+
+ private:
+  std::string buffer_;
+};
+
+class KubeClient {
+ public:
+  // InvalidArgument when the server URL, CA or client certificate cannot be used.
+  static absl::StatusOr<std::unique_ptr<KubeClient>> Create(KubeConfig config);
+  ~KubeClient();
+
+  // The body of a GET, for status 200; otherwise an error with the status and the API's
+  // message (Unavailable for a connection failure, so callers retry).
+  absl::StatusOr<std::string> Get(const std::string& path_and_query, absl::Duration timeout);
+
+  // Streams a watch: `on_line` gets each JSON line until the server ends the response (OK),
+  // `on_line` returns false (Cancelled), Cancel() is called (Cancelled), or an error.
+  // `idle_timeout` bounds the wait for the next bytes.
+  absl::Status Watch(const std::string& path_and_query, absl::Duration idle_timeout,
+                     const std::function<bool(absl::string_view line)>& on_line);
+
+  // Ends a running Watch (and refuses new ones) from any thread.
+  void Cancel();
+
+  const std::string& server() const { return config_.server; }
+
+ private:
+  KubeClient(KubeConfig config, ServerAddress address);
+  absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> NewConnection(absl::Duration read_timeout);
+  absl::StatusOr<std::string> AuthorizationHeader() const;
+
+  const KubeConfig config_;
+  const ServerAddress address_;
+  absl::Mutex mu_;
+  httplib::ClientImpl* active_ ABSL_GUARDED_BY(mu_) = nullptr;
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace headroom::extender

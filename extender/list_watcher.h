@@ -1,0 +1,89 @@
+#pragma once
+
+// List + watch of one Kubernetes resource, the way client-go's reflector does it: list (in
+// pages) to get the current objects and a resourceVersion, then watch from that version with
+// bookmarks; when the watch ends, watch again from the last version seen; when the API says
+// the version is too old (410 Gone), list again; on errors, retry with exponential backoff.
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "extender/kube_client.h"
+#include "nlohmann/json.hpp"
+#include "spdlog/logger.h"
+
+namespace headroom::extender {
+
+enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
+
+struct WatchEvent {
+  WatchEventType type = WatchEventType::kAdded;
+  nlohmann::json object;
+};
+
+// One line of a watch stream: {"type": "ADDED", "object": {...}}. InvalidArgument otherwise.
+absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line);
+
+// metadata.resourceVersion of an object or list; empty when absent.
+std::string ResourceVersionOf(const nlohmann::json& object);
+
+// The HTTP status code of an ERROR event's metav1.Status (410 for "too old"), 0 if none.
+int ErrorEventCode(const WatchEvent& event);
+
+struct ListWatchOptions {
+  std::string path;            // e.g. "/api/v1/pods"
+  std::string field_selector;  // unescaped, e.g. "spec.nodeName!="
+  int page_size = 500;
+  absl::Duration watch_timeout = absl::Minutes(5);  // the server ends each watch after this
+  absl::Duration initial_backoff = absl::Seconds(1);
+  absl::Duration max_backoff = absl::Seconds(30);
+};
+
+// The query strings the watcher sends (pure, for tests).
+std::string ListQuery(const ListWatchOptions& options, const std::string& continue_token);
+std::string WatchQuery(const ListWatchOptions& options, const std::string& resource_version);
+
+class ListWatcher {
+ public:
+  struct Handlers {
+    // The complete current set of objects, after every (re)list.
+    std::function<void(std::vector<nlohmann::json> items)> replace;
+    // ADDED, MODIFIED and DELETED events (bookmarks and errors are handled here).
+    std::function<void(const WatchEvent& event)> event;
+  };
+
+  ListWatcher(KubeClient& client, ListWatchOptions options, Handlers handlers,
+              std::shared_ptr<spdlog::logger> logger);
+
+  // Lists and watches until Stop(). Call from a thread of its own.
+  void Run();
+  // Ends Run() promptly (cancels the running request).
+  void Stop();
+
+  bool synced() const { return synced_.load(); }
+  int64_t lists() const { return lists_.load(); }
+  int64_t watch_errors() const { return errors_.load(); }
+
+ private:
+  // The current objects and their list's resourceVersion, all pages.
+  absl::StatusOr<std::string> List();
+  // One watch from `resource_version`; updates it as events arrive. OutOfRange when the
+  // version is too old.
+  absl::Status WatchOnce(std::string& resource_version);
+
+  KubeClient& client_;
+  const ListWatchOptions options_;
+  const Handlers handlers_;
+  std::shared_ptr<spdlog::logger> logger_;
+  absl::Notification stop_;
+  std::atomic<bool> synced_{false};
+  std::atomic<int64_t> lists_{0};
+  std::atomic<int64_t> errors_{0};
+};
+
+}  // namespace headroom::extender

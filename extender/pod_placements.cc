@@ -1,0 +1,74 @@
+#include "extender/pod_placements.h"
+
+#include "extender/extender_wire.h"
+#include "extender/judge.h"
+
+namespace headroom::extender {
+namespace {
+
+using nlohmann::json;
+
+std::string StringAt(const json& object, const char* outer, const char* inner) {
+  const auto o = object.find(outer);
+  if (o == object.end() || !o->is_object()) return "";
+  const auto i = o->find(inner);
+  return i != o->end() && i->is_string() ? i->get<std::string>() : "";
+}
+
+}  // namespace
+
+ListWatchOptions BoundPodsWatch() {
+  ListWatchOptions options;
+  options.path = "/api/v1/pods";
+  options.field_selector = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed";
+  return options;
+}
+
+PodPlacementTracker::PodPlacementTracker(ClusterView& view) : view_(view) {}
+
+void PodPlacementTracker::Replace(const std::vector<json>& pods) {
+  absl::flat_hash_set<std::string> bound;
+  for (const json& pod : pods) {
+    if (std::string uid = StringAt(pod, "metadata", "uid"); !uid.empty()) {
+      bound.insert(std::move(uid));
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  bound_ = std::move(bound);
+}
+
+void PodPlacementTracker::Apply(const WatchEvent& event, absl::Time now) {
+  const std::string uid = StringAt(event.object, "metadata", "uid");
+  if (uid.empty()) return;
+  if (event.type == WatchEventType::kDeleted) {
+    {
+      absl::MutexLock lock(&mu_);
+      bound_.erase(uid);
+    }
+    view_.ForgetPlacement(uid);
+    return;
+  }
+  if (event.type != WatchEventType::kAdded && event.type != WatchEventType::kModified) return;
+  const std::string node = StringAt(event.object, "spec", "nodeName");
+  if (node.empty()) return;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!bound_.insert(uid).second) return;  // seen before: a status update
+    ++recorded_;
+  }
+  absl::StatusOr<PodSpec> pod = DecodePodObject(event.object);
+  if (!pod.ok()) return;  // the API server validated it; nothing useful to count
+  view_.RecordPlacement(uid, node, CandidateFootprint(*pod, view_), now);
+}
+
+size_t PodPlacementTracker::known_pods() const {
+  absl::MutexLock lock(&mu_);
+  return bound_.size();
+}
+
+int64_t PodPlacementTracker::placements_recorded() const {
+  absl::MutexLock lock(&mu_);
+  return recorded_;
+}
+
+}  // namespace headroom::extender

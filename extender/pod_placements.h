@@ -1,0 +1,45 @@
+#pragma once
+
+// Feeds the cluster view with pods the moment they are bound to a node, from a watch of bound,
+// unfinished pods (fieldSelector spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed).
+// A pod newly seen bound counts on its node at its projected footprint (sized like a filter
+// candidate) until the node's next report covers it or the placement expires, so two pods
+// scheduled between two reports cannot both take the same last headroom. Pods already bound
+// when the watch (re)lists are assumed covered by reports and are not counted again.
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "extender/cluster_view.h"
+#include "extender/list_watcher.h"
+#include "nlohmann/json.hpp"
+
+namespace headroom::extender {
+
+// The watch the tracker needs.
+ListWatchOptions BoundPodsWatch();
+
+class PodPlacementTracker {
+ public:
+  explicit PodPlacementTracker(ClusterView& view);
+
+  // After a (re)list: these are the bound pods now; none is recorded as a new placement.
+  void Replace(const std::vector<nlohmann::json>& pods);
+  // A watch event: a bound pod not seen before is recorded on its node at `now`; a deleted
+  // one (or one that left the selector by finishing) is forgotten.
+  void Apply(const WatchEvent& event, absl::Time now);
+
+  size_t known_pods() const;
+  int64_t placements_recorded() const;
+
+ private:
+  ClusterView& view_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_set<std::string> bound_ ABSL_GUARDED_BY(mu_);  // pod UIDs
+  int64_t recorded_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace headroom::extender

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what the local scheduler end-to-end suite needs, idempotently, caching builds under
+# ${HEADROOM_CACHE:-~/.cache/headroom}:
+# - etcd 3.5 (Debian trixie's etcd-server; bookworm has 3.4), from the trixie apt source that
+#   scripts/e2e-deps.sh pins low so nothing else is upgraded;
+# - kube-apiserver, kube-scheduler and kubectl of one pinned Kubernetes release, built from the
+#   Go module proxy into $HEADROOM_CACHE/k8s-<version>/.
+#
+# k8s.io/kubernetes is not meant to be a dependency: its go.mod points the k8s.io/* staging
+# modules at ./staging/src and requires them at v0.0.0. A throw-away wrapper module replaces
+# each of them by its published v0.<minor>.<patch> tag, which is the same source.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cache=${HEADROOM_CACHE:-$HOME/.cache/headroom}
+k8s_version=${HEADROOM_K8S_VERSION:-v1.34.3}
+staging_version=v0.${k8s_version#v1.}
+bin_dir=$cache/k8s-$k8s_version
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+
+source scripts/trixie-apt.sh
+if ! etcd --version 2>/dev/null | grep -q 'etcd Version: 3\.5'; then
+  echo "k8s-deps: installing etcd 3.5 from Debian trixie"
+  add_trixie_source
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends etcd-server/trixie
+fi
+
+if [ ! -x "$bin_dir/kube-apiserver" ] || [ ! -x "$bin_dir/kube-scheduler" ] || [ ! -x "$bin_dir/kubectl" ]; then
+  echo "k8s-deps: building kube-apiserver, kube-scheduler, kubectl $k8s_version from the Go module proxy (several minutes on 2 cores)"
+  export PATH=$PATH:/usr/local/go/bin GOPATH=$cache/go GOSUMDB=off GOFLAGS=-mod=mod
+  proxy=${GOPROXY:-https://proxy.golang.org}
+  proxy=${proxy%%,*}
+  module=$(mktemp -d)
+  trap 'rm -rf "$module"' EXIT
+  {
+    printf 'module headroom.local/k8s\ngo 1.24\nrequire k8s.io/kubernetes %s\n' "$k8s_version"
+    curl -fsS "$proxy/k8s.io/kubernetes/@v/$k8s_version.mod" |
+      sed -n "s#^\t\(k8s\.io/[a-z0-9-]*\) => ./staging/src/.*#replace \1 => \1 $staging_version#p"
+  } >"$module/go.mod"
+  printf '//go:build tools\npackage tools\nimport (\n_ "k8s.io/kubernetes/cmd/kube-apiserver"\n_ "k8s.io/kubernetes/cmd/kube-scheduler"\n_ "k8s.io/kubernetes/cmd/kubectl"\n)\n' >"$module/tools.go"
+  mkdir -p "$bin_dir.tmp"
+  (cd "$module" && go mod tidy &&
+    go build -trimpath -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$k8s_version" -o "$bin_dir.tmp/" \
+      k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
+  rm -rf "$bin_dir" && mv "$bin_dir.tmp" "$bin_dir"
+fi
+echo "k8s-deps: ready (etcd $(etcd --version | awk '/etcd Version/ {print $3}'), Kubernetes $k8s_version in $bin_dir)"

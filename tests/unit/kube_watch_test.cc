@@ -1,0 +1,441 @@
+// The Kubernetes client pieces of headroom-extender: kubeconfig, server URLs, the watch stream
+// codec, the list+watch loop (against an in-process fake API server) and the tracker that
+// turns bound pods into placements the filter counts.
+
+#include <httplib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "absl/strings/escaping.h"
+#include "absl/synchronization/mutex.h"
+#include "extender/judge.h"
+#include "extender/kube_client.h"
+#include "extender/kube_config.h"
+#include "extender/list_watcher.h"
+#include "extender/pod_placements.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "spdlog/sinks/null_sink.h"
+#include "spdlog/spdlog.h"
+#include "tests/status_matchers.h"
+
+namespace headroom::extender {
+namespace {
+
+using ::headroom::testing::IsOk;
+using ::headroom::testing::StatusIs;
+using nlohmann::json;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(ParseServerUrlTest, Table) {
+  struct Case {
+    const char* url;
+    bool ok;
+    bool https;
+    const char* host;
+    int port;
+  };
+  const Case cases[] = {
+      {"https://10.0.0.1:6443", true, true, "10.0.0.1", 6443},
+      {"https://api.example.com", true, true, "api.example.com", 443},
+      {"http://127.0.0.1:8080/", true, false, "127.0.0.1", 8080},
+      {"https://[fd00::1]:6443", true, true, "fd00::1", 6443},
+      {"https://[fd00::1]", true, true, "fd00::1", 443},
+      {"10.0.0.1:6443", false, false, "", 0},
+      {"https://host:0", false, false, "", 0},
+      {"https://host:99999", false, false, "", 0},
+      {"https://host:x", false, false, "", 0},
+      {"https://:6443", false, false, "", 0},
+      {"https://host:6443/api", false, false, "", 0},
+      {"https://[fd00::1", false, false, "", 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.url);
+    absl::StatusOr<ServerAddress> address = ParseServerUrl(c.url);
+    ASSERT_EQ(address.ok(), c.ok) << address.status();
+    if (!c.ok) continue;
+    EXPECT_EQ(address->https, c.https);
+    EXPECT_EQ(address->host, c.host);
+    EXPECT_EQ(address->port, c.port);
+  }
+}
+
+constexpr char kKubeconfig[] = R"(apiVersion: v1
+kind: Config
+current-context: local
+contexts:
+- name: local
+  context: {cluster: c1, user: admin}
+- name: other
+  context: {cluster: c2, user: robot}
+clusters:
+- name: c1
+  cluster:
+    server: https://127.0.0.1:6443/
+    certificate-authority-data: Q0EtUEVN
+- name: c2
+  cluster:
+    server: https://10.0.0.1:6443
+    certificate-authority: ca.crt
+    insecure-skip-tls-verify: true
+users:
+- name: admin
+  user:
+    client-certificate-data: Q0VSVA==
+    client-key-data: S0VZ
+- name: robot
+  user:
+    token: abc
+    tokenFile: token
+)";
+
+TEST(KubeconfigTest, CurrentContextWithInlineData) {
+  absl::StatusOr<KubeConfig> config = ParseKubeconfig(kKubeconfig, "/nowhere");
+  ASSERT_THAT(config.status(), IsOk());
+  EXPECT_EQ(config->server, "https://127.0.0.1:6443");
+  EXPECT_EQ(config->ca_pem, "CA-PEM");
+  EXPECT_EQ(config->client_cert_pem, "CERT");
+  EXPECT_EQ(config->client_key_pem, "KEY");
+  EXPECT_FALSE(config->insecure_skip_tls_verify);
+}
+
+TEST(KubeconfigTest, NamedContextWithFilesRelativeToTheKubeconfig) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "kubeconfig-relative";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "ca.crt") << "CA FROM FILE";
+  absl::StatusOr<KubeConfig> config = ParseKubeconfig(kKubeconfig, dir.string(), "other");
+  ASSERT_THAT(config.status(), IsOk());
+  EXPECT_EQ(config->server, "https://10.0.0.1:6443");
+  EXPECT_EQ(config->ca_pem, "CA FROM FILE");
+  EXPECT_TRUE(config->insecure_skip_tls_verify);
+  EXPECT_EQ(config->bearer_token, "abc");
+  EXPECT_EQ(config->token_file, (dir / "token").string());
+}
+
+TEST(KubeconfigTest, ErrorsNameTheField) {
+  struct Case {
+    std::string yaml;
+    std::string context;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"[1, 2", "", "document"},
+      {"- a\n- b\n", "", "expected a map"},
+      {"clusters: []\n", "", "current-context"},
+      {kKubeconfig, "missing", "no entry named \"missing\""},
+      {"current-context: x\ncontexts: [{name: x, context: {cluster: c}}]\n"
+       "clusters: [{name: c, cluster: {server: 'ftp://h'}}]\n",
+       "", "server"},
+      {"current-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
+       "clusters: [{name: c, cluster: {server: 'https://h'}}]\n"
+       "users: [{name: u, user: {exec: {command: aws}}}]\n",
+       "", "exec and auth-provider"},
+      {"current-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
+       "clusters: [{name: c, cluster: {server: 'https://h'}}]\n"
+       "users: [{name: u, user: {client-certificate-data: Q0VSVA==}}]\n",
+       "", "go together"},
+      {"current-context: x\ncontexts: [{name: x, context: {cluster: c}}]\n"
+       "clusters: [{name: c, cluster: {server: 'https://h', certificate-authority-data: '%%'}}]\n",
+       "", "not base64"},
+      {"current-context: x\ncontexts: [{name: x, context: {cluster: c}}]\n"
+       "clusters: [{name: c, cluster: {server: 'https://h', certificate-authority: /no/ca}}]\n",
+       "", "certificate-authority"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.yaml);
+    EXPECT_THAT(ParseKubeconfig(c.yaml, "/", c.context).status(),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(c.message)));
+  }
+  EXPECT_THAT(LoadKubeconfigFile("/no/such/kubeconfig").status(),
+              StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST(LineSplitterTest, JoinsChunksAndSkipsBlankLines) {
+  LineSplitter splitter;
+  std::vector<std::string> lines;
+  const auto collect = [&](absl::string_view line) {
+    lines.emplace_back(line);
+    return true;
+  };
+  EXPECT_TRUE(splitter.Feed("{\"a\":", collect));
+  EXPECT_TRUE(lines.empty());
+  EXPECT_TRUE(splitter.Feed("1}\n\n{\"b\":2}\r\n{\"c\"", collect));
+  EXPECT_THAT(lines, ElementsAre("{\"a\":1}", "{\"b\":2}"));
+  EXPECT_EQ(splitter.buffered(), 4u);
+  // The callback stops the stream.
+  EXPECT_FALSE(splitter.Feed(":3}\n{\"d\":4}\n", [](absl::string_view) { return false; }));
+}
+
+TEST(WatchEventTest, ParsesTypesAndRejectsGarbage) {
+  absl::StatusOr<WatchEvent> added =
+      ParseWatchEvent(R"({"type":"ADDED","object":{"metadata":{"resourceVersion":"7"}}})");
+  ASSERT_THAT(added.status(), IsOk());
+  EXPECT_EQ(added->type, WatchEventType::kAdded);
+  EXPECT_EQ(ResourceVersionOf(added->object), "7");
+  absl::StatusOr<WatchEvent> gone = ParseWatchEvent(
+      R"({"type":"ERROR","object":{"kind":"Status","code":410,"message":"too old"}})");
+  ASSERT_THAT(gone.status(), IsOk());
+  EXPECT_EQ(gone->type, WatchEventType::kError);
+  EXPECT_EQ(ErrorEventCode(*gone), 410);
+  for (const char* bad : {"", "[]", "{\"type\":\"ADDED\"}", "{\"type\":1,\"object\":{}}",
+                          "{\"type\":\"RENAMED\",\"object\":{}}", "{\"object\":{}}"}) {
+    EXPECT_THAT(ParseWatchEvent(bad).status(), StatusIs(absl::StatusCode::kInvalidArgument)) << bad;
+  }
+  EXPECT_EQ(ResourceVersionOf(json::object()), "");
+}
+
+TEST(ListWatchQueryTest, EscapesSelectorVersionAndContinueToken) {
+  ListWatchOptions options = BoundPodsWatch();
+  options.page_size = 2;
+  options.watch_timeout = absl::Seconds(300);
+  EXPECT_EQ(ListQuery(options, ""),
+            "/api/v1/pods?limit=2&fieldSelector=spec.nodeName%21%3D%2Cstatus.phase%21%"
+            "3DSucceeded%2Cstatus.phase%21%3DFailed");
+  EXPECT_THAT(ListQuery(options, "a+b/c="), HasSubstr("&continue=a%2Bb%2Fc%3D"));
+  EXPECT_THAT(WatchQuery(options, "123"),
+              HasSubstr("/api/v1/pods?watch=1&allowWatchBookmarks=true&resourceVersion=123&"
+                        "timeoutSeconds=300&fieldSelector="));
+}
+
+constexpr int64_t kMi = 1 << 20;
+constexpr int64_t kGi = 1 << 30;
+const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+
+json BoundPod(const std::string& uid, const std::string& node, int cpu_millis) {
+  return json{
+      {"metadata", {{"name", "p-" + uid}, {"namespace", "ns"}, {"uid", uid}}},
+      {"spec",
+       {{"nodeName", node},
+        {"containers",
+         {{{"name", "c"},
+           {"resources",
+            {{"requests", {{"cpu", std::to_string(cpu_millis) + "m"}, {"memory", "1Gi"}}}}}}}}}}};
+}
+
+NodeReport EmptyNode(const std::string& name, std::vector<ReportedPod> pods = {}) {
+  NodeReport report;
+  report.node = name;
+  report.reported_at = kNow - absl::Seconds(5);
+  report.allocatable = {4000, 8 * kGi};
+  report.load1 = 0.1;
+  report.cpus = 4;
+  report.pods = std::move(pods);
+  return report;
+}
+
+ExtenderArgs Candidate(int cpu_millis) {
+  ExtenderArgs args;
+  args.pod.pod_namespace = "ns";
+  args.pod.name = "new";
+  args.pod.containers.push_back({"c", {cpu_millis, 256 * kMi}, {cpu_millis, 256 * kMi}});
+  args.nodes.push_back({"n1", {}, {}});
+  return args;
+}
+
+TEST(PodPlacementTrackerTest, CountsNewlyBoundPodsOnceAndForgetsDeletedOnes) {
+  ClusterView view({});
+  ASSERT_THAT(view.ApplyReport(EmptyNode("n1")), IsOk());
+  PodPlacementTracker tracker(view);
+  // Pods bound before the list are the reports' business: not counted.
+  tracker.Replace({BoundPod("old", "n1", 3000)});
+  EXPECT_EQ(view.PlacementCount(), 0u);
+  EXPECT_THAT(FilterNodes(Candidate(1500), view, kNow).result.passed, ElementsAre("n1"));
+
+  tracker.Apply({WatchEventType::kAdded, BoundPod("a", "n1", 3000)}, kNow);
+  tracker.Apply({WatchEventType::kModified, BoundPod("a", "n1", 3000)}, kNow);  // status update
+  tracker.Apply({WatchEventType::kModified, BoundPod("old", "n1", 3000)}, kNow);
+  EXPECT_EQ(view.PlacementCount(), 1u);
+  EXPECT_EQ(tracker.placements_recorded(), 1);
+  EXPECT_EQ(tracker.known_pods(), 2u);
+  // 3000m placed + 1500m > 4000m.
+  FilterOutcome outcome = FilterNodes(Candidate(1500), view, kNow);
+  EXPECT_TRUE(outcome.result.failed.count("n1")) << "the placement must count";
+
+  tracker.Apply({WatchEventType::kDeleted, BoundPod("a", "n1", 3000)}, kNow);
+  EXPECT_EQ(view.PlacementCount(), 0u);
+  EXPECT_THAT(FilterNodes(Candidate(1500), view, kNow).result.passed, ElementsAre("n1"));
+  // Unbound or nameless objects are ignored.
+  tracker.Apply({WatchEventType::kAdded, BoundPod("b", "", 3000)}, kNow);
+  tracker.Apply({WatchEventType::kAdded, json{{"metadata", json::object()}}}, kNow);
+  EXPECT_EQ(view.PlacementCount(), 0u);
+}
+
+TEST(PodPlacementTrackerTest, APodTheNodeReportAlreadyListsIsNotCountedTwice) {
+  ClusterView view({});
+  ReportedPod listed;
+  listed.pod_namespace = "ns";
+  listed.name = "p-a";
+  listed.uid = "a";
+  listed.requests = {3000, kGi};
+  ASSERT_THAT(view.ApplyReport(EmptyNode("n1", {listed})), IsOk());
+  PodPlacementTracker tracker(view);
+  tracker.Replace({});
+  tracker.Apply({WatchEventType::kAdded, BoundPod("a", "n1", 3000)}, kNow);
+  EXPECT_EQ(view.PlacementCount(), 0u);
+}
+
+// A fake API server: pages of a list, then watches whose content each test scripts.
+class FakeApiServer {
+ public:
+  FakeApiServer() {
+    server_.Get("/api/v1/pods", [this](const httplib::Request& request,
+                                       httplib::Response& response) {
+      {
+        absl::MutexLock lock(&mu_);
+        requests_.push_back(request.has_param("watch")
+                                ? "watch rv=" + request.get_param_value("resourceVersion")
+                                : "list continue=" + request.get_param_value("continue"));
+      }
+      if (!request.has_param("watch")) {
+        if (request.get_param_value("continue").empty()) {
+          response.set_content(
+              json{{"metadata", {{"resourceVersion", "10"}, {"continue", "page2"}}},
+                   {"items", {BoundPod("a", "n1", 100)}}}
+                  .dump(),
+              "application/json");
+        } else {
+          response.set_content(
+              json{{"metadata", {{"resourceVersion", "10"}}}, {"items", {BoundPod("b", "n1", 100)}}}
+                  .dump(),
+              "application/json");
+        }
+        return;
+      }
+      int watch;
+      {
+        absl::MutexLock lock(&mu_);
+        watch = watches_++;
+      }
+      if (watch == 0) {
+        // One pod bound, a bookmark, then "too old": the watcher must list again.
+        std::string body =
+            json{{"type", "ADDED"},
+                 {"object",
+                  [] {
+                    json pod = BoundPod("c", "n1", 100);
+                    pod["metadata"]["resourceVersion"] = "11";
+                    return pod;
+                  }()}}
+                .dump() +
+            "\n" +
+            R"({"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"12"}}})" +
+            "\n" + R"({"type":"ERROR","object":{"kind":"Status","code":410,"message":"gone"}})" +
+            "\n";
+        response.set_content(body, "application/json");
+        return;
+      }
+      if (watch == 1) {
+        response.status = 500;
+        response.set_content(R"({"kind":"Status","message":"etcd is sad"})", "application/json");
+        return;
+      }
+      // Then a watch that stays open until the client goes away.
+      response.set_chunked_content_provider("application/json",
+                                            [this](size_t, httplib::DataSink& sink) {
+                                              sink.write("\n", 1);
+                                              absl::SleepFor(absl::Milliseconds(20));
+                                              return !done_.load();
+                                            });
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~FakeApiServer() {
+    done_ = true;
+    server_.stop();
+    thread_.join();
+  }
+  int port() const { return port_; }
+  std::vector<std::string> requests() {
+    absl::MutexLock lock(&mu_);
+    return requests_;
+  }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::atomic<bool> done_{false};
+  absl::Mutex mu_;
+  std::vector<std::string> requests_;
+  int watches_ = 0;
+};
+
+TEST(ListWatcherTest, ListsInPagesWatchesRelistsOnGoneBacksOffAndStopsPromptly) {
+  FakeApiServer api;
+  KubeConfig config;
+  config.server = "http://127.0.0.1:" + std::to_string(api.port());
+  absl::StatusOr<std::unique_ptr<KubeClient>> client = KubeClient::Create(config);
+  ASSERT_THAT(client.status(), IsOk());
+  ListWatchOptions options = BoundPodsWatch();
+  options.initial_backoff = absl::Milliseconds(10);
+  absl::Mutex mu;
+  std::vector<std::string> seen;
+  ListWatcher watcher(
+      **client, options,
+      {[&](std::vector<json> items) {
+         absl::MutexLock lock(&mu);
+         std::string line = "replace";
+         for (const json& item : items) line += " " + item["metadata"]["uid"].get<std::string>();
+         seen.push_back(line);
+       },
+       [&](const WatchEvent& event) {
+         absl::MutexLock lock(&mu);
+         seen.push_back("event " + event.object["metadata"]["uid"].get<std::string>());
+       }},
+      std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>()));
+  std::thread runner([&] { watcher.Run(); });
+  // Wait until the third watch (the one that stays open) has started.
+  for (int i = 0; i < 500 && api.requests().size() < 7; ++i) absl::SleepFor(absl::Milliseconds(10));
+  const absl::Time stop_at = absl::Now();
+  watcher.Stop();
+  runner.join();
+  EXPECT_LT(absl::Now() - stop_at, absl::Seconds(2)) << "Stop() must end an open watch";
+  EXPECT_THAT(api.requests(),
+              ElementsAre("list continue=", "list continue=page2", "watch rv=10",
+                          "list continue=", "list continue=page2", "watch rv=10", "watch rv=10"));
+  absl::MutexLock lock(&mu);
+  EXPECT_THAT(seen, ElementsAre("replace a b", "event c", "replace a b"));
+  EXPECT_TRUE(watcher.synced());
+  EXPECT_EQ(watcher.lists(), 2);
+  EXPECT_EQ(watcher.watch_errors(), 1);  // the 500
+}
+
+TEST(KubeClientTest, RefusesUnusableCertificatesAndReportsApiErrors) {
+  KubeConfig config;
+  config.server = "https://127.0.0.1:1";
+  config.ca_pem = "not a certificate";
+  EXPECT_THAT(KubeClient::Create(config).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("CA")));
+  config.ca_pem.clear();
+  config.client_cert_pem = "x";
+  config.client_key_pem = "y";
+  EXPECT_THAT(KubeClient::Create(config).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("client certificate")));
+
+  httplib::Server server;
+  server.Get("/api/v1/nodes", [](const httplib::Request& request, httplib::Response& response) {
+    response.status = request.get_header_value("Authorization") == "Bearer t0k" ? 403 : 401;
+    response.set_content(R"({"kind":"Status","message":"nodes is forbidden"})", "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread thread([&] { server.listen_after_bind(); });
+  KubeConfig plain;
+  plain.server = "http://127.0.0.1:" + std::to_string(port);
+  plain.bearer_token = "t0k";
+  std::unique_ptr<KubeClient> client = *KubeClient::Create(plain);
+  EXPECT_THAT(client->Get("/api/v1/nodes", absl::Seconds(5)).status(),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("nodes is forbidden")));
+  server.stop();
+  thread.join();
+  EXPECT_THAT(client->Get("/api/v1/nodes", absl::Seconds(5)).status(),
+              StatusIs(absl::StatusCode::kUnavailable));
+}
+
+}  // namespace
+}  // namespace headroom::extender
