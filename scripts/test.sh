@@ -3,7 +3,10 @@
 # and UndefinedBehaviorSanitizer, after checking formatting and that the release build (the
 # CLI, the daemons and the benchmarks) compiles; then runs each libFuzzer target for a bounded
 # time (FUZZ_SECONDS, default 30), and the local end-to-end suite of headroom-nri against a
-# real containerd (scripts/e2e-deps.sh installs it). Installs missing Debian packages first (scripts/setup.sh).
+# real containerd (scripts/e2e-deps.sh installs it), and the scheduler suite of headroom-extender
+# behind a real kube-scheduler, kube-apiserver and etcd (scripts/k8s-deps.sh builds or installs
+# them; the first build takes about 20 minutes on 2 cores, then it is cached). Installs
+# missing Debian packages first (scripts/setup.sh).
 #
 # Usage: bash scripts/test.sh
 set -euo pipefail
@@ -26,6 +29,10 @@ ctest --preset asan
 echo "== end-to-end: headroom-nri against real containerd + runc (e2e/local/nri-suite.sh)"
 bash scripts/e2e-deps.sh
 bash e2e/local/nri-suite.sh build/release
+
+echo "== end-to-end: headroom-extender behind real kube-scheduler + kube-apiserver (e2e/local/scheduler-suite.sh)"
+bash scripts/k8s-deps.sh
+bash e2e/local/scheduler-suite.sh build/release
 
 echo "== fuzzing (bounded)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash scripts/fuzz.sh

@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# Local end-to-end suite for headroom-extender behind a real kube-scheduler and kube-apiserver
+# (v1.34, built from the Go module proxy by scripts/k8s-deps.sh) on a real etcd (Debian
+# trixie's 3.5). Nodes are Node objects with allocatable resources and no kubelet: scheduling
+# (binding) is what is tested here. Node reports, which headroom-nri sends in a cluster, are
+# sent with `headroom report`. Everything listens on 127.0.0.1 and lives in a scratch
+# directory; only processes this script started are stopped, by PID.
+# Usage: e2e/local/scheduler-suite.sh BUILD_DIR   (holds extender/headroom-extender, cli/headroom)
+# Exit 0 when every check passes; HEADROOM_E2E_KEEP=1 keeps the logs of a passing run;
+# HEADROOM_E2E_EXTENDER_ARGS adds flags to headroom-extender (e.g. --placement-ttl=1ms, which
+# must make the placement checks fail).
+set -euo pipefail
+
+build_dir=$(cd "${1:?usage: scheduler-suite.sh BUILD_DIR}" && pwd)
+cache=${HEADROOM_CACHE:-$HOME/.cache/headroom}
+k8s_bin=$cache/k8s-${HEADROOM_K8S_VERSION:-v1.34.3}
+extender_bin=$build_dir/extender/headroom-extender
+headroom_bin=$build_dir/cli/headroom
+for tool in etcd openssl curl python3 "$k8s_bin/kube-apiserver" "$k8s_bin/kube-scheduler" "$k8s_bin/kubectl" "$extender_bin" "$headroom_bin"; do
+  command -v "$tool" >/dev/null || { echo "scheduler-suite: missing $tool (run scripts/k8s-deps.sh)" >&2; exit 2; }
+done
+
+work=$(mktemp -d /tmp/headroom-sched-e2e.XXXXXX)
+pids=()
+extender_pid=""
+failures=0
+
+cleanup() {
+  set +e
+  [[ -n $extender_pid ]] && kill "$extender_pid" 2>/dev/null && wait "$extender_pid" 2>/dev/null
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    kill "${pids[i]}" 2>/dev/null && wait "${pids[i]}" 2>/dev/null
+  done
+  if [[ $failures == 0 && -z ${HEADROOM_E2E_KEEP:-} ]]; then rm -rf "$work"; else echo "scheduler-suite: logs kept in $work"; fi
+}
+trap cleanup EXIT
+
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+die() { fail "$*"; exit 1; }
+wait_for() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.2
+  done
+}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+kubectl_() { "$k8s_bin/kubectl" --kubeconfig "$work/admin.kubeconfig" "$@"; }
+node_of() { kubectl_ -n e2e get pod "$1" -o jsonpath='{.spec.nodeName}'; }
+bound() { [[ -n $(node_of "$1") ]]; }
+
+etcd_port=$(free_port); etcd_peer_port=$(free_port); api_port=$(free_port)
+sched_port=$(free_port); http_port=$(free_port); grpc_port=$(free_port)
+
+# --- certificates: a CA, the apiserver's serving certificate, an admin client, SA keys
+(
+  cd "$work"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=headroom-e2e-ca -keyout ca.key -out ca.crt
+  openssl req -newkey rsa:2048 -nodes -subj /CN=kube-apiserver -keyout apiserver.key -out apiserver.csr
+  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >san.ext
+  openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile san.ext -out apiserver.crt
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=admin/O=system:masters" -keyout admin.key -out admin.csr
+  openssl x509 -req -in admin.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -out admin.crt
+  openssl genrsa -out sa.key 2048
+  openssl rsa -in sa.key -pubout -out sa.pub
+) >"$work/openssl.log" 2>&1 || die "openssl (see $work/openssl.log)"
+cat >"$work/admin.kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+current-context: e2e
+clusters:
+- name: e2e
+  cluster: {server: "https://127.0.0.1:$api_port", certificate-authority: ca.crt}
+users:
+- name: admin
+  user: {client-certificate: admin.crt, client-key: admin.key}
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: admin}
+EOF
+
+# --- etcd and kube-apiserver
+etcd --name e2e --data-dir "$work/etcd" \
+  --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+  --listen-peer-urls "http://127.0.0.1:$etcd_peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer_port" \
+  --initial-cluster "e2e=http://127.0.0.1:$etcd_peer_port" >"$work/etcd.log" 2>&1 &
+pids+=($!)
+"$k8s_bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" \
+  --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
+  --tls-cert-file "$work/apiserver.crt" --tls-private-key-file "$work/apiserver.key" \
+  --client-ca-file "$work/ca.crt" --authorization-mode Node,RBAC \
+  --service-account-key-file "$work/sa.pub" --service-account-signing-key-file "$work/sa.key" \
+  --service-account-issuer https://kubernetes.default.svc.cluster.local \
+  --service-cluster-ip-range 10.96.0.0/16 --disable-admission-plugins ServiceAccount \
+  --cert-dir "$work/apiserver-certs" >"$work/kube-apiserver.log" 2>&1 &
+pids+=($!)
+wait_for 90 kubectl_ get --raw /readyz || die "kube-apiserver not ready (see $work/kube-apiserver.log)"
+pass "kube-apiserver $("$k8s_bin/kube-apiserver" --version | awk '{print $2}') ready on etcd $(etcd --version | awk '/etcd Version/ {print $3}')"
+
+# --- headroom-extender, then a kube-scheduler whose profile calls it
+start_extender() {
+  "$extender_bin" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
+    --kubeconfig "$work/admin.kubeconfig" --state-dir "$work/extender-state" --log-level debug \
+    ${HEADROOM_E2E_EXTENDER_ARGS:-} \
+    >>"$work/extender.log" 2>&1 &
+  extender_pid=$!
+  wait_for 20 curl -sf "http://127.0.0.1:$http_port/healthz"
+}
+mkdir -p "$work/extender-state"
+start_extender || die "headroom-extender did not start (see $work/extender.log)"
+watch_synced() { curl -sf "http://127.0.0.1:$http_port/metrics" | grep -q '^headroom_extender_pod_watch_synced 1'; }
+wait_for 20 watch_synced && pass "extender watches bound pods through the apiserver" || fail "extender pod watch did not sync"
+
+cat >"$work/scheduler.yaml" <<EOF
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection: {kubeconfig: "$work/admin.kubeconfig"}
+leaderElection: {leaderElect: false}
+profiles:
+- schedulerName: headroom-scheduler
+extenders:
+- urlPrefix: "http://127.0.0.1:$http_port"
+  filterVerb: filter
+  prioritizeVerb: prioritize
+  weight: 5
+  nodeCacheCapable: true
+  httpTimeout: 2s
+  ignorable: true
+EOF
+"$k8s_bin/kube-scheduler" --config "$work/scheduler.yaml" --bind-address 127.0.0.1 --secure-port "$sched_port" \
+  >"$work/kube-scheduler.log" 2>&1 &
+pids+=($!)
+wait_for 60 curl -skf "https://127.0.0.1:$sched_port/healthz" || die "kube-scheduler not healthy (see $work/kube-scheduler.log)"
+pass "kube-scheduler running with headroom-extender (profile headroom-scheduler)"
+
+# --- four nodes, each 4 CPU / 8 GiB / 110 pods, as kube-scheduler sees them
+for n in node-full node-hot node-c node-d; do
+  cat <<EOF
+apiVersion: v1
+kind: Node
+metadata: {name: $n, labels: {kubernetes.io/hostname: $n}}
+status:
+  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+  conditions: [{type: Ready, status: "True", reason: KubeletReady, message: e2e}]
+---
+EOF
+done >"$work/nodes.yaml"
+kubectl_ apply -f "$work/nodes.yaml" >/dev/null || die "creating nodes"
+# The TaintNodesByCondition admission taints new nodes not-ready; no kubelet will clear it.
+kubectl_ taint nodes --all node.kubernetes.io/not-ready:NoSchedule- >/dev/null || die "untainting nodes"
+kubectl_ create namespace e2e >/dev/null
+
+# --- node reports, as headroom-nri sends them:
+#  node-full: one pod at base 3600m + headroom 400m: nothing more fits its projection;
+#  node-hot: empty but load1 8 on 4 CPUs: load-cordoned;
+#  node-c, node-d: empty. node-full's pod also teaches the extender that workload
+#  e2e/StatefulSet/big runs at base 2500m, peak 3000m (its pods declare only 100m).
+report() { # NODE LOAD1 PODS_JSON
+  printf '{"node":"%s","allocatable":{"cpuMillis":"4000","memoryBytes":"8589934592"},"maxPods":110,"load1":%s,"cpus":4,"pods":%s}\n' "$1" "$2" "$3" >"$work/report-$1.json"
+  "$headroom_bin" report --extender "127.0.0.1:$grpc_port" --input "$work/report-$1.json" >>"$work/report.log" 2>&1
+}
+send_reports() {
+  report node-full 0.5 '[{"namespace":"e2e","name":"resident","uid":"resident-uid","workloadKey":"e2e/StatefulSet/big","requests":{"cpuMillis":"100","memoryBytes":"134217728"},"containers":[{"name":"app","cpu":{"baseMillis":"2500","peakMillis":"3000"},"memory":{"baseBytes":"268435456","peakBytes":"402653184"}},{"name":"sidecar","cpu":{"baseMillis":"1100","peakMillis":"1500"},"memory":{"baseBytes":"67108864","peakBytes":"67108864"}}]}]' &&
+    report node-hot 8 '[]' && report node-c 0.2 '[]' && report node-d 0.2 '[]'
+}
+send_reports || die "sending node reports (see $work/report.log)"
+pass "four node reports accepted over gRPC"
+
+pod() { # NAME CPU [STATEFULSET]
+  local owner=""
+  [[ -n ${3:-} ]] && owner="  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: $3, uid: 00000000-0000-0000-0000-0000000000b1, controller: true}]"
+  kubectl_ -n e2e apply -f - >/dev/null <<EOF || fail "creating pod $1"
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  namespace: e2e
+$owner
+spec:
+  schedulerName: headroom-scheduler
+  containers:
+  - name: app
+    image: busybox:local
+    resources: {requests: {cpu: $2, memory: 64Mi}}
+EOF
+}
+
+# 0. The node the extender prefers wins: node-c runs 2 CPUs at base (declared 100m, so
+#    kube-scheduler alone sees both nodes empty); under spread the pod goes to node-d.
+report node-c 0.2 '[{"namespace":"e2e","name":"busy","uid":"busy-uid","requests":{"cpuMillis":"100","memoryBytes":"67108864"},"containers":[{"name":"app","cpu":{"baseMillis":"2000","peakMillis":"2200"},"memory":{"baseBytes":"67108864","peakBytes":"67108864"}}]}]' ||
+  fail "re-sending node-c's report"
+pod first 100m
+wait_for 30 bound first || fail "pod first was not scheduled"
+[[ $(node_of first) == node-d ]] && pass "pod first went to node-d, the node the extender scores highest" ||
+  fail "pod first went to '$(node_of first)', not node-d"
+kubectl_ -n e2e delete pod first --force --grace-period=0 >/dev/null 2>&1
+report node-c 0.2 '[]' || fail "re-sending node-c's report"
+
+# 1. Small pods land only where the extender allows, the empty nodes first (spread).
+for i in 1 2 3 4; do pod "small-$i" 100m; done
+for i in 1 2 3 4; do wait_for 30 bound "small-$i" || fail "small-$i was not scheduled"; done
+placed=$(for i in 1 2 3 4; do node_of "small-$i"; echo; done | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+if ! grep -q 'node-full\|node-hot' <<<"$placed" && [[ $(grep -o node- <<<"$placed" | wc -l) == 2 ]]; then
+  pass "4 small pods avoided the full and the load-cordoned node ($placed)"
+else
+  fail "small pods placed on rejected nodes: $placed"
+fi
+reason=$(grep -m1 -o 'node-full rejected: .*' "$work/extender.log" || true)
+[[ $reason == *"projected cpu"* ]] && pass "extender logged why: $reason" || fail "no projected-fit rejection of node-full in the extender log"
+reason=$(grep -m1 -o 'node-hot rejected: .*' "$work/extender.log" || true)
+[[ $reason == *"cordoned for load"* ]] && pass "extender logged why: $reason" || fail "no load-cordon rejection of node-hot in the extender log"
+# No kubelet confirms a graceful deletion here, so delete at once.
+kubectl_ -n e2e delete pod small-1 small-2 small-3 small-4 --force --grace-period=0 >/dev/null 2>&1
+wait_for 30 sh -c "! curl -sf http://127.0.0.1:$http_port/metrics | grep -q '^headroom_extender_pending_placements [1-9]'" ||
+  fail "placements of deleted pods were not forgotten"
+
+# 2. Placements between reports count: "big" pods declare 100m but their workload runs at
+#    2500m + 500m headroom, so one fits on each empty node and a third nowhere, although
+#    kube-scheduler alone would put all three anywhere.
+for i in 1 2 3; do pod "big-$i" 100m big; wait_for 30 bound "big-$i" || [[ $i == 3 ]] || fail "big-$i was not scheduled"; done
+n1=$(node_of big-1); n2=$(node_of big-2); n3=$(node_of big-3)
+if [[ -n $n1 && -n $n2 && $n1 != "$n2" && $n1$n2 != *node-full* && $n1$n2 != *node-hot* ]]; then
+  pass "two big pods went to the two empty nodes ($n1, $n2): the first one's placement counted"
+else
+  fail "big pods: big-1 on '$n1', big-2 on '$n2'"
+fi
+sleep 3
+if [[ -z $(node_of big-3) ]]; then
+  pass "a third big pod stays pending: no node's projection has room"
+else
+  fail "big-3 was placed on $(node_of big-3) though no node has room"
+fi
+msg=$(kubectl_ -n e2e get events --field-selector involvedObject.name=big-3,reason=FailedScheduling -o jsonpath='{.items[*].message}' 2>/dev/null)
+[[ $msg == *"projected cpu"* && $msg == *"cordoned for load"* ]] && pass "big-3's FailedScheduling event explains it: ${msg:0:160}" || fail "no FailedScheduling event for big-3"
+
+# 3. Restart keeps workload statistics: the extender comes back from its checkpoint and still
+#    sizes "big" at 2500m, so big-4 is refused everywhere even before any report.
+kill "$extender_pid"; wait "$extender_pid" 2>/dev/null || true
+extender_pid=""
+[[ -s $work/extender-state/workloads.json ]] && grep -q 'e2e/StatefulSet/big' "$work/extender-state/workloads.json" &&
+  pass "extender checkpointed workload statistics at shutdown" || fail "no workload checkpoint"
+start_extender || die "headroom-extender did not restart"
+grep -q "loaded [1-9][0-9]* workload containers" "$work/extender.log" && pass "restarted extender loaded the checkpoint" || fail "restarted extender did not load its checkpoint"
+report node-c 0.2 "[{\"namespace\":\"e2e\",\"name\":\"big-x\",\"uid\":\"$(kubectl_ -n e2e get pod big-1 -o jsonpath='{.metadata.uid}')\",\"requests\":{\"cpuMillis\":\"100\",\"memoryBytes\":\"67108864\"},\"containers\":[{\"name\":\"app\",\"cpu\":{\"baseMillis\":\"2500\",\"peakMillis\":\"3000\"},\"memory\":{\"baseBytes\":\"268435456\",\"peakBytes\":\"402653184\"}}]}]" &&
+  report node-d 0.2 "[{\"namespace\":\"e2e\",\"name\":\"big-y\",\"uid\":\"$(kubectl_ -n e2e get pod big-2 -o jsonpath='{.metadata.uid}')\",\"requests\":{\"cpuMillis\":\"100\",\"memoryBytes\":\"67108864\"},\"containers\":[{\"name\":\"app\",\"cpu\":{\"baseMillis\":\"2500\",\"peakMillis\":\"3000\"},\"memory\":{\"baseBytes\":\"268435456\",\"peakBytes\":\"402653184\"}}]}]" &&
+  report node-full 0.5 '[{"namespace":"e2e","name":"resident","uid":"resident-uid","requests":{"cpuMillis":"3600","memoryBytes":"134217728"},"containers":[]}]' &&
+  report node-hot 8 '[]' || fail "re-sending reports"
+pod big-4 100m big
+pod small-5 100m
+wait_for 30 bound small-5 || fail "small-5 was not scheduled after the extender restarted"
+sleep 2
+[[ -n $(node_of small-5) && -z $(node_of big-4) ]] && pass "after restart, big-4 is still sized from the checkpointed statistics and stays pending" ||
+  fail "big-4 placed on $(node_of big-4) after restart: statistics lost"
+
+# 4. The extender down with ignorable: true does not stop scheduling.
+kill "$extender_pid"; wait "$extender_pid" 2>/dev/null || true
+extender_pid=""
+pod after-outage 100m
+if wait_for 40 bound after-outage; then pass "with the extender down, kube-scheduler still placed a pod (ignorable: true) on $(node_of after-outage)"; else fail "scheduling stopped with the extender down"; fi
+
+echo "scheduler-suite: $((failures)) failure(s)"
+exit $((failures > 0))
