@@ -41,6 +41,20 @@ std::string RecordedCreateContainerBody() {
   return "";
 }
 
+// Sets p50/p99/p99.9/max counters (microseconds) from per-iteration latencies: Google
+// Benchmark itself reports only means and medians of whole runs.
+void ReportPercentiles(benchmark::State& state, std::vector<double>& micros) {
+  if (micros.empty()) return;
+  std::sort(micros.begin(), micros.end());
+  const auto at = [&](double q) {
+    return micros[std::min(micros.size() - 1, static_cast<size_t>(q * micros.size()))];
+  };
+  state.counters["p50_us"] = at(0.50);
+  state.counters["p99_us"] = at(0.99);
+  state.counters["p999_us"] = at(0.999);
+  state.counters["max_us"] = micros.back();
+}
+
 void BM_HandleCreateContainer(benchmark::State& state) {
   spdlog::set_level(spdlog::level::off);
   const std::string body = RecordedCreateContainerBody();
@@ -59,20 +73,6 @@ void BM_HandleCreateContainer(benchmark::State& state) {
   state.SetLabel(std::to_string(body.size()) + " byte request");
 }
 BENCHMARK(BM_HandleCreateContainer);
-
-// Sets p50/p99/p99.9/max counters (microseconds) from per-iteration latencies: Google
-// Benchmark itself reports only means and medians of whole runs.
-void ReportPercentiles(benchmark::State& state, std::vector<double>& micros) {
-  if (micros.empty()) return;
-  std::sort(micros.begin(), micros.end());
-  const auto at = [&](double q) {
-    return micros[std::min(micros.size() - 1, static_cast<size_t>(q * micros.size()))];
-  };
-  state.counters["p50_us"] = at(0.50);
-  state.counters["p99_us"] = at(0.99);
-  state.counters["p999_us"] = at(0.999);
-  state.counters["max_us"] = micros.back();
-}
 
 // The runtime's view: write the framed request, read the framed reply, over a socketpair with
 // the plugin's reader thread answering. Each iteration is timed on its own for the percentiles.
