@@ -76,7 +76,8 @@ void ClusterView::ExpirePlacementsLocked(absl::Time now) {
                  [&](const auto& entry) { return now - entry.second.at > options_.placement_ttl; });
 }
 
-std::optional<NodeFootprint> ClusterView::NodeLocked(absl::string_view name, absl::Time now) {
+std::optional<NodeFootprint> ClusterView::NodeLocked(
+    absl::string_view name, absl::Time now, const std::vector<const PodFootprint*>& placed) {
   const auto it = nodes_.find(name);
   if (it == nodes_.end() || now - it->second.report.reported_at > options_.report_stale_after) {
     return std::nullopt;
@@ -94,9 +95,11 @@ std::optional<NodeFootprint> ClusterView::NodeLocked(absl::string_view name, abs
   footprint.cordoned = state.cordon.cordoned;
   if (footprint.cordoned) footprint.cordon_reason = state.cordon.reason;
   footprint.load = state.cordon.load;
-  for (const auto& [uid, placement] : placements_) {
-    if (placement.node == name) footprint.Add(placement.footprint);
+  if (const auto api = api_nodes_.find(name); api != api_nodes_.end()) {
+    footprint.allocatable = api->second.allocatable;
+    if (api->second.max_pods.has_value()) footprint.max_pods = *api->second.max_pods;
   }
+  for (const PodFootprint* pod : placed) footprint.Add(*pod);
   return footprint;
 }
 
@@ -106,7 +109,16 @@ std::vector<std::optional<NodeFootprint>> ClusterView::Nodes(
   out.reserve(names.size());
   absl::MutexLock lock(&mu_);
   ExpirePlacementsLocked(now);
-  for (absl::string_view name : names) out.push_back(NodeLocked(name, now));
+  // Placements by node, once per request rather than a scan per node.
+  absl::flat_hash_map<absl::string_view, std::vector<const PodFootprint*>> placed;
+  for (const auto& [uid, placement] : placements_) {
+    placed[placement.node].push_back(&placement.footprint);
+  }
+  static const std::vector<const PodFootprint*> kNone;
+  for (absl::string_view name : names) {
+    const auto it = placed.find(name);
+    out.push_back(NodeLocked(name, now, it == placed.end() ? kNone : it->second));
+  }
   return out;
 }
 
@@ -126,6 +138,26 @@ std::map<std::string, ClusterView::ContainerStats> ClusterView::ExportWorkloads(
 void ClusterView::ImportWorkloads(const std::map<std::string, ContainerStats>& workloads) {
   absl::MutexLock lock(&mu_);
   for (const auto& [key, stats] : workloads) workloads_.try_emplace(key, stats);
+}
+
+void ClusterView::SetApiNode(const std::string& name, const ApiNode& node) {
+  absl::MutexLock lock(&mu_);
+  api_nodes_[name] = node;
+}
+
+void ClusterView::ForgetApiNode(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  api_nodes_.erase(name);
+}
+
+void ClusterView::ReplaceApiNodes(absl::flat_hash_map<std::string, ApiNode> nodes) {
+  absl::MutexLock lock(&mu_);
+  api_nodes_ = std::move(nodes);
+}
+
+size_t ClusterView::ApiNodeCount() const {
+  absl::MutexLock lock(&mu_);
+  return api_nodes_.size();
 }
 
 void ClusterView::ForgetPlacement(const std::string& pod_uid) {

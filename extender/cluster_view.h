@@ -83,6 +83,17 @@ class ClusterView {
 
   void RecordPlacement(const std::string& pod_uid, const std::string& node,
                        const PodFootprint& footprint, absl::Time now);
+  // Node allocatable as the Kubernetes API states it (from the watch of nodes); it overrides
+  // what reports say. Replace sets the whole set after a (re)list.
+  struct ApiNode {
+    ResourceAmounts allocatable;
+    std::optional<int> max_pods;
+  };
+  void SetApiNode(const std::string& name, const ApiNode& node);
+  void ForgetApiNode(const std::string& name);
+  void ReplaceApiNodes(absl::flat_hash_map<std::string, ApiNode> nodes);
+  size_t ApiNodeCount() const;
+
   // Drops a recorded placement (the pod was deleted or finished).
   void ForgetPlacement(const std::string& pod_uid);
   size_t PlacementCount() const;
@@ -99,7 +110,9 @@ class ClusterView {
     // The cordon is re-evaluated at most once a second (its messages are formatted text).
     absl::Time cordon_evaluated = absl::InfinitePast();
   };
-  std::optional<NodeFootprint> NodeLocked(absl::string_view name, absl::Time now)
+  // `placed`: the recent placements on this node.
+  std::optional<NodeFootprint> NodeLocked(absl::string_view name, absl::Time now,
+                                          const std::vector<const PodFootprint*>& placed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ExpirePlacementsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   struct Placement {
@@ -113,6 +126,7 @@ class ClusterView {
   absl::flat_hash_map<std::string, NodeState> nodes_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, ContainerStats> workloads_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, Placement> placements_ ABSL_GUARDED_BY(mu_);  // by pod UID
+  absl::flat_hash_map<std::string, ApiNode> api_nodes_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace headroom::extender

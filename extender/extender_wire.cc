@@ -125,6 +125,8 @@ json NullableMap(const std::map<std::string, std::string>& map) {
 
 absl::StatusOr<PodSpec> DecodePodObject(const json& pod) { return DecodePod(pod); }
 
+absl::StatusOr<NodeSpec> DecodeNodeObject(const json& node) { return DecodeNode(node, 0); }
+
 std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
                         const json& owner_references) {
   if (owner_references.is_array()) {

@@ -75,6 +75,8 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body);
 
 // A v1.Pod object (from the request, or from the Kubernetes API), as headroom reads it.
 absl::StatusOr<PodSpec> DecodePodObject(const nlohmann::json& pod);
+// A v1.Node object: its name and status.allocatable (cpu, memory, pods) when present.
+absl::StatusOr<NodeSpec> DecodeNodeObject(const nlohmann::json& node);
 
 std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& result);
 std::string EncodeHostPriorities(const std::vector<HostPriority>& priorities);

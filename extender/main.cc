@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "cli/flag_args.h"
+#include "extender/api_nodes.h"
 #include "extender/cluster_view.h"
 #include "extender/http_server.h"
 #include "extender/kube_client.h"
@@ -44,9 +45,10 @@ ABSL_FLAG(std::string, tls_cert_file, "",
           "PEM certificate (and chain) for HTTPS; reloaded when it changes. Empty: plain HTTP.");
 ABSL_FLAG(std::string, tls_key_file, "", "PEM private key for --tls-cert-file.");
 ABSL_FLAG(int64_t, max_body_bytes, 64LL << 20, "Largest request body accepted (413 beyond).");
-ABSL_FLAG(std::string, kubeconfig, "",
-          "kubeconfig for the Kubernetes API (watch of bound pods). Empty: the in-cluster "
-          "service account when running in a pod, else no watch.");
+ABSL_FLAG(
+    std::string, kubeconfig, "",
+    "kubeconfig for the Kubernetes API (watch of bound pods and nodes). Empty: the in-cluster "
+    "service account when running in a pod, else no watch.");
 ABSL_FLAG(std::string, kube_context, "", "Context in --kubeconfig; empty: current-context.");
 ABSL_FLAG(absl::Duration, placement_ttl, absl::Minutes(2),
           "How long a pod seen bound counts on its node before a node report must cover it.");
@@ -119,7 +121,8 @@ int main(int argc, char** argv) {
     options.tls = certificate.get();
   }
   // The Kubernetes API, for the watch of bound pods: explicit kubeconfig, else in-cluster.
-  std::unique_ptr<headroom::extender::KubeClient> kube;
+  std::unique_ptr<headroom::extender::KubeClient> kube;        // the pod watch's connection
+  std::unique_ptr<headroom::extender::KubeClient> kube_nodes;  // the node watch's
   {
     const std::string kubeconfig = absl::GetFlag(FLAGS_kubeconfig);
     absl::StatusOr<headroom::extender::KubeConfig> config =
@@ -134,7 +137,8 @@ int main(int argc, char** argv) {
           headroom::extender::KubeClient::Create(*config);
       if (!client.ok()) return Fail(std::string(client.status().message()));
       kube = std::move(*client);
-      logger->info("watching bound pods at {}", kube->server());
+      kube_nodes = std::move(*headroom::extender::KubeClient::Create(*config));
+      logger->info("watching bound pods and nodes at {}", kube->server());
     } else {
       logger->warn(
           "no Kubernetes API (no --kubeconfig, not in a pod): pods placed between two "
@@ -169,8 +173,16 @@ int main(int argc, char** argv) {
   if (!report_server.ok()) return Fail(std::string(report_server.status().message()));
   logger->info("node reports over gRPC on port {}", report_server->port);
   headroom::extender::PodPlacementTracker placements(view);
+  headroom::extender::ApiNodeTracker api_nodes(view);
   std::unique_ptr<headroom::extender::ListWatcher> pod_watch;
+  std::unique_ptr<headroom::extender::ListWatcher> node_watch;
   if (kube != nullptr) {
+    node_watch = std::make_unique<headroom::extender::ListWatcher>(
+        *kube_nodes, headroom::extender::NodesWatch(),
+        headroom::extender::ListWatcher::Handlers{
+            [&](std::vector<nlohmann::json> nodes) { api_nodes.Replace(nodes); },
+            [&](const headroom::extender::WatchEvent& event) { api_nodes.Apply(event); }},
+        logger);
     pod_watch = std::make_unique<headroom::extender::ListWatcher>(
         *kube, headroom::extender::BoundPodsWatch(),
         headroom::extender::ListWatcher::Handlers{
@@ -180,8 +192,11 @@ int main(int argc, char** argv) {
             }},
         logger);
     options.add_gauges = [&](headroom::extender::Metrics::ClusterGauges& gauges) {
-      gauges.pod_watch = {{pod_watch->synced(), pod_watch->lists(), pod_watch->watch_errors(),
+      gauges.pod_watch = {{pod_watch->synced() && node_watch->synced(),
+                           pod_watch->lists() + node_watch->lists(),
+                           pod_watch->watch_errors() + node_watch->watch_errors(),
                            placements.placements_recorded()}};
+      gauges.api_nodes = view.ApiNodeCount();
     };
   }
   headroom::extender::ExtenderHttpServer server(view, metrics, options);
@@ -208,10 +223,15 @@ int main(int argc, char** argv) {
   std::thread watcher([&] {
     if (pod_watch != nullptr) pod_watch->Run();
   });
+  std::thread node_watcher([&] {
+    if (node_watch != nullptr) node_watch->Run();
+  });
   const absl::Status served = server.Serve();
   stopping.Notify();
   if (pod_watch != nullptr) pod_watch->Stop();
+  if (node_watch != nullptr) node_watch->Stop();
   watcher.join();
+  node_watcher.join();
   checkpointer.join();
   report_server->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   logger->info("stopped: {}", served.ok() ? std::string("signal") : std::string(served.message()));

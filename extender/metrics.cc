@@ -101,7 +101,12 @@ std::string Metrics::Render(const ClusterGauges& cluster) const {
         "seen bound.\n"
         "# TYPE headroom_extender_pod_watch_placements_total counter\n"
         "headroom_extender_pod_watch_placements_total ",
-        watch.placements, "\n");
+        watch.placements, "\n",
+        "# HELP headroom_extender_api_nodes Nodes whose allocatable the Kubernetes API "
+        "supplied.\n"
+        "# TYPE headroom_extender_api_nodes gauge\n"
+        "headroom_extender_api_nodes ",
+        cluster.api_nodes, "\n");
   }
   return out;
 }

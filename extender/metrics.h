@@ -10,6 +10,7 @@
 //   headroom_extender_report_age_seconds{which="oldest"|"newest"}
 //   headroom_extender_pending_placements           placements no report covers yet
 //   headroom_extender_pod_watch_synced, _lists_total, _errors_total, _placements_total
+//   headroom_extender_api_nodes                    nodes with allocatable from the API
 
 #include <array>
 #include <cstdint>
@@ -47,6 +48,7 @@ class Metrics {
       int64_t placements = 0;
     };
     std::optional<PodWatch> pod_watch;
+    size_t api_nodes = 0;  // nodes whose allocatable the API supplied
   };
   std::string Render(const ClusterGauges& cluster) const;
 

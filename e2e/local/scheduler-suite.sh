@@ -167,6 +167,8 @@ send_reports() {
 }
 send_reports || die "sending node reports (see $work/report.log)"
 pass "four node reports accepted over gRPC"
+api_nodes() { curl -sf "http://127.0.0.1:$http_port/metrics" | grep -q '^headroom_extender_api_nodes 4$'; }
+wait_for 20 api_nodes && pass "extender learned the 4 nodes' allocatable from the node watch" || fail "node watch did not report 4 nodes"
 
 pod() { # NAME CPU [STATEFULSET]
   local owner=""

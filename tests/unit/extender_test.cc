@@ -351,7 +351,21 @@ TEST(MetricsTest, RendersCountersAndHistograms) {
   metrics.ObserveRequest("filter", 400, absl::Milliseconds(2));
   metrics.CountRejection("InsufficientCpu");
   metrics.CountUnknownNodes(3);
-  const std::string text = metrics.Render({2, absl::Seconds(30), absl::Seconds(5)});
+  Metrics::ClusterGauges gauges;
+  gauges.nodes_reported = 2;
+  gauges.oldest_report_age = absl::Seconds(30);
+  gauges.newest_report_age = absl::Seconds(5);
+  std::string text = metrics.Render(gauges);
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("pod_watch")));  // no API configured
+  gauges.pod_watch = {{true, 2, 1, 7}};
+  gauges.api_nodes = 3;
+  gauges.pending_placements = 4;
+  const std::string with_watch = metrics.Render(gauges);
+  EXPECT_THAT(with_watch, HasSubstr("headroom_extender_pod_watch_synced 1\n"));
+  EXPECT_THAT(with_watch, HasSubstr("headroom_extender_pod_watch_errors_total 1\n"));
+  EXPECT_THAT(with_watch, HasSubstr("headroom_extender_pod_watch_placements_total 7\n"));
+  EXPECT_THAT(with_watch, HasSubstr("headroom_extender_api_nodes 3\n"));
+  EXPECT_THAT(with_watch, HasSubstr("headroom_extender_pending_placements 4\n"));
   EXPECT_THAT(text, HasSubstr("headroom_extender_requests_total{verb=\"filter\",code=\"200\"} 1"));
   EXPECT_THAT(text, HasSubstr("headroom_extender_request_duration_seconds_bucket{verb=\"filter\","
                               "le=\"0.0005\"} 1"));

@@ -11,6 +11,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/synchronization/mutex.h"
+#include "extender/api_nodes.h"
 #include "extender/judge.h"
 #include "extender/kube_client.h"
 #include "extender/kube_config.h"
@@ -277,6 +278,29 @@ TEST(PodPlacementTrackerTest, APodTheNodeReportAlreadyListsIsNotCountedTwice) {
   tracker.Replace({});
   tracker.Apply({WatchEventType::kAdded, BoundPod("a", "n1", 3000)}, kNow);
   EXPECT_EQ(view.PlacementCount(), 0u);
+}
+
+json NodeObject(const std::string& name, const std::string& cpu, const std::string& pods) {
+  return json{{"metadata", {{"name", name}}},
+              {"status", {{"allocatable", {{"cpu", cpu}, {"memory", "8Gi"}, {"pods", pods}}}}}};
+}
+
+TEST(ApiNodeTrackerTest, TheApiAllocatableOverridesTheReportsAndGoesAwayWithTheNode) {
+  ClusterView view({});
+  ASSERT_THAT(view.ApplyReport(EmptyNode("n1")), IsOk());  // the report says 4000m
+  ApiNodeTracker nodes(view);
+  EXPECT_THAT(FilterNodes(Candidate(3000), view, kNow).result.passed, ElementsAre("n1"));
+  nodes.Replace({NodeObject("n1", "2", "110"), json{{"metadata", {{"name", "no-status"}}}}});
+  EXPECT_EQ(view.ApiNodeCount(), 1u);
+  FilterOutcome outcome = FilterNodes(Candidate(3000), view, kNow);
+  ASSERT_TRUE(outcome.result.failed.count("n1"));
+  EXPECT_THAT(outcome.result.failed["n1"], HasSubstr("allocatable 2"));
+  // A modified node with room for no more pods.
+  nodes.Apply({WatchEventType::kModified, NodeObject("n1", "8", "0")});
+  EXPECT_THAT(FilterNodes(Candidate(100), view, kNow).result.failed["n1"], HasSubstr("pods"));
+  nodes.Apply({WatchEventType::kDeleted, NodeObject("n1", "8", "0")});
+  EXPECT_EQ(view.ApiNodeCount(), 0u);
+  EXPECT_THAT(FilterNodes(Candidate(3000), view, kNow).result.passed, ElementsAre("n1"));
 }
 
 // A fake API server: pages of a list, then watches whose content each test scripts.
