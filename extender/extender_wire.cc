@@ -1,7 +1,11 @@
 #include "extender/extender_wire.h"
 
-#include <algorithm>
+#include <simdjson.h>
 
+#include <algorithm>
+#include <string_view>
+
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -156,42 +160,120 @@ std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_n
   return absl::StrCat(pod_namespace, "/Pod/", pod_name);
 }
 
-absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body) {
-  json document;
-  try {
-    document = json::parse(body.begin(), body.end());
-  } catch (const json::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("body is not valid JSON: ", e.what()));
+namespace {
+
+// Quantities of a Node's status.allocatable, read straight from simdjson's DOM.
+absl::StatusOr<int64_t> SimdAmount(simdjson::dom::object list, const char* resource,
+                                   const std::string& path, bool cpu) {
+  simdjson::dom::element value;
+  if (list[resource].get(value) != simdjson::SUCCESS || value.is_null()) return 0;
+  std::string text;
+  if (value.is_string()) {
+    text = std::string(value.get_string().value_unsafe());
+  } else if (value.is_number()) {
+    text = simdjson::minify(value);
+  } else {
+    return Invalid(absl::StrCat(path, ".", resource), "expected a quantity");
   }
-  if (!document.is_object()) return Invalid("body", "expected an ExtenderArgs object");
-  ExtenderArgs args;
-  const json* pod = Field(document, "Pod");
-  if (pod == nullptr) return Invalid("Pod", "required");
-  HEADROOM_ASSIGN_OR_RETURN(args.pod, DecodePod(*pod));
-  const json* names = Field(document, "NodeNames");
-  const json* nodes = Field(document, "Nodes");
-  if (names != nullptr) {
-    if (!names->is_array()) return Invalid("NodeNames", "expected an array");
-    args.node_cache_capable = true;
-    args.nodes.reserve(names->size());
-    json& mutable_names = document["NodeNames"];
-    for (size_t i = 0; i < mutable_names.size(); ++i) {
-      json& name = mutable_names[i];
-      if (!name.is_string())
-        return Invalid(absl::StrCat("NodeNames[", i, "]"), "expected a string");
-      // Moved out of the document, which is dropped right after.
-      args.nodes.push_back({std::move(name.get_ref<std::string&>()), std::nullopt, std::nullopt});
+  const std::string field = absl::StrCat(path, ".", resource);
+  return cpu ? ParseCpuMillis(text, field) : ParseMemoryBytes(text, field);
+}
+
+absl::StatusOr<NodeSpec> DecodeNodeElement(simdjson::dom::element node, size_t index) {
+  const std::string path = absl::StrCat("Nodes.items[", index, "]");
+  NodeSpec spec;
+  std::string_view name;
+  if (node["metadata"]["name"].get(name) != simdjson::SUCCESS || name.empty()) {
+    return Invalid(absl::StrCat(path, ".metadata.name"), "required");
+  }
+  spec.name = std::string(name);
+  simdjson::dom::element allocatable_element;
+  if (node["status"]["allocatable"].get(allocatable_element) != simdjson::SUCCESS ||
+      allocatable_element.is_null()) {
+    return spec;
+  }
+  simdjson::dom::object allocatable;
+  if (allocatable_element.get(allocatable) != simdjson::SUCCESS) {
+    return Invalid(absl::StrCat(path, ".status.allocatable"), "expected an object");
+  }
+  const std::string field = absl::StrCat(path, ".status.allocatable");
+  ResourceAmounts amounts;
+  HEADROOM_ASSIGN_OR_RETURN(amounts.cpu_millis, SimdAmount(allocatable, "cpu", field, true));
+  HEADROOM_ASSIGN_OR_RETURN(amounts.memory_bytes, SimdAmount(allocatable, "memory", field, false));
+  spec.allocatable = amounts;
+  simdjson::dom::element pods;
+  if (allocatable["pods"].get(pods) == simdjson::SUCCESS && !pods.is_null()) {
+    int64_t count = 0;
+    const std::string text =
+        pods.is_string() ? std::string(pods.get_string().value_unsafe()) : simdjson::minify(pods);
+    if (absl::SimpleAtoi(text, &count) && count >= 0 && count <= 1'000'000) {
+      spec.max_pods = static_cast<int>(count);
     }
-  } else if (nodes != nullptr) {
-    args.node_cache_capable = false;
-    const json* items = Field(*nodes, "items");
-    if (items != nullptr) {
-      if (!items->is_array()) return Invalid("Nodes.items", "expected an array");
-      for (size_t i = 0; i < items->size(); ++i) {
-        HEADROOM_ASSIGN_OR_RETURN(NodeSpec node, DecodeNode((*items)[i], i));
-        args.nodes.push_back(std::move(node));
+  }
+  return spec;
+}
+
+// A member that is present and not null.
+bool Present(simdjson::dom::object object, const char* key, simdjson::dom::element& out) {
+  return object[key].get(out) == simdjson::SUCCESS && !out.is_null();
+}
+
+}  // namespace
+
+absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body) {
+  // One parser per server thread: it keeps its buffers between requests.
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element document;
+  if (const simdjson::error_code error = parser.parse(body.data(), body.size()).get(document);
+      error != simdjson::SUCCESS) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("body is not valid JSON: ", simdjson::error_message(error)));
+  }
+  simdjson::dom::object top;
+  if (document.get(top) != simdjson::SUCCESS) {
+    return Invalid("body", "expected an ExtenderArgs object");
+  }
+  ExtenderArgs args;
+  simdjson::dom::element pod;
+  if (!Present(top, "Pod", pod)) return Invalid("Pod", "required");
+  {
+    // Valid JSON already; nlohmann reads the (small) Pod field by field.
+    const json pod_json = json::parse(simdjson::minify(pod), nullptr, false);
+    HEADROOM_ASSIGN_OR_RETURN(args.pod, DecodePod(pod_json));
+  }
+  simdjson::dom::element names;
+  simdjson::dom::element nodes;
+  if (Present(top, "NodeNames", names)) {
+    simdjson::dom::array list;
+    if (names.get(list) != simdjson::SUCCESS) return Invalid("NodeNames", "expected an array");
+    args.node_cache_capable = true;
+    args.nodes.reserve(list.size());
+    size_t i = 0;
+    for (simdjson::dom::element name : list) {
+      std::string_view text;
+      if (name.get(text) != simdjson::SUCCESS) {
+        return Invalid(absl::StrCat("NodeNames[", i, "]"), "expected a string");
       }
-      args.node_items = std::move(document["Nodes"]["items"]);
+      args.nodes.push_back({std::string(text), std::nullopt, std::nullopt});
+      ++i;
+    }
+  } else if (Present(top, "Nodes", nodes)) {
+    args.node_cache_capable = false;
+    simdjson::dom::element items_element;
+    if (nodes.is_object() && Present(nodes.get_object().value_unsafe(), "items", items_element)) {
+      simdjson::dom::array items;
+      if (items_element.get(items) != simdjson::SUCCESS) {
+        return Invalid("Nodes.items", "expected an array");
+      }
+      args.nodes.reserve(items.size());
+      args.node_items.reserve(items.size());
+      size_t i = 0;
+      for (simdjson::dom::element item : items) {
+        HEADROOM_ASSIGN_OR_RETURN(NodeSpec node, DecodeNodeElement(item, i));
+        args.nodes.push_back(std::move(node));
+        args.node_items.push_back(simdjson::minify(item));
+        ++i;
+      }
     }
   } else {
     return Invalid("body", "neither NodeNames nor Nodes is set");
@@ -205,21 +287,30 @@ std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& res
     out["Nodes"] = nullptr;
     out["NodeNames"] = result.passed;  // an array even when empty
   } else {
-    json items = json::array();
-    for (size_t i = 0; i < args.nodes.size(); ++i) {
-      if (std::find(result.passed.begin(), result.passed.end(), args.nodes[i].name) !=
-          result.passed.end()) {
-        items.push_back(args.node_items[i]);
-      }
-    }
-    out["Nodes"] = {{"metadata", json::object()}, {"items", std::move(items)}};
     out["NodeNames"] = nullptr;
   }
   out["FailedNodes"] = NullableMap(result.failed);
   out["FailedAndUnresolvableNodes"] = NullableMap(result.failed_unresolvable);
   out["Error"] = result.error;
   // Replace rather than throw on invalid UTF-8 (reasons may quote names from the request).
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string text = out.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (args.node_cache_capable) return text;
+  // The surviving Node objects, spliced in as the request's own JSON text.
+  const absl::flat_hash_set<absl::string_view> passed(result.passed.begin(), result.passed.end());
+  std::string nodes = "{\"Nodes\":{\"metadata\":{},\"items\":[";
+  size_t size = nodes.size() + text.size();
+  for (const std::string& item : args.node_items) size += item.size() + 1;
+  nodes.reserve(size + 4);
+  bool first = true;
+  for (size_t i = 0; i < args.nodes.size() && i < args.node_items.size(); ++i) {
+    if (!passed.contains(args.nodes[i].name)) continue;
+    if (!first) nodes += ',';
+    first = false;
+    nodes += args.node_items[i];
+  }
+  nodes += "]},";
+  nodes.append(text, 1, std::string::npos);  // the rest of the object, after its "{"
+  return nodes;
 }
 
 std::string EncodeHostPriorities(const std::vector<HostPriority>& priorities) {

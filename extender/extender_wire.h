@@ -54,8 +54,9 @@ struct ExtenderArgs {
   PodSpec pod;
   bool node_cache_capable = true;  // NodeNames rather than Nodes
   std::vector<NodeSpec> nodes;
-  // The request's Node objects, kept to pass the survivors back unchanged.
-  nlohmann::json node_items = nlohmann::json::array();
+  // The request's Node objects as JSON text (minified), kept to pass the survivors back
+  // unchanged; one per entry of `nodes` in Nodes mode, empty in NodeNames mode.
+  std::vector<std::string> node_items;
 };
 
 struct FilterResult {
@@ -70,7 +71,9 @@ struct HostPriority {
   int score = 0;  // 0..10
 };
 
-// InvalidArgument naming the field on a malformed body.
+// InvalidArgument naming the field on a malformed body. The body is parsed with simdjson's
+// DOM (the request is mostly Node objects, which are only skimmed and passed back); the Pod
+// is handed to nlohmann::json, being small and read field by field.
 absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body);
 
 // A v1.Pod object (from the request, or from the Kubernetes API), as headroom reads it.

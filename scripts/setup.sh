@@ -14,7 +14,7 @@ packages=(
   nlohmann-json3-dev
   libspdlog-dev libfmt-dev
   libcpp-httplib-dev libssl-dev openssl
-  libyaml-cpp-dev
+  libyaml-cpp-dev libsimdjson-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
 )
