@@ -15,9 +15,19 @@ namespace headroom::cli {
 // - "--flag -" (standard input) becomes "--flag=-".
 std::vector<std::string> NormalizeFlagArgs(const std::vector<std::string>& args);
 
+// The flags a --config file sets: a YAML map of flag name (dashes or underscores) to a scalar
+// value, e.g. "scoring: pack", becomes {"--scoring=pack"}. InvalidArgument naming the key for
+// a nested value or a "config" key.
+absl::StatusOr<std::vector<std::string>> ConfigFileArgs(absl::string_view yaml);
+
+// The value of --config (--config=F or --config F) among `args`; empty when absent.
+std::string ConfigFlagValue(const std::vector<std::string>& args);
+
 // A daemon's flag parsing: sets the usage message, lists in --help only the flags defined in
 // files whose path contains `flag_source` (e.g. "extender/"), accepts dashed flag names and
-// parses; exits on --help or a bad flag, as absl does.
+// parses; exits on --help or a bad flag, as absl does. With --config FILE, the file's flags
+// come first and the command line overrides them; an unreadable or malformed file exits 2.
+// The daemon defines the `config` flag itself (so --help lists it).
 void ParseDaemonFlags(int argc, char** argv, absl::string_view usage,
                       absl::string_view flag_source);
 

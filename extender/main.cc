@@ -52,6 +52,16 @@ ABSL_FLAG(
 ABSL_FLAG(std::string, kube_context, "", "Context in --kubeconfig; empty: current-context.");
 ABSL_FLAG(absl::Duration, placement_ttl, absl::Minutes(2),
           "How long a pod seen bound counts on its node before a node report must cover it.");
+ABSL_FLAG(double, cordon_above, 1.0,
+          "Load cordon: a node whose load1 / CPUs exceeds this takes no new pods.");
+ABSL_FLAG(double, uncordon_below, 0.9,
+          "Load cordon: a cordoned node takes pods again once load1 / CPUs is below this.");
+ABSL_FLAG(absl::Duration, cordon_min_duration, absl::Minutes(2),
+          "Load cordon: the shortest time a node stays cordoned.");
+ABSL_FLAG(absl::Duration, report_stale_after, absl::Minutes(3),
+          "A node whose last report is older is judged as unknown (passed, never rejected).");
+ABSL_FLAG(std::string, config, "",
+          "YAML file of flag: value (e.g. \"scoring: pack\"); flags on the command line win.");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or SPDLOG_LEVEL).");
 
 namespace {
@@ -75,8 +85,8 @@ int main(int argc, char** argv) {
 
       "headroom-extender: kube-scheduler HTTP extender that filters and ranks nodes by each "
       "pod's projected fit (every pod at base plus one shared headroom) and load cordon.\n"
-      "Usage: headroom-extender [--http-address=0.0.0.0:8888] [--url-prefix=] "
-      "[--scoring=spread|pack]\nSee docs/extender.md.",
+      "Usage: headroom-extender [--config=FILE] [--http-address=0.0.0.0:8888] [--url-prefix=] "
+      "[--scoring=spread|pack] [--kubeconfig=FILE]\nSee docs/extender.md.",
       "extender/");
 
   // Debian's Abseil keeps Mutex deadlock detection on: a graph update on every lock, found in
@@ -150,6 +160,17 @@ int main(int argc, char** argv) {
   }
   headroom::extender::ClusterView::Options view_options;
   view_options.placement_ttl = absl::GetFlag(FLAGS_placement_ttl);
+  view_options.report_stale_after = absl::GetFlag(FLAGS_report_stale_after);
+  view_options.cordon.cordon_above = absl::GetFlag(FLAGS_cordon_above);
+  view_options.cordon.uncordon_below = absl::GetFlag(FLAGS_uncordon_below);
+  view_options.cordon.min_cordon_duration = absl::GetFlag(FLAGS_cordon_min_duration);
+  view_options.cordon.stale_after = view_options.report_stale_after;
+  if (absl::Status valid = view_options.cordon.Validate(); !valid.ok()) {
+    return Fail(std::string(valid.message()));
+  }
+  if (view_options.report_stale_after <= absl::ZeroDuration()) {
+    return Fail("--report-stale-after must be positive");
+  }
   headroom::extender::ClusterView view(view_options);
   headroom::extender::Metrics metrics;
   const std::string state_dir = absl::GetFlag(FLAGS_state_dir);

@@ -60,6 +60,8 @@ ABSL_FLAG(std::string, allocatable_memory, "",
           "Node allocatable memory (e.g. 14Gi); default: MemTotal.");
 ABSL_FLAG(std::string, http_address, "127.0.0.1:9101",
           "host:port for /healthz, /readyz and /metrics; empty: none.");
+ABSL_FLAG(std::string, config, "",
+          "YAML file of flag: value (e.g. \"interval: 30s\"); flags on the command line win.");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or SPDLOG_LEVEL).");
 
 namespace {

@@ -54,5 +54,37 @@ TEST(ParseHostPort, SplitsAtTheLastColonAndChecksThePort) {
   }
 }
 
+TEST(ConfigFileArgs, EachKeyBecomesAFlagBeforeTheCommandLine) {
+  absl::StatusOr<std::vector<std::string>> args =
+      ConfigFileArgs("scoring: pack\nplacement-ttl: 90s\ncordon_above: 1.5\n");
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(*args, (std::vector<std::string>{"--scoring=pack", "--placement-ttl=90s",
+                                             "--cordon_above=1.5"}));
+  EXPECT_TRUE(ConfigFileArgs("").ok());
+  EXPECT_TRUE(ConfigFileArgs("")->empty());
+}
+
+TEST(ConfigFileArgs, RefusesWhatIsNotAFlatMap) {
+  struct Case {
+    const char* yaml;
+    const char* message;
+  };
+  for (const Case& c : {Case{"- a\n- b\n", "map"}, Case{"scoring: [pack]\n", "scoring"},
+                        Case{"tls: {cert: a}\n", "tls"}, Case{"config: other.yaml\n", "nest"},
+                        Case{"a: [\n", "YAML"}}) {
+    absl::StatusOr<std::vector<std::string>> args = ConfigFileArgs(c.yaml);
+    ASSERT_FALSE(args.ok()) << c.yaml;
+    EXPECT_THAT(std::string(args.status().message()), ::testing::HasSubstr(c.message)) << c.yaml;
+  }
+}
+
+TEST(ConfigFlagValue, FindsBothSpellingsAndStopsAtDoubleDash) {
+  EXPECT_EQ(ConfigFlagValue({"--config=/etc/h.yaml"}), "/etc/h.yaml");
+  EXPECT_EQ(ConfigFlagValue({"--scoring=pack", "--config", "c.yaml"}), "c.yaml");
+  EXPECT_EQ(ConfigFlagValue({"--scoring=pack"}), "");
+  EXPECT_EQ(ConfigFlagValue({"--", "--config=x"}), "");
+  EXPECT_EQ(ConfigFlagValue({"--config"}), "");
+}
+
 }  // namespace
 }  // namespace headroom::cli
