@@ -1,6 +1,7 @@
 // libFuzzer target: kube-scheduler extender requests as headroom-extender decodes and answers
 // them. Any input must give either a clear error or a well-formed answer: no crash, leak or
-// hang, and the filter answer must be valid JSON. Seeds: tests/testdata/kube-scheduler-extender/*.json.
+// hang, and the filter answer must be valid JSON. Seeds:
+// tests/testdata/kube-scheduler-extender/*.json.
 
 #include <cstddef>
 #include <cstdint>
