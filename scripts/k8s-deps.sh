@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the local scheduler end-to-end suite needs, idempotently, caching builds under
 # ${HEADROOM_CACHE:-~/.cache/headroom}:
-# - etcd 3.5 (Debian trixie's etcd-server; bookworm has 3.4), from the trixie apt source that
-#   scripts/e2e-deps.sh pins low so nothing else is upgraded;
+# - etcd 3.5 (Debian trixie's etcd-server; bookworm has 3.4), from the trixie apt source
+#   pinned low so nothing else is upgraded (scripts/trixie-apt.sh); openssl, python3-yaml;
 # - kube-apiserver, kube-scheduler and kubectl of one pinned Kubernetes release, built from the
 #   Go module proxy into $HEADROOM_CACHE/k8s-<version>/.
 #
@@ -24,6 +24,13 @@ if ! etcd --version 2>/dev/null | grep -q 'etcd Version: 3\.5'; then
   add_trixie_source
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends etcd-server/trixie
 fi
+
+# openssl makes the suite's certificates; PyYAML edits deploy/'s scheduler configuration.
+for p in openssl python3-yaml curl; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$p"
+  fi
+done
 
 if [ ! -x "$bin_dir/kube-apiserver" ] || [ ! -x "$bin_dir/kube-scheduler" ] || [ ! -x "$bin_dir/kubectl" ]; then
   echo "k8s-deps: building kube-apiserver, kube-scheduler, kubectl $k8s_version from the Go module proxy (several minutes on 2 cores)"

@@ -12,6 +12,7 @@
 set -euo pipefail
 
 build_dir=$(cd "${1:?usage: scheduler-suite.sh BUILD_DIR}" && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${HEADROOM_CACHE:-$HOME/.cache/headroom}
 k8s_bin=$cache/k8s-${HEADROOM_K8S_VERSION:-v1.34.3}
 extender_bin=$build_dir/extender/headroom-extender
@@ -80,7 +81,8 @@ contexts:
   context: {cluster: e2e, user: admin}
 EOF
 
-# --- etcd and kube-apiserver
+# --- etcd and kube-apiserver (privileged pods allowed, as kubeadm and managed clusters do: the
+#     NRI DaemonSet is one)
 etcd --name e2e --data-dir "$work/etcd" \
   --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
   --listen-peer-urls "http://127.0.0.1:$etcd_peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer_port" \
@@ -93,6 +95,7 @@ pids+=($!)
   --service-account-key-file "$work/sa.pub" --service-account-signing-key-file "$work/sa.key" \
   --service-account-issuer https://kubernetes.default.svc.cluster.local \
   --service-cluster-ip-range 10.96.0.0/16 --disable-admission-plugins ServiceAccount \
+  --allow-privileged=true \
   --cert-dir "$work/apiserver-certs" >"$work/kube-apiserver.log" 2>&1 &
 pids+=($!)
 wait_for 90 kubectl_ get --raw /readyz || die "kube-apiserver not ready (see $work/kube-apiserver.log)"
@@ -112,27 +115,36 @@ start_extender || die "headroom-extender did not start (see $work/extender.log)"
 watch_synced() { curl -sf "http://127.0.0.1:$http_port/metrics" | grep -q '^headroom_extender_pod_watch_synced 1'; }
 wait_for 20 watch_synced && pass "extender watches bound pods through the apiserver" || fail "extender pod watch did not sync"
 
-cat >"$work/scheduler.yaml" <<EOF
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection: {kubeconfig: "$work/admin.kubeconfig"}
-leaderElection: {leaderElect: false}
-profiles:
-- schedulerName: headroom-scheduler
-extenders:
-- urlPrefix: "http://127.0.0.1:$http_port"
-  filterVerb: filter
-  prioritizeVerb: prioritize
-  weight: 5
-  nodeCacheCapable: true
-  httpTimeout: 2s
-  ignorable: true
-EOF
+# The KubeSchedulerConfiguration shipped in deploy/ (the headroom-scheduler ConfigMap), with
+# only what differs outside a cluster replaced: the API connection, no leader election, and
+# the extender's address.
+"$k8s_bin/kubectl" kustomize "$repo/deploy" | python3 -c '
+import sys, yaml
+kubeconfig, url, out = sys.argv[1:4]
+for doc in yaml.safe_load_all(sys.stdin):
+    if doc and doc["kind"] == "ConfigMap" and doc["metadata"]["name"] == "headroom-scheduler":
+        config = yaml.safe_load(doc["data"]["config.yaml"])
+config["clientConnection"] = {"kubeconfig": kubeconfig}
+config["leaderElection"] = {"leaderElect": False}
+config["extenders"][0]["urlPrefix"] = url
+yaml.safe_dump(config, open(out, "w"))
+' "$work/admin.kubeconfig" "http://127.0.0.1:$http_port" "$work/scheduler.yaml" || die "reading deploy/'s scheduler configuration"
 "$k8s_bin/kube-scheduler" --config "$work/scheduler.yaml" --bind-address 127.0.0.1 --secure-port "$sched_port" \
   >"$work/kube-scheduler.log" 2>&1 &
 pids+=($!)
 wait_for 60 curl -skf "https://127.0.0.1:$sched_port/healthz" || die "kube-scheduler not healthy (see $work/kube-scheduler.log)"
-pass "kube-scheduler running with headroom-extender (profile headroom-scheduler)"
+pass "kube-scheduler running with deploy/'s configuration (profile headroom-scheduler, extender ignorable)"
+
+# --- every manifest in deploy/ is valid: client-side, then against this apiserver's schemas
+#     and admission (the namespace is created for real so namespaced objects can be checked).
+if "$k8s_bin/kubectl" kustomize "$repo/deploy" >"$work/deploy.yaml" &&
+  kubectl_ apply --dry-run=client -f "$work/deploy.yaml" >"$work/dry-run-client.log" 2>&1 &&
+  kubectl_ apply -f "$repo/deploy/namespace.yaml" >/dev/null &&
+  kubectl_ apply --dry-run=server -f "$work/deploy.yaml" >"$work/dry-run-server.log" 2>&1; then
+  pass "deploy/: $(grep -c '^kind:' "$work/deploy.yaml") objects pass kubectl apply --dry-run=client and =server"
+else
+  fail "deploy/ manifests do not validate: $(tail -3 "$work"/dry-run-*.log 2>/dev/null)"
+fi
 
 # --- four nodes, each 4 CPU / 8 GiB / 110 pods, as kube-scheduler sees them
 for n in node-full node-hot node-c node-d; do
