@@ -105,6 +105,7 @@ pass "kube-apiserver $("$k8s_bin/kube-apiserver" --version | awk '{print $2}') r
 start_extender() {
   "$extender_bin" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
     --kubeconfig "$work/admin.kubeconfig" --state-dir "$work/extender-state" --log-level debug \
+    --cordon-min-duration=5s \
     ${HEADROOM_E2E_EXTENDER_ARGS:-} \
     >>"$work/extender.log" 2>&1 &
   extender_pid=$!
@@ -268,7 +269,19 @@ sleep 2
 [[ -n $(node_of small-5) && -z $(node_of big-4) ]] && pass "after restart, big-4 is still sized from the checkpointed statistics and stays pending" ||
   fail "big-4 placed on $(node_of big-4) after restart: statistics lost"
 
-# 4. The extender down with ignorable: true does not stop scheduling.
+# 4. A load-cordoned node is readmitted once its load drops below 0.9 and it has been
+#    cordoned for --cordon-min-duration (5 s here, 2 min by default). node-hot is the only node
+#    with room for another big pod.
+report node-hot 0.2 '[]' || fail "re-sending node-hot's report"
+sleep 6
+pod big-5 100m big
+if wait_for 30 bound big-5 && [[ $(node_of big-5) == node-hot ]]; then
+  pass "node-hot, readmitted after its load dropped, took big-5"
+else
+  fail "big-5 on '$(node_of big-5)', expected node-hot after its load dropped"
+fi
+
+# 5. The extender down with ignorable: true does not stop scheduling.
 kill "$extender_pid"; wait "$extender_pid" 2>/dev/null || true
 extender_pid=""
 pod after-outage 100m
