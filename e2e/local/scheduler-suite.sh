@@ -39,66 +39,12 @@ trap cleanup EXIT
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 die() { fail "$*"; exit 1; }
-wait_for() {
-  local deadline=$((SECONDS + $1)); shift
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.2
-  done
-}
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-kubectl_() { "$k8s_bin/kubectl" --kubeconfig "$work/admin.kubeconfig" "$@"; }
+source "$repo/e2e/local/cluster-lib.sh"
 node_of() { kubectl_ -n e2e get pod "$1" -o jsonpath='{.spec.nodeName}'; }
 bound() { [[ -n $(node_of "$1") ]]; }
 
-etcd_port=$(free_port); etcd_peer_port=$(free_port); api_port=$(free_port)
 sched_port=$(free_port); http_port=$(free_port); grpc_port=$(free_port)
-
-# --- certificates: a CA, the apiserver's serving certificate, an admin client, SA keys
-(
-  cd "$work"
-  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=headroom-e2e-ca -keyout ca.key -out ca.crt
-  openssl req -newkey rsa:2048 -nodes -subj /CN=kube-apiserver -keyout apiserver.key -out apiserver.csr
-  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >san.ext
-  openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile san.ext -out apiserver.crt
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=admin/O=system:masters" -keyout admin.key -out admin.csr
-  openssl x509 -req -in admin.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -out admin.crt
-  openssl genrsa -out sa.key 2048
-  openssl rsa -in sa.key -pubout -out sa.pub
-) >"$work/openssl.log" 2>&1 || die "openssl (see $work/openssl.log)"
-cat >"$work/admin.kubeconfig" <<EOF
-apiVersion: v1
-kind: Config
-current-context: e2e
-clusters:
-- name: e2e
-  cluster: {server: "https://127.0.0.1:$api_port", certificate-authority: ca.crt}
-users:
-- name: admin
-  user: {client-certificate: admin.crt, client-key: admin.key}
-contexts:
-- name: e2e
-  context: {cluster: e2e, user: admin}
-EOF
-
-# --- etcd and kube-apiserver (privileged pods allowed, as kubeadm and managed clusters do: the
-#     NRI DaemonSet is one)
-etcd --name e2e --data-dir "$work/etcd" \
-  --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
-  --listen-peer-urls "http://127.0.0.1:$etcd_peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer_port" \
-  --initial-cluster "e2e=http://127.0.0.1:$etcd_peer_port" >"$work/etcd.log" 2>&1 &
-pids+=($!)
-"$k8s_bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" \
-  --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
-  --tls-cert-file "$work/apiserver.crt" --tls-private-key-file "$work/apiserver.key" \
-  --client-ca-file "$work/ca.crt" --authorization-mode Node,RBAC \
-  --service-account-key-file "$work/sa.pub" --service-account-signing-key-file "$work/sa.key" \
-  --service-account-issuer https://kubernetes.default.svc.cluster.local \
-  --service-cluster-ip-range 10.96.0.0/16 --disable-admission-plugins ServiceAccount \
-  --allow-privileged=true \
-  --cert-dir "$work/apiserver-certs" >"$work/kube-apiserver.log" 2>&1 &
-pids+=($!)
-wait_for 90 kubectl_ get --raw /readyz || die "kube-apiserver not ready (see $work/kube-apiserver.log)"
+start_control_plane
 pass "kube-apiserver $("$k8s_bin/kube-apiserver" --version | awk '{print $2}') ready on etcd $(etcd --version | awk '/etcd Version/ {print $3}')"
 
 # --- headroom-extender, then a kube-scheduler whose profile calls it
@@ -148,21 +94,7 @@ else
 fi
 
 # --- four nodes, each 4 CPU / 8 GiB / 110 pods, as kube-scheduler sees them
-for n in node-full node-hot node-c node-d; do
-  cat <<EOF
-apiVersion: v1
-kind: Node
-metadata: {name: $n, labels: {kubernetes.io/hostname: $n}}
-status:
-  capacity: {cpu: "4", memory: 8Gi, pods: "110"}
-  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
-  conditions: [{type: Ready, status: "True", reason: KubeletReady, message: e2e}]
----
-EOF
-done >"$work/nodes.yaml"
-kubectl_ apply -f "$work/nodes.yaml" >/dev/null || die "creating nodes"
-# The TaintNodesByCondition admission taints new nodes not-ready; no kubelet will clear it.
-kubectl_ taint nodes --all node.kubernetes.io/not-ready:NoSchedule- >/dev/null || die "untainting nodes"
+create_nodes 4 8Gi node-full node-hot node-c node-d || die "creating nodes"
 kubectl_ create namespace e2e >/dev/null
 
 # --- node reports, as headroom-nri sends them:

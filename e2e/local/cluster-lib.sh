@@ -1,0 +1,77 @@
+# Sourced by the local suites and benchmarks: a control plane of real upstream binaries on
+# 127.0.0.1 — etcd 3.5 and kube-apiserver (scripts/k8s-deps.sh) with certificates made by
+# openssl for the run, and an admin kubeconfig. Expects: work (scratch directory), k8s_bin,
+# pids (array; started processes are appended, the caller stops them by PID), die().
+# Provides: wait_for, free_port, kubectl_, start_control_plane (sets api_port), create_nodes.
+
+wait_for() { # SECONDS COMMAND...: polls until COMMAND succeeds.
+  local deadline=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.2
+  done
+}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+kubectl_() { "$k8s_bin/kubectl" --kubeconfig "$work/admin.kubeconfig" "$@"; }
+
+start_control_plane() {
+  local etcd_port etcd_peer_port
+  etcd_port=$(free_port); etcd_peer_port=$(free_port); api_port=$(free_port)
+  # Certificates: a CA, the apiserver's serving certificate, an admin client, SA keys.
+  (
+    cd "$work"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=headroom-e2e-ca -keyout ca.key -out ca.crt
+    openssl req -newkey rsa:2048 -nodes -subj /CN=kube-apiserver -keyout apiserver.key -out apiserver.csr
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >san.ext
+    openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile san.ext -out apiserver.crt
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=admin/O=system:masters" -keyout admin.key -out admin.csr
+    openssl x509 -req -in admin.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -out admin.crt
+    openssl genrsa -out sa.key 2048
+    openssl rsa -in sa.key -pubout -out sa.pub
+  ) >"$work/openssl.log" 2>&1 || die "openssl (see $work/openssl.log)"
+  cat >"$work/admin.kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+current-context: e2e
+clusters:
+- name: e2e
+  cluster: {server: "https://127.0.0.1:$api_port", certificate-authority: ca.crt}
+users:
+- name: admin
+  user: {client-certificate: admin.crt, client-key: admin.key}
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: admin}
+EOF
+  # Privileged pods are allowed, as kubeadm and managed clusters do (the NRI DaemonSet is one).
+  etcd --name e2e --data-dir "$work/etcd" \
+    --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls "http://127.0.0.1:$etcd_peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer_port" \
+    --initial-cluster "e2e=http://127.0.0.1:$etcd_peer_port" >"$work/etcd.log" 2>&1 &
+  pids+=($!)
+  "$k8s_bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
+    --tls-cert-file "$work/apiserver.crt" --tls-private-key-file "$work/apiserver.key" \
+    --client-ca-file "$work/ca.crt" --authorization-mode Node,RBAC \
+    --service-account-key-file "$work/sa.pub" --service-account-signing-key-file "$work/sa.key" \
+    --service-account-issuer https://kubernetes.default.svc.cluster.local \
+    --service-cluster-ip-range 10.96.0.0/16 --disable-admission-plugins ServiceAccount \
+    --allow-privileged=true --max-requests-inflight 1000 --max-mutating-requests-inflight 500 \
+    --cert-dir "$work/apiserver-certs" >"$work/kube-apiserver.log" 2>&1 &
+  pids+=($!)
+  wait_for 90 kubectl_ get --raw /readyz || die "kube-apiserver not ready (see $work/kube-apiserver.log)"
+}
+
+# Node objects with allocatable and no kubelet (what kwok creates; binding is all the
+# scheduler needs): CPU MEMORY NAME... . The TaintNodesByCondition admission taints new
+# nodes not-ready and no kubelet will clear it, so the taint is removed here.
+create_nodes() {
+  local cpu=$1 memory=$2 name
+  shift 2
+  for name in "$@"; do
+    printf 'apiVersion: v1\nkind: Node\nmetadata: {name: %s, labels: {kubernetes.io/hostname: %s}}\nstatus:\n  capacity: {cpu: "%s", memory: %s, pods: "110"}\n  allocatable: {cpu: "%s", memory: %s, pods: "110"}\n  conditions: [{type: Ready, status: "True", reason: KubeletReady, message: e2e}]\n---\n' \
+      "$name" "$name" "$cpu" "$memory" "$cpu" "$memory"
+  done >"$work/nodes.yaml"
+  kubectl_ apply -f "$work/nodes.yaml" >/dev/null &&
+    kubectl_ taint nodes --all node.kubernetes.io/not-ready:NoSchedule- >/dev/null
+}
