@@ -90,10 +90,13 @@ start_containerd || { fail "containerd did not start (see $work/containerd.log)"
 ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/pause.tar" >/dev/null
 ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/busybox.tar" >/dev/null
 
-"$plugin_bin" --socket "$work/nri.sock" --state-dir "$work/plugin-state" --interval 2s \
-  --oom-poll-interval 200ms --http-address "127.0.0.1:$metrics_port" --log-level debug ${HEADROOM_E2E_PLUGIN_ARGS:-} \
-  >>"$work/plugin.log" 2>&1 &
-plugin_pid=$!
+start_plugin() {
+  "$plugin_bin" --socket "$work/nri.sock" --state-dir "$work/plugin-state" --interval 2s \
+    --oom-poll-interval 200ms --http-address "127.0.0.1:$metrics_port" --log-level debug ${HEADROOM_E2E_PLUGIN_ARGS:-} \
+    >>"$work/plugin.log" 2>&1 &
+  plugin_pid=$!
+}
+start_plugin
 connected() { [[ $(metric headroom_nri_connected) == 1 ]]; }
 if wait_for 20 connected; then pass "plugin registered with containerd $(containerd --version | awk '{print $3}')"; else fail "plugin did not register"; exit 1; fi
 
@@ -162,6 +165,18 @@ quota=$(cg cpu after "$cid3" cpu.cfs_quota_us)
 # 4. The OOM memory survives a plugin restart (checkpoint in --state-dir).
 wait_for 10 test -s "$work/plugin-state/node-stats.json" || true
 grep -q '"bytes": 33554432' "$work/plugin-state/node-stats.json" && pass "checkpoint holds the OOM record" || fail "checkpoint lacks the OOM record"
+kill "$plugin_pid"; wait "$plugin_pid" 2>/dev/null || true
+start_plugin
+if wait_for 20 connected && grep -q "loaded statistics of [1-9]" "$work/plugin.log"; then
+  pass "restarted plugin loaded its checkpoint and registered"
+else
+  fail "restarted plugin did not load its checkpoint or register"
+fi
+crictl_ rm -f "$hog2" >/dev/null
+hog3=$(ATTEMPT=2 crictl_ create "$pod2" "$(ATTEMPT=2 container_config hog hog 33554432 0 'sleep 3600')" "$work/pod-hog.json")
+crictl_ start "$hog3" >/dev/null
+limit=$(cg memory hog "$hog3" memory.limit_in_bytes)
+[[ $limit == 67108864 ]] && pass "after a plugin restart the OOM-raised limit still applies ($limit)" || fail "after plugin restart memory.limit_in_bytes=$limit, want 67108864"
 
 echo "nri-suite: plugin $(grep VmRSS /proc/$plugin_pid/status 2>/dev/null | tr -s " \t" " ")"
 echo "nri-suite: $failures failure(s)"
