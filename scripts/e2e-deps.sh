@@ -9,9 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cache=${HEADROOM_CACHE:-$HOME/.cache/headroom}
 crictl_version=v1.34.0
-sudo_cmd=()
-[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-source scripts/trixie-apt.sh
+source scripts/trixie-apt.sh  # also sets sudo_cmd
 
 if ! containerd --version 2>/dev/null | grep -q ' 1\.7\.\| 2\.'; then
   echo "e2e-deps: installing containerd (NRI) from Debian trixie"
@@ -19,11 +17,7 @@ if ! containerd --version 2>/dev/null | grep -q ' 1\.7\.\| 2\.'; then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends containerd/trixie
 fi
-for p in runc busybox-static curl; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$p"
-  fi
-done
+install_missing runc busybox-static curl
 
 if [ ! -x "$cache/bin/crictl" ]; then
   echo "e2e-deps: building crictl $crictl_version from the Go module proxy"

@@ -15,10 +15,8 @@ cache=${HEADROOM_CACHE:-$HOME/.cache/headroom}
 k8s_version=${HEADROOM_K8S_VERSION:-v1.34.3}
 staging_version=v0.${k8s_version#v1.}
 bin_dir=$cache/k8s-$k8s_version
-sudo_cmd=()
-[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
 
-source scripts/trixie-apt.sh
+source scripts/trixie-apt.sh  # also sets sudo_cmd
 if ! etcd --version 2>/dev/null | grep -q 'etcd Version: 3\.5'; then
   echo "k8s-deps: installing etcd 3.5 from Debian trixie"
   add_trixie_source
@@ -26,11 +24,7 @@ if ! etcd --version 2>/dev/null | grep -q 'etcd Version: 3\.5'; then
 fi
 
 # openssl makes the suite's certificates; PyYAML edits deploy/'s scheduler configuration.
-for p in openssl python3-yaml curl; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$p"
-  fi
-done
+install_missing openssl python3-yaml curl
 
 if [ ! -x "$bin_dir/kube-apiserver" ] || [ ! -x "$bin_dir/kube-scheduler" ] || [ ! -x "$bin_dir/kubectl" ]; then
   echo "k8s-deps: building kube-apiserver, kube-scheduler, kubectl $k8s_version from the Go module proxy (several minutes on 2 cores)"

@@ -14,15 +14,8 @@ failures=0
 for tool in docker kind kubectl; do
   command -v "$tool" >/dev/null || { echo "kind suite: needs $tool" >&2; exit 2; }
 done
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-wait_for() {
-  local deadline=$((SECONDS + $1)); shift
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 2
-  done
-}
+source "$repo/e2e/check-lib.sh"
+WAIT_INTERVAL=2
 k() { kubectl --context "kind-$cluster" "$@"; }
 cleanup() {
   if [[ -z ${HEADROOM_KIND_KEEP:-} ]]; then kind delete cluster --name "$cluster" >/dev/null 2>&1 || true; fi

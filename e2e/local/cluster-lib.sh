@@ -4,13 +4,7 @@
 # pids (array; started processes are appended, the caller stops them by PID), die().
 # Provides: wait_for, free_port, kubectl_, start_control_plane (sets api_port), create_nodes.
 
-wait_for() { # SECONDS COMMAND...: polls until COMMAND succeeds.
-  local deadline=$((SECONDS + $1)); shift
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.2
-  done
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../check-lib.sh"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 kubectl_() { "$k8s_bin/kubectl" --kubeconfig "$work/admin.kubeconfig" "$@"; }
 

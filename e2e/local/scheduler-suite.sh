@@ -36,8 +36,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 die() { fail "$*"; exit 1; }
 source "$repo/e2e/local/cluster-lib.sh"
 node_of() { kubectl_ -n e2e get pod "$1" -o jsonpath='{.spec.nodeName}'; }
