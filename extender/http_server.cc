@@ -46,6 +46,10 @@ ExtenderHttpServer::ExtenderHttpServer(ClusterView& view, Metrics& metrics, Serv
 
 ExtenderHttpServer::~ExtenderHttpServer() { Stop(); }
 
+namespace {
+constexpr size_t kWorkerThreads = 64;
+}  // namespace
+
 void ExtenderHttpServer::Route() {
   server_->set_payload_max_length(options_.max_body_bytes);
   // Without TCP_NODELAY a response written in two parts (headers, body) waits for the
@@ -54,6 +58,10 @@ void ExtenderHttpServer::Route() {
   const auto timeout = std::chrono::milliseconds(absl::ToInt64Milliseconds(options_.read_timeout));
   server_->set_read_timeout(timeout);
   server_->set_write_timeout(timeout);
+  // cpp-httplib gives each connection a worker for as long as it stays open; with its default
+  // 8 workers, a 9th keep-alive connection (another scheduler, probes, a scrape) waits for a
+  // free one. More workers than cores costs little memory and shares the CPU fairly instead.
+  server_->new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
 
   const auto handle = [this](const std::string& verb, bool filter) {
     return [this, verb, filter](const httplib::Request& request, httplib::Response& response) {
