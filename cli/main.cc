@@ -44,6 +44,9 @@ ABSL_FLAG(std::string, scoring, "spread", "Node scoring: spread or pack.");
 ABSL_FLAG(std::string, output_dir, "build/simulate", "Where summary.json and chart.svg go.");
 ABSL_FLAG(std::string, progress, "auto", "Progress bar: auto, always or never.");
 ABSL_FLAG(std::string, extender, "", "headroom-extender's gRPC address, host:port.");
+ABSL_FLAG(std::string, extender_ca_file, "", "PEM CA of the extender's gRPC certificate (TLS).");
+ABSL_FLAG(std::string, extender_cert_file, "", "PEM client certificate (mutual TLS).");
+ABSL_FLAG(std::string, extender_key_file, "", "PEM key for --extender-cert-file.");
 ABSL_FLAG(absl::Duration, timeout, absl::Seconds(5), "Deadline for the report call.");
 
 namespace {
@@ -143,6 +146,9 @@ Flags:
   --extender HOST:PORT   the extender's --grpc-address. Required.
   --input FILE|-         the report as JSON; - reads standard input. Required.
   --timeout D            deadline for the call (default 5s).
+  --extender-ca-file F   TLS: the CA of the extender's gRPC certificate (its --grpc-tls-cert-file).
+  --extender-cert-file F, --extender-key-file F
+                         mutual TLS: this client's certificate and key.
 )";
 
 struct Command {
@@ -182,8 +188,11 @@ int RunSimulate() {
 }
 
 int RunReport() {
-  return headroom::cli::RunReport(absl::GetFlag(FLAGS_extender), absl::GetFlag(FLAGS_input),
-                                  absl::GetFlag(FLAGS_timeout), std::cout, std::cerr);
+  return headroom::cli::RunReport(
+      absl::GetFlag(FLAGS_extender), absl::GetFlag(FLAGS_input), absl::GetFlag(FLAGS_timeout),
+      {absl::GetFlag(FLAGS_extender_ca_file), absl::GetFlag(FLAGS_extender_cert_file),
+       absl::GetFlag(FLAGS_extender_key_file)},
+      std::cout, std::cerr);
 }
 
 constexpr Command kCommands[] = {

@@ -13,7 +13,7 @@
 namespace headroom::cli {
 
 int RunReport(absl::string_view extender, absl::string_view input, absl::Duration timeout,
-              std::ostream& out, std::ostream& err) {
+              const io::GrpcClientTls& tls, std::ostream& out, std::ostream& err) {
   if (extender.empty() || input.empty()) {
     err << "headroom report: --extender HOST:PORT and --input FILE|- are required\n";
     return kExitBadInput;
@@ -34,7 +34,13 @@ int RunReport(absl::string_view extender, absl::string_view input, absl::Duratio
     err << "headroom report: " << input << ": " << checked.status().message() << "\n";
     return kExitBadInput;
   }
-  auto channel = grpc::CreateChannel(std::string(extender), grpc::InsecureChannelCredentials());
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      io::ChannelCredentials(tls);
+  if (!credentials.ok()) {
+    err << "headroom report: " << credentials.status().message() << "\n";
+    return kExitBadInput;
+  }
+  auto channel = grpc::CreateChannel(std::string(extender), *credentials);
   auto stub = headroom::v1::ReportService::NewStub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() +

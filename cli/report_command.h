@@ -4,13 +4,15 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "io/grpc_tls.h"
 
 namespace headroom::cli {
 
 // `headroom report`: sends one node report (its JSON form, see docs/extender.md) to a
 // headroom-extender's gRPC service, for debugging and tests. Returns the exit code: 2 for a
 // malformed report, 1 when the extender cannot be reached or refuses it.
+// `tls` empty: plaintext.
 int RunReport(absl::string_view extender, absl::string_view input, absl::Duration timeout,
-              std::ostream& out, std::ostream& err);
+              const io::GrpcClientTls& tls, std::ostream& out, std::ostream& err);
 
 }  // namespace headroom::cli

@@ -27,6 +27,7 @@
 #include "extender/report_service.h"
 #include "extender/tls_certificate.h"
 #include "extender/workload_checkpoint.h"
+#include "io/grpc_tls.h"
 #include "spdlog/cfg/env.h"
 #include "spdlog/spdlog.h"
 
@@ -60,6 +61,11 @@ ABSL_FLAG(absl::Duration, cordon_min_duration, absl::Minutes(2),
           "Load cordon: the shortest time a node stays cordoned.");
 ABSL_FLAG(absl::Duration, report_stale_after, absl::Minutes(3),
           "A node whose last report is older is judged as unknown (passed, never rejected).");
+ABSL_FLAG(std::string, grpc_tls_cert_file, "",
+          "PEM certificate for TLS on the gRPC report listener; empty: plaintext.");
+ABSL_FLAG(std::string, grpc_tls_key_file, "", "PEM private key for --grpc-tls-cert-file.");
+ABSL_FLAG(std::string, grpc_client_ca_file, "",
+          "PEM CA: headroom-nri must present a client certificate it signed (mutual TLS).");
 ABSL_FLAG(std::string, config, "",
           "YAML file of flag: value (e.g. \"scoring: pack\"); flags on the command line win.");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or SPDLOG_LEVEL).");
@@ -189,10 +195,19 @@ int main(int argc, char** argv) {
     }
   }
   headroom::extender::ReportServiceImpl reports(view);
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> grpc_credentials =
+      headroom::io::ServerCredentials({absl::GetFlag(FLAGS_grpc_tls_cert_file),
+                                       absl::GetFlag(FLAGS_grpc_tls_key_file),
+                                       absl::GetFlag(FLAGS_grpc_client_ca_file)});
+  if (!grpc_credentials.ok()) return Fail(std::string(grpc_credentials.status().message()));
   absl::StatusOr<headroom::extender::RunningGrpcServer> report_server =
-      headroom::extender::StartReportServer(absl::GetFlag(FLAGS_grpc_address), reports);
+      headroom::extender::StartReportServer(absl::GetFlag(FLAGS_grpc_address), reports,
+                                            *grpc_credentials);
   if (!report_server.ok()) return Fail(std::string(report_server.status().message()));
-  logger->info("node reports over gRPC on port {}", report_server->port);
+  logger->info("node reports over gRPC on port {} ({})", report_server->port,
+               absl::GetFlag(FLAGS_grpc_tls_cert_file).empty()
+                   ? "plaintext"
+                   : (absl::GetFlag(FLAGS_grpc_client_ca_file).empty() ? "TLS" : "mutual TLS"));
   headroom::extender::PodPlacementTracker placements(view);
   headroom::extender::ApiNodeTracker api_nodes(view);
   std::unique_ptr<headroom::extender::ListWatcher> pod_watch;

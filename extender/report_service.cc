@@ -23,11 +23,12 @@ grpc::Status ReportServiceImpl::Report(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
-absl::StatusOr<RunningGrpcServer> StartReportServer(const std::string& address,
-                                                    ReportServiceImpl& service) {
+absl::StatusOr<RunningGrpcServer> StartReportServer(
+    const std::string& address, ReportServiceImpl& service,
+    std::shared_ptr<grpc::ServerCredentials> credentials) {
   RunningGrpcServer running;
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials(), &running.port);
+  builder.AddListeningPort(address, std::move(credentials), &running.port);
   builder.RegisterService(&service);
   running.server = builder.BuildAndStart();
   if (running.server == nullptr || running.port == 0) {

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "extender/cluster_view.h"
+#include "grpcpp/security/server_credentials.h"
 #include "headroom/v1/report.grpc.pb.h"
 
 namespace grpc {
@@ -35,8 +36,10 @@ struct RunningGrpcServer {
   int port = 0;
 };
 
-// Starts an insecure gRPC server on `address` ("host:port"; port 0 picks a free one).
-absl::StatusOr<RunningGrpcServer> StartReportServer(const std::string& address,
-                                                    ReportServiceImpl& service);
+// Starts the gRPC server on `address` ("host:port"; port 0 picks a free one), plaintext
+// unless `credentials` say otherwise (io/grpc_tls.h).
+absl::StatusOr<RunningGrpcServer> StartReportServer(
+    const std::string& address, ReportServiceImpl& service,
+    std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials());
 
 }  // namespace headroom::extender

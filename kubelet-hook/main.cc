@@ -22,6 +22,7 @@
 #include "absl/synchronization/notification.h"
 #include "cli/flag_args.h"
 #include "httplib.h"
+#include "io/grpc_tls.h"
 #include "kubelet-hook/cgroup_reader.h"
 #include "kubelet-hook/kernel_oom_log.h"
 #include "kubelet-hook/node_checkpoint.h"
@@ -60,6 +61,11 @@ ABSL_FLAG(std::string, allocatable_memory, "",
           "Node allocatable memory (e.g. 14Gi); default: MemTotal.");
 ABSL_FLAG(std::string, http_address, "127.0.0.1:9101",
           "host:port for /healthz, /readyz and /metrics; empty: none.");
+ABSL_FLAG(std::string, extender_ca_file, "",
+          "PEM CA of the extender's gRPC certificate: report over TLS. Empty: plaintext.");
+ABSL_FLAG(std::string, extender_cert_file, "",
+          "PEM client certificate for an extender that requires one (mutual TLS).");
+ABSL_FLAG(std::string, extender_key_file, "", "PEM private key for --extender-cert-file.");
 ABSL_FLAG(std::string, config, "",
           "YAML file of flag: value (e.g. \"interval: 30s\"); flags on the command line win.");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or SPDLOG_LEVEL).");
@@ -129,6 +135,12 @@ int main(int argc, char** argv) {
   if (interval <= absl::ZeroDuration() || oom_poll <= absl::ZeroDuration()) {
     return Fail("--interval and --oom-poll-interval must be positive");
   }
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> report_credentials =
+      headroom::io::ChannelCredentials({absl::GetFlag(FLAGS_extender_ca_file),
+                                        absl::GetFlag(FLAGS_extender_cert_file),
+                                        absl::GetFlag(FLAGS_extender_key_file)});
+  if (!report_credentials.ok()) return Fail(std::string(report_credentials.status().message()));
+
   headroom::ResourceAmounts allocatable = hnri::HostCapacity();
   if (std::string cpu = absl::GetFlag(FLAGS_allocatable_cpu); !cpu.empty()) {
     absl::StatusOr<int64_t> millis = headroom::ParseCpuMillis(cpu);
@@ -270,7 +282,7 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<hnri::NodeReporter> reporter;
   if (std::string extender = absl::GetFlag(FLAGS_extender); !extender.empty()) {
-    reporter = std::make_unique<hnri::NodeReporter>(extender);
+    reporter = std::make_unique<hnri::NodeReporter>(extender, *report_credentials);
   }
   const std::string node_name = NodeName();
 

@@ -54,9 +54,10 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
   return report;
 }
 
-NodeReporter::NodeReporter(const std::string& extender_address)
+NodeReporter::NodeReporter(const std::string& extender_address,
+                           std::shared_ptr<grpc::ChannelCredentials> credentials)
     : stub_(headroom::v1::ReportService::NewStub(
-          grpc::CreateChannel(extender_address, grpc::InsecureChannelCredentials()))) {}
+          grpc::CreateChannel(extender_address, std::move(credentials)))) {}
 
 absl::Status NodeReporter::Send(const headroom::v1::NodeReport& report, absl::Duration timeout) {
   grpc::ClientContext context;

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "grpcpp/security/credentials.h"
 #include "headroom/v1/report.grpc.pb.h"
 #include "kubelet-hook/node_state.h"
 #include "shared/resource.h"
@@ -21,7 +22,10 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
 
 class NodeReporter {
  public:
-  explicit NodeReporter(const std::string& extender_address);
+  // Plaintext unless `credentials` say otherwise (io/grpc_tls.h).
+  explicit NodeReporter(
+      const std::string& extender_address,
+      std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials());
   absl::Status Send(const headroom::v1::NodeReport& report, absl::Duration timeout);
 
  private:

@@ -1,0 +1,137 @@
+// TLS and mutual TLS on the node-report gRPC channel: a real gRPC server (the extender's
+// ReportService) and real clients, with certificates made by openssl for the test.
+
+#include "io/grpc_tls.h"
+
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "extender/cluster_view.h"
+#include "extender/report_service.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "headroom/v1/report.grpc.pb.h"
+#include "tests/status_matchers.h"
+
+namespace headroom::extender {
+namespace {
+
+using ::headroom::testing::IsOk;
+using ::headroom::testing::StatusIs;
+using ::testing::HasSubstr;
+
+class GrpcTlsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("headroom-grpc-tls-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    const std::string d = dir_.string();
+    // A CA signing the server (for 127.0.0.1) and a client; another CA signing nothing here.
+    const std::string script = "cd '" + d +
+                               "' && "
+                               "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=ca "
+                               "-keyout ca.key -out ca.pem && "
+                               "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=other "
+                               "-keyout other.key -out other.pem && "
+                               "openssl req -newkey rsa:2048 -nodes -subj /CN=extender -keyout "
+                               "server.key -out server.csr && "
+                               "printf 'subjectAltName=IP:127.0.0.1\\n' > san.ext && "
+                               "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key "
+                               "-CAcreateserial -days 1 -extfile san.ext -out server.pem && "
+                               "openssl req -newkey rsa:2048 -nodes -subj /CN=node-a -keyout "
+                               "client.key -out client.csr && "
+                               "openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key "
+                               "-CAcreateserial -days 1 -out client.pem";
+    ASSERT_EQ(std::system(("(" + script + ") >/dev/null 2>&1").c_str()), 0) << "openssl is needed";
+  }
+  static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
+  static std::string File(const std::string& name) { return (dir_ / name).string(); }
+
+  // Starts the report service with `tls`; returns its port.
+  int Serve(const io::GrpcServerTls& tls) {
+    absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+        io::ServerCredentials(tls);
+    EXPECT_THAT(credentials.status(), IsOk());
+    absl::StatusOr<RunningGrpcServer> server =
+        StartReportServer("127.0.0.1:0", service_, *credentials);
+    EXPECT_THAT(server.status(), IsOk());
+    server_ = std::move(*server);
+    return server_.port;
+  }
+
+  // One report over a channel with `tls`; the gRPC status.
+  grpc::Status Report(int port, const io::GrpcClientTls& tls) {
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+        io::ChannelCredentials(tls);
+    EXPECT_THAT(credentials.status(), IsOk());
+    auto stub = headroom::v1::ReportService::NewStub(
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(port), *credentials));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    headroom::v1::NodeReport report;
+    report.set_node("node-a");
+    report.mutable_allocatable()->set_cpu_millis(4000);
+    report.mutable_allocatable()->set_memory_bytes(8LL << 30);
+    headroom::v1::ReportReply reply;
+    return stub->Report(&context, report, &reply);
+  }
+
+  void TearDown() override {
+    if (server_.server) server_.server->Shutdown();
+  }
+
+  static std::filesystem::path dir_;
+  ClusterView view_{{}};
+  ReportServiceImpl service_{view_};
+  RunningGrpcServer server_;
+};
+
+std::filesystem::path GrpcTlsTest::dir_;
+
+TEST_F(GrpcTlsTest, TlsServerAcceptsClientsThatTrustItsCaOnly) {
+  const int port = Serve({File("server.pem"), File("server.key"), ""});
+  EXPECT_TRUE(Report(port, {File("ca.pem"), "", ""}).ok());
+  EXPECT_EQ(view_.NodeCount(), 1u);
+  EXPECT_FALSE(Report(port, {}).ok()) << "plaintext to a TLS server";
+  EXPECT_FALSE(Report(port, {File("other.pem"), "", ""}).ok()) << "a CA that did not sign it";
+}
+
+TEST_F(GrpcTlsTest, MutualTlsRequiresAClientCertificateFromTheClientCa) {
+  const int port = Serve({File("server.pem"), File("server.key"), File("ca.pem")});
+  EXPECT_FALSE(Report(port, {File("ca.pem"), "", ""}).ok()) << "no client certificate";
+  EXPECT_FALSE(Report(port, {File("ca.pem"), File("server.pem"), File("client.key")}).ok())
+      << "certificate and key do not match";
+  const grpc::Status ok = Report(port, {File("ca.pem"), File("client.pem"), File("client.key")});
+  EXPECT_TRUE(ok.ok()) << ok.error_message();
+}
+
+TEST_F(GrpcTlsTest, PlaintextStaysTheDefault) {
+  const int port = Serve({});
+  EXPECT_TRUE(Report(port, {}).ok());
+}
+
+TEST_F(GrpcTlsTest, BadSettingsNameTheFlag) {
+  EXPECT_THAT(io::ServerCredentials({File("server.pem"), "", ""}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("go together")));
+  EXPECT_THAT(io::ServerCredentials({"", "", File("ca.pem")}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("go together")));
+  EXPECT_THAT(io::ServerCredentials({File("nope.pem"), File("server.key"), ""}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--grpc-tls-cert-file")));
+  EXPECT_THAT(io::ServerCredentials({File("san.ext"), File("server.key"), ""}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not PEM")));
+  EXPECT_THAT(io::ChannelCredentials({"", File("client.pem"), File("client.key")}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("CA")));
+  EXPECT_THAT(io::ChannelCredentials({File("ca.pem"), File("client.pem"), ""}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("go together")));
+  EXPECT_THAT(io::ChannelCredentials({File("missing-ca.pem"), "", ""}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--extender-ca-file")));
+}
+
+}  // namespace
+}  // namespace headroom::extender
