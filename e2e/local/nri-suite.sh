@@ -112,6 +112,17 @@ JSON
   echo "$work/ctr-$1-$2.json"
 }
 cg() { cat "/sys/fs/cgroup/$1$cgroup_parent/$2/$3/$4"; }
+# remove_container ID: containerd 1.7 sometimes fails to remove a just-killed container's
+# directory ("directory not empty") and succeeds a moment later; the next attempt of the
+# container has its own name, so a container left behind harms nothing.
+remove_container() {
+  local i
+  for i in 1 2 3 4 5; do
+    crictl_ rm -f "$1" >/dev/null 2>&1 && return 0
+    sleep 0.5
+  done
+  echo "nri-suite: could not remove container $1 (left for cleanup)"
+}
 
 # 1. A container started with a CPU limit runs with no CPU quota and its declared memory limit
 #    (no history yet), in the cgroup and in the OCI spec.
@@ -134,7 +145,7 @@ crictl_ start "$hog" >/dev/null
 oom_seen() { [[ $(metric headroom_nri_oom_kills_total) -gt $ooms_before ]]; }
 start=$SECONDS
 if wait_for 15 oom_seen; then pass "OOM kill seen after $((SECONDS - start)) s"; else fail "no OOM kill seen within 15 s"; fi
-crictl_ rm -f "$hog" >/dev/null
+remove_container "$hog"
 hog2=$(ATTEMPT=1 crictl_ create "$pod2" "$(ATTEMPT=1 container_config hog hog 33554432 0 'sleep 3600')" "$work/pod-hog.json")
 crictl_ start "$hog2" >/dev/null
 limit=$(cg memory hog "$hog2" memory.limit_in_bytes)
@@ -163,7 +174,7 @@ if wait_for 20 connected && grep -q "loaded statistics of [1-9]" "$work/plugin.l
 else
   fail "restarted plugin did not load its checkpoint or register"
 fi
-crictl_ rm -f "$hog2" >/dev/null
+remove_container "$hog2"
 hog3=$(ATTEMPT=2 crictl_ create "$pod2" "$(ATTEMPT=2 container_config hog hog 33554432 0 'sleep 3600')" "$work/pod-hog.json")
 crictl_ start "$hog3" >/dev/null
 limit=$(cg memory hog "$hog3" memory.limit_in_bytes)
