@@ -164,7 +164,13 @@ wait_for 30 sh -c "! curl -sf http://127.0.0.1:$http_port/metrics | grep -q '^he
 # 2. Placements between reports count: "big" pods declare 100m but their workload runs at
 #    2500m + 500m headroom, so one fits on each empty node and a third nowhere, although
 #    kube-scheduler alone would put all three anywhere.
-for i in 1 2 3; do pod "big-$i" 100m big; wait_for 30 bound "big-$i" || [[ $i == 3 ]] || fail "big-$i was not scheduled"; done
+placements_at_least() { [[ $(curl -sf "http://127.0.0.1:$http_port/metrics" | awk '$1 == "headroom_extender_pending_placements" {print $2}') -ge $1 ]]; }
+for i in 1 2 3; do
+  pod "big-$i" 100m big
+  wait_for 30 bound "big-$i" || [[ $i == 3 ]] || fail "big-$i was not scheduled"
+  # The extender learns of the binding through its watch; let it before the next pod comes.
+  [[ $i == 3 ]] || wait_for 10 placements_at_least "$i" || fail "the extender did not see big-$i bound"
+done
 n1=$(node_of big-1); n2=$(node_of big-2); n3=$(node_of big-3)
 if [[ -n $n1 && -n $n2 && $n1 != "$n2" && $n1$n2 != *node-full* && $n1$n2 != *node-hot* ]]; then
   pass "two big pods went to the two empty nodes ($n1, $n2): the first one's placement counted"
