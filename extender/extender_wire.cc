@@ -97,29 +97,6 @@ absl::StatusOr<PodSpec> DecodePod(const json& pod) {
   return spec;
 }
 
-absl::StatusOr<NodeSpec> DecodeNode(const json& node, size_t index) {
-  const std::string path = absl::StrCat("Nodes.items[", index, "]");
-  const json* metadata = Field(node, "metadata");
-  NodeSpec spec;
-  spec.name = metadata != nullptr ? StringField(*metadata, "name") : "";
-  if (spec.name.empty()) return Invalid(absl::StrCat(path, ".metadata.name"), "required");
-  const json* status = Field(node, "status");
-  if (status == nullptr) return spec;
-  const json* allocatable = Field(*status, "allocatable");
-  if (allocatable == nullptr) return spec;
-  HEADROOM_ASSIGN_OR_RETURN(ResourceAmounts amounts,
-                            Amounts(*status, "allocatable", absl::StrCat(path, ".status")));
-  spec.allocatable = amounts;
-  if (const json* pods = Field(*allocatable, "pods"); pods != nullptr) {
-    int64_t count = 0;
-    const std::string text = pods->is_string() ? pods->get<std::string>() : pods->dump();
-    if (absl::SimpleAtoi(text, &count) && count >= 0 && count <= 1'000'000) {
-      spec.max_pods = static_cast<int>(count);
-    }
-  }
-  return spec;
-}
-
 json NullableMap(const std::map<std::string, std::string>& map) {
   if (map.empty()) return json::object();
   return json(map);
@@ -128,8 +105,6 @@ json NullableMap(const std::map<std::string, std::string>& map) {
 }  // namespace
 
 absl::StatusOr<PodSpec> DecodePodObject(const json& pod) { return DecodePod(pod); }
-
-absl::StatusOr<NodeSpec> DecodeNodeObject(const json& node) { return DecodeNode(node, 0); }
 
 std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
                         const json& owner_references) {
@@ -218,13 +193,29 @@ bool Present(simdjson::dom::object object, const char* key, simdjson::dom::eleme
   return object[key].get(out) == simdjson::SUCCESS && !out.is_null();
 }
 
+// One parser per thread: it keeps its buffers between requests. An element it returned is
+// valid until its next parse on that thread.
+simdjson::dom::parser& ThreadParser() {
+  thread_local simdjson::dom::parser parser;
+  return parser;
+}
+
 }  // namespace
 
+// A Node from the API watch is read by the same code as the request's Node objects.
+absl::StatusOr<NodeSpec> DecodeNodeObject(const json& node) {
+  const std::string text = node.dump(-1, ' ', false, json::error_handler_t::replace);
+  simdjson::dom::element element;
+  if (ThreadParser().parse(text).get(element) != simdjson::SUCCESS) {
+    return Invalid("Node", "not JSON");
+  }
+  return DecodeNodeElement(element, 0);
+}
+
 absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body) {
-  // One parser per server thread: it keeps its buffers between requests.
-  thread_local simdjson::dom::parser parser;
   simdjson::dom::element document;
-  if (const simdjson::error_code error = parser.parse(body.data(), body.size()).get(document);
+  if (const simdjson::error_code error =
+          ThreadParser().parse(body.data(), body.size()).get(document);
       error != simdjson::SUCCESS) {
     return absl::InvalidArgumentError(
         absl::StrCat("body is not valid JSON: ", simdjson::error_message(error)));
