@@ -36,6 +36,22 @@ X509_STORE* TrustStore(const std::string& pem) {
   return store;
 }
 
+// The client certificate and key of a kubeconfig, parsed; both null without one.
+struct ClientIdentity {
+  std::unique_ptr<X509, decltype(&X509_free)> cert{nullptr, &X509_free};
+  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key{nullptr, &EVP_PKEY_free};
+};
+
+ClientIdentity ParseClientIdentity(const KubeConfig& config) {
+  ClientIdentity identity;
+  if (config.client_cert_pem.empty()) return identity;
+  auto cert_bio = MemoryBio(config.client_cert_pem);
+  identity.cert.reset(PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr));
+  auto key_bio = MemoryBio(config.client_key_pem);
+  identity.key.reset(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr));
+  return identity;
+}
+
 // The API's own explanation of a failed request (a metav1.Status body), else the body.
 std::string ApiMessage(const std::string& body) {
   const nlohmann::json status = nlohmann::json::parse(body, nullptr, false);
@@ -65,6 +81,18 @@ absl::Status HttpError(int status, const std::string& body, const std::string& p
     default:
       return absl::InternalError(message);
   }
+}
+
+// Accept, and the bearer token (re-read from its file: projected tokens rotate) if any.
+absl::StatusOr<httplib::Headers> RequestHeaders(const KubeConfig& config) {
+  httplib::Headers headers = {{"Accept", "application/json"}};
+  std::string token = config.bearer_token;
+  if (!config.token_file.empty()) {
+    HEADROOM_ASSIGN_OR_RETURN(token, io::ReadFile(config.token_file));
+    while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+  }
+  if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+  return headers;
 }
 
 }  // namespace
@@ -147,28 +175,14 @@ absl::StatusOr<std::unique_ptr<KubeClient>> KubeClient::Create(KubeConfig config
     X509_STORE_free(store);
   }
   if (!config.client_cert_pem.empty()) {
-    auto cert_bio = MemoryBio(config.client_cert_pem);
-    X509* cert = PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr);
-    auto key_bio = MemoryBio(config.client_key_pem);
-    EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr);
-    const bool usable = cert != nullptr && key != nullptr && X509_check_private_key(cert, key) == 1;
-    X509_free(cert);
-    EVP_PKEY_free(key);
-    if (!usable) {
+    const ClientIdentity identity = ParseClientIdentity(config);
+    if (identity.cert == nullptr || identity.key == nullptr ||
+        X509_check_private_key(identity.cert.get(), identity.key.get()) != 1) {
       return absl::InvalidArgumentError(
           "the client certificate and key do not parse as PEM or do not match");
     }
   }
   return std::unique_ptr<KubeClient>(new KubeClient(std::move(config), std::move(address)));
-}
-
-absl::StatusOr<std::string> KubeClient::AuthorizationHeader() const {
-  std::string token = config_.bearer_token;
-  if (!config_.token_file.empty()) {
-    HEADROOM_ASSIGN_OR_RETURN(token, io::ReadFile(config_.token_file));
-    while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
-  }
-  return token.empty() ? "" : "Bearer " + token;
 }
 
 absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> KubeClient::NewConnection(
@@ -177,17 +191,10 @@ absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> KubeClient::NewConnection(
   if (!address_.https) {
     client = std::make_unique<httplib::ClientImpl>(address_.host, address_.port);
   } else {
-    X509* cert = nullptr;
-    EVP_PKEY* key = nullptr;
-    if (!config_.client_cert_pem.empty()) {
-      auto cert_bio = MemoryBio(config_.client_cert_pem);
-      cert = PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr);
-      auto key_bio = MemoryBio(config_.client_key_pem);
-      key = PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr);
-    }
-    auto ssl = std::make_unique<httplib::SSLClient>(address_.host, address_.port, cert, key);
-    X509_free(cert);  // the SSL context holds its own references
-    EVP_PKEY_free(key);
+    // The SSL context takes its own references to the certificate and key.
+    const ClientIdentity identity = ParseClientIdentity(config_);
+    auto ssl = std::make_unique<httplib::SSLClient>(address_.host, address_.port,
+                                                    identity.cert.get(), identity.key.get());
     if (!ssl->is_valid()) return absl::InternalError("cannot set up a TLS context");
     ssl->enable_server_certificate_verification(!config_.insecure_skip_tls_verify);
     if (!config_.ca_pem.empty()) ssl->set_ca_cert_store(TrustStore(config_.ca_pem));
@@ -203,9 +210,7 @@ absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> KubeClient::NewConnection(
 absl::StatusOr<std::string> KubeClient::Get(const std::string& path_and_query,
                                             absl::Duration timeout) {
   HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<httplib::ClientImpl> client, NewConnection(timeout));
-  HEADROOM_ASSIGN_OR_RETURN(const std::string authorization, AuthorizationHeader());
-  httplib::Headers headers = {{"Accept", "application/json"}};
-  if (!authorization.empty()) headers.emplace("Authorization", authorization);
+  HEADROOM_ASSIGN_OR_RETURN(const httplib::Headers headers, RequestHeaders(config_));
   httplib::Result result = client->Get(path_and_query, headers);
   if (!result) {
     return absl::UnavailableError(absl::StrCat("GET ", config_.server, path_and_query, ": ",
@@ -219,9 +224,7 @@ absl::Status KubeClient::Watch(const std::string& path_and_query, absl::Duration
                                const std::function<bool(absl::string_view line)>& on_line) {
   HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<httplib::ClientImpl> client,
                             NewConnection(idle_timeout));
-  HEADROOM_ASSIGN_OR_RETURN(const std::string authorization, AuthorizationHeader());
-  httplib::Headers headers = {{"Accept", "application/json"}};
-  if (!authorization.empty()) headers.emplace("Authorization", authorization);
+  HEADROOM_ASSIGN_OR_RETURN(const httplib::Headers headers, RequestHeaders(config_));
   {
     absl::MutexLock lock(&mu_);
     if (cancelled_) return absl::CancelledError("client cancelled");

@@ -69,7 +69,6 @@ class KubeClient {
  private:
   KubeClient(KubeConfig config, ServerAddress address);
   absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> NewConnection(absl::Duration read_timeout);
-  absl::StatusOr<std::string> AuthorizationHeader() const;
 
   const KubeConfig config_;
   const ServerAddress address_;

@@ -35,11 +35,16 @@ absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line) {
   return absl::InvalidArgumentError(absl::StrCat("watch event: unknown type \"", name, "\""));
 }
 
+std::string NestedString(const json& object, const char* outer, const char* inner) {
+  if (!object.is_object()) return "";
+  const auto o = object.find(outer);
+  if (o == object.end() || !o->is_object()) return "";
+  const auto i = o->find(inner);
+  return i != o->end() && i->is_string() ? i->get<std::string>() : "";
+}
+
 std::string ResourceVersionOf(const json& object) {
-  const auto metadata = object.find("metadata");
-  if (metadata == object.end() || !metadata->is_object()) return "";
-  const auto version = metadata->find("resourceVersion");
-  return version != metadata->end() && version->is_string() ? version->get<std::string>() : "";
+  return NestedString(object, "metadata", "resourceVersion");
 }
 
 int ErrorEventCode(const WatchEvent& event) {

@@ -149,11 +149,13 @@ int main(int argc, char** argv) {
       return Fail(std::string(config.status().message()));
     }
     if (config.ok()) {
-      absl::StatusOr<std::unique_ptr<headroom::extender::KubeClient>> client =
-          headroom::extender::KubeClient::Create(*config);
-      if (!client.ok()) return Fail(std::string(client.status().message()));
-      kube = std::move(*client);
-      kube_nodes = std::move(*headroom::extender::KubeClient::Create(*config));
+      // One client per watch: a client cancels its own running watch at shutdown.
+      for (auto* slot : {&kube, &kube_nodes}) {
+        absl::StatusOr<std::unique_ptr<headroom::extender::KubeClient>> client =
+            headroom::extender::KubeClient::Create(*config);
+        if (!client.ok()) return Fail(std::string(client.status().message()));
+        *slot = std::move(*client);
+      }
       logger->info("watching bound pods and nodes at {}", kube->server());
     } else {
       logger->warn(

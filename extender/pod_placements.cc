@@ -4,18 +4,8 @@
 #include "extender/judge.h"
 
 namespace headroom::extender {
-namespace {
 
 using nlohmann::json;
-
-std::string StringAt(const json& object, const char* outer, const char* inner) {
-  const auto o = object.find(outer);
-  if (o == object.end() || !o->is_object()) return "";
-  const auto i = o->find(inner);
-  return i != o->end() && i->is_string() ? i->get<std::string>() : "";
-}
-
-}  // namespace
 
 ListWatchOptions BoundPodsWatch() {
   ListWatchOptions options;
@@ -29,7 +19,7 @@ PodPlacementTracker::PodPlacementTracker(ClusterView& view) : view_(view) {}
 void PodPlacementTracker::Replace(const std::vector<json>& pods) {
   absl::flat_hash_set<std::string> bound;
   for (const json& pod : pods) {
-    if (std::string uid = StringAt(pod, "metadata", "uid"); !uid.empty()) {
+    if (std::string uid = NestedString(pod, "metadata", "uid"); !uid.empty()) {
       bound.insert(std::move(uid));
     }
   }
@@ -38,7 +28,7 @@ void PodPlacementTracker::Replace(const std::vector<json>& pods) {
 }
 
 void PodPlacementTracker::Apply(const WatchEvent& event, absl::Time now) {
-  const std::string uid = StringAt(event.object, "metadata", "uid");
+  const std::string uid = NestedString(event.object, "metadata", "uid");
   if (uid.empty()) return;
   if (event.type == WatchEventType::kDeleted) {
     {
@@ -49,7 +39,7 @@ void PodPlacementTracker::Apply(const WatchEvent& event, absl::Time now) {
     return;
   }
   if (event.type != WatchEventType::kAdded && event.type != WatchEventType::kModified) return;
-  const std::string node = StringAt(event.object, "spec", "nodeName");
+  const std::string node = NestedString(event.object, "spec", "nodeName");
   if (node.empty()) return;
   {
     absl::MutexLock lock(&mu_);
