@@ -25,15 +25,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_port() {
-  for _ in $(seq 100); do
-    (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "nothing listening on $1" >&2
-  return 1
-}
+source e2e/check-lib.sh
+wait_port() { wait_for 10 port_open "$1" || { echo "nothing listening on $1" >&2; return 1; }; }
 
 client=./build/release/bench/extender_latency
 fixture=tests/testdata/kube-scheduler-extender/run1-002-filter.json

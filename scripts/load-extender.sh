@@ -19,11 +19,11 @@ work="$(mktemp -d)"
 pid=""
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source e2e/check-lib.sh
 http=$(free_port); grpc=$(free_port)
 ./build/release/extender/headroom-extender --http-address "127.0.0.1:$http" \
   --grpc-address "127.0.0.1:$grpc" --log-level warn & pid=$!
-for _ in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/"$http") 2>/dev/null && break; sleep 0.1; done
+wait_for 10 port_open "$http" || true  # the client's first call reports a dead extender
 ./build/release/bench/extender_latency --report "127.0.0.1:$grpc" --nodes 500
 
 # The request body: the recorded pod with 500 node names.

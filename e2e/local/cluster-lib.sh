@@ -2,10 +2,9 @@
 # 127.0.0.1 — etcd 3.5 and kube-apiserver (scripts/k8s-deps.sh) with certificates made by
 # openssl for the run, and an admin kubeconfig. Expects: work (scratch directory), k8s_bin,
 # pids (array; started processes are appended, the caller stops them by PID), die().
-# Provides: wait_for, free_port, kubectl_, start_control_plane (sets api_port), create_nodes.
+# Provides (with e2e/check-lib.sh): wait_for, free_port, kubectl_, start_control_plane (sets api_port), create_nodes.
 
 source "$(dirname "${BASH_SOURCE[0]}")/../check-lib.sh"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 kubectl_() { "$k8s_bin/kubectl" --kubeconfig "$work/admin.kubeconfig" "$@"; }
 
 start_control_plane() {
