@@ -19,6 +19,7 @@
 #include "cli/flag_args.h"
 #include "cli/optimize_node_command.h"
 #include "cli/recommend_command.h"
+#include "cli/repack_command.h"
 #include "cli/report_command.h"
 #include "cli/simulate_command.h"
 
@@ -47,7 +48,13 @@ ABSL_FLAG(std::string, extender, "", "headroom-extender's gRPC address, host:por
 ABSL_FLAG(std::string, extender_ca_file, "", "PEM CA of the extender's gRPC certificate (TLS).");
 ABSL_FLAG(std::string, extender_cert_file, "", "PEM client certificate (mutual TLS).");
 ABSL_FLAG(std::string, extender_key_file, "", "PEM key for --extender-cert-file.");
-ABSL_FLAG(absl::Duration, timeout, absl::Seconds(5), "Deadline for the report call.");
+ABSL_FLAG(absl::Duration, timeout, absl::Seconds(5),
+          "report: deadline for the call; repack: time limit of the solve.");
+ABSL_FLAG(bool, generate, false, "repack: solve a generated instance (seed 002's setup).");
+ABSL_FLAG(int, pods_per_node, 4, "repack --generate: pods per node.");
+ABSL_FLAG(int, tiers, 2, "repack --generate: priority tiers.");
+ABSL_FLAG(double, utilisation, 1.0, "repack --generate: pods' total / cluster capacity.");
+ABSL_FLAG(std::string, write_instance, "", "repack: also write the instance solved, as JSON.");
 
 namespace {
 
@@ -62,6 +69,7 @@ Commands:
   optimize-node   Size the pods of one node (base + shared headroom) and pick evictions.
   recommend       Show what headroom, VPA and Crane would request for containers' usage.
   simulate        Replay a cluster on real usage under static, VPA, Crane and headroom sizing.
+  repack          Plan re-placing running pods so pending higher-priority pods fit (dry run).
   report          Send one node report to a headroom-extender (debugging, tests).
 
 Run 'headroom <command> --help' for a command's flags. 'headroom --version' prints the
@@ -151,6 +159,37 @@ Flags:
                          mutual TLS: this client's certificate and key.
 )";
 
+constexpr char kRepackUsage[] =
+    R"(Usage: headroom repack --input FILE|- | --generate [flags]
+
+Plans a priority-tiered repacking (seed 002): for each priority, highest first, place the
+most pending pods of that priority, moving or evicting running pods of the same or lower
+priority, then disturb the fewest running pods. Prints, per priority, the pods placed now and
+in the plan, an upper bound, whether the plan is proven optimal, and the moves, placements
+and evictions. Nothing is changed in any cluster. Formats and the solver: docs/repack.md.
+
+Input: our instance JSON ({"nodes": [{"name","cpu","memory"}], "pods": [{"name","cpu",
+"memory","priority","node","owner"}]}), or a snapshot taken with
+  kubectl get nodes,pods -A -o json > cluster.json
+(DaemonSet and static pods stay where they are; finished pods are ignored).
+
+Flags:
+  --input FILE|-        the cluster as JSON; - reads standard input
+  --generate            instead, generate an instance as seed 002's evaluation does, placed by
+                        a model of kube-scheduler (LeastAllocated, no preemption)
+  --nodes N             generate: nodes (default 8 when 0)
+  --pods-per-node N     generate: pods per node (default 4)
+  --tiers N             generate: priority tiers (default 2)
+  --utilisation U       generate: pods' total / cluster capacity (default 1.0)
+  --seed N              generate: the instance; and the solver's random choices (default 1)
+  --write-instance F    also write the instance (e.g. the generated one) as JSON to F
+  --timeout D           time limit of the whole solve, shared out across tiers (default 5s)
+  --output table|json   (default table)
+
+Example:
+  headroom repack --generate --nodes 16 --pods-per-node 4 --tiers 2 --utilisation 1.05 --timeout 1s
+)";
+
 struct Command {
   absl::string_view name;
   absl::string_view usage;
@@ -195,10 +234,27 @@ int RunReport() {
       std::cout, std::cerr);
 }
 
+int RunRepack() {
+  headroom::cli::RepackCommandOptions options;
+  options.input = absl::GetFlag(FLAGS_input);
+  options.generate = absl::GetFlag(FLAGS_generate);
+  options.generator.nodes = absl::GetFlag(FLAGS_nodes) == 0 ? 8 : absl::GetFlag(FLAGS_nodes);
+  options.generator.pods_per_node = absl::GetFlag(FLAGS_pods_per_node);
+  options.generator.tiers = absl::GetFlag(FLAGS_tiers);
+  options.generator.target_utilisation = absl::GetFlag(FLAGS_utilisation);
+  options.generator.seed = absl::GetFlag(FLAGS_seed);
+  options.write_instance = absl::GetFlag(FLAGS_write_instance);
+  options.timeout = absl::GetFlag(FLAGS_timeout);
+  options.seed = absl::GetFlag(FLAGS_seed);
+  options.output = absl::GetFlag(FLAGS_output);
+  return headroom::cli::RunRepack(options, std::cout, std::cerr);
+}
+
 constexpr Command kCommands[] = {
     {"optimize-node", kOptimizeNodeUsage, &RunOptimizeNode},
     {"recommend", kRecommendUsage, &RunRecommend},
     {"simulate", kSimulateUsage, &RunSimulate},
+    {"repack", kRepackUsage, &RunRepack},
     {"report", kReportUsage, &RunReport},
 };
 

@@ -6,9 +6,13 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "cli/json_fields.h"
+#include "cli/repack_json.h"
 #include "extender/judge.h"
 #include "extender/tls_certificate.h"
+#include "io/system_repack_clock.h"
 #include "nlohmann/json.hpp"
+#include "shared/repack.h"
 #include "spdlog/spdlog.h"
 
 namespace headroom::extender {
@@ -45,6 +49,57 @@ ExtenderHttpServer::ExtenderHttpServer(ClusterView& view, Metrics& metrics, Serv
 }
 
 ExtenderHttpServer::~ExtenderHttpServer() { Stop(); }
+
+void ExtenderHttpServer::Repack(const std::string& body, const std::string& timeout_text,
+                                httplib::Response& response) {
+  absl::Duration timeout = kDefaultRepackTimeout;
+  if (!timeout_text.empty() && (!absl::ParseDuration(timeout_text, &timeout) ||
+                                timeout < absl::ZeroDuration() || timeout > kMaxRepackTimeout)) {
+    response.status = 400;
+    response.set_content(
+        ErrorJson(absl::StrCat("timeout: a duration from 0s to ",
+                               absl::FormatDuration(kMaxRepackTimeout), ", e.g. 1s")),
+        "application/json");
+    return;
+  }
+  absl::StatusOr<nlohmann::json> document = cli::ParseJson(body);
+  absl::StatusOr<RepackInstance> instance = document.ok()
+                                                ? cli::DecodeRepackInput(*document)
+                                                : absl::StatusOr<RepackInstance>(document.status());
+  if (!instance.ok()) {
+    response.status = 400;
+    response.set_content(ErrorJson(instance.status().message()), "application/json");
+    return;
+  }
+  // One solve at a time: each may hold a core for its whole time limit.
+  std::unique_lock<std::mutex> lock(repack_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    response.status = 429;
+    response.set_content(ErrorJson("a repack is already running; retry when it ends"),
+                         "application/json");
+    return;
+  }
+  SystemRepackClock clock;
+  RepackOptions options;
+  options.timeout = timeout;
+  absl::StatusOr<RepackPlan> plan = SolveRepack(*instance, options, clock);
+  if (!plan.ok()) {
+    response.status = 400;
+    response.set_content(ErrorJson(plan.status().message()), "application/json");
+    return;
+  }
+  nlohmann::json out = cli::EncodeRepackPlan(*instance, *plan);
+  out["dryRun"] = true;
+  int changes = 0;
+  for (const RepackTierResult& tier : plan->tiers)
+    changes += tier.placed_after - tier.placed_before;
+  Logger()->info("repack: {} nodes, {} pods: plan places {} more pods ({}), {} changes; dry run",
+                 instance->nodes.size(), instance->pods.size(), changes,
+                 plan->optimal ? "proven optimal" : "not proven optimal",
+                 RepackChanges(*instance, *plan).size());
+  response.set_content(out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                       "application/json");
+}
 
 namespace {
 constexpr size_t kWorkerThreads = 64;
@@ -92,6 +147,13 @@ void ExtenderHttpServer::Route() {
   };
   server_->Post(options_.url_prefix + "/filter", handle("filter", true));
   server_->Post(options_.url_prefix + "/prioritize", handle("prioritize", false));
+  server_->Post(options_.url_prefix + "/repack",
+                [this](const httplib::Request& request, httplib::Response& response) {
+                  const absl::Time started = absl::Now();
+                  Repack(request.body, request.get_param_value("timeout"), response);
+                  metrics_.ObserveRequest("repack", response.status == -1 ? 200 : response.status,
+                                          absl::Now() - started);
+                });
   server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content("ok\n", "text/plain");
   });

@@ -4,12 +4,14 @@
 //   POST <prefix>/filter, POST <prefix>/prioritize   the kube-scheduler extender protocol
 //   GET /healthz, GET /readyz                        liveness and readiness
 //   GET /metrics                                     Prometheus text
+//   POST <prefix>/repack                             a repacking plan (dry run; docs/repack.md)
 // Malformed bodies get 400 and oversized ones 413, both with {"error": "..."}; any other
 // error status also carries a JSON reason. Only HTTP 200 counts as success to kube-scheduler.
 
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -20,7 +22,8 @@
 
 namespace httplib {
 class Server;
-}
+struct Response;
+}  // namespace httplib
 
 namespace headroom::extender {
 
@@ -53,6 +56,14 @@ class ExtenderHttpServer {
 
  private:
   void Route();
+  // POST /repack: the body is a cluster (docs/repack.md), ?timeout= the solve's limit; answers
+  // the plan. Dry run: nothing is executed.
+  void Repack(const std::string& body, const std::string& timeout_text,
+              httplib::Response& response);
+
+  static constexpr absl::Duration kDefaultRepackTimeout = absl::Seconds(5);
+  static constexpr absl::Duration kMaxRepackTimeout = absl::Seconds(60);
+  std::mutex repack_mu_;
 
   ClusterView& view_;
   Metrics& metrics_;

@@ -176,6 +176,35 @@ TEST_F(ExtenderHttpTest, BadRequestsGetAJsonReason) {
   EXPECT_EQ(health->status, 200);
 }
 
+TEST_F(ExtenderHttpTest, RepackAnswersAPlanAndRefusesBadInput) {
+  // Seed 002's Figure 1: two 4Gi nodes, 2Gi pods spread out, a 3Gi pod pending.
+  const std::string cluster = R"({
+    "nodes": [{"name": "a", "cpu": "4", "memory": "4Gi"}, {"name": "b", "cpu": "4", "memory": "4Gi"}],
+    "pods": [{"name": "p1", "cpu": "100m", "memory": "2Gi", "node": "a"},
+             {"name": "p2", "cpu": "100m", "memory": "2Gi", "node": "b"},
+             {"name": "p3", "cpu": "100m", "memory": "3Gi"}]})";
+  httplib::Result result = Post("/repack?timeout=2s", cluster);
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->status, 200) << result->body;
+  const nlohmann::json plan = nlohmann::json::parse(result->body);
+  EXPECT_TRUE(plan["dryRun"].get<bool>());
+  EXPECT_TRUE(plan["optimal"].get<bool>());
+  EXPECT_EQ(plan["tiers"][0]["placedAfter"], 3);
+  EXPECT_EQ(plan["changes"].size(), 2u);
+  EXPECT_FALSE(plan["assignment"]["p3"].is_null());
+
+  httplib::Result bad_timeout = Post("/repack?timeout=2h", cluster);
+  ASSERT_TRUE(bad_timeout);
+  EXPECT_EQ(bad_timeout->status, 400);
+  EXPECT_THAT(bad_timeout->body, HasSubstr("timeout"));
+  httplib::Result bad_body =
+      Post("/repack", R"({"nodes": [{"name": "a", "cpu": "x", "memory": "1"}]})");
+  ASSERT_TRUE(bad_body);
+  EXPECT_EQ(bad_body->status, 400);
+  EXPECT_THAT(nlohmann::json::parse(bad_body->body)["error"].get<std::string>(),
+              HasSubstr("nodes[0].cpu"));
+}
+
 // Runs the real `headroom report` binary; returns its exit status.
 int HeadroomReport(int grpc_port, const std::string& input_path, std::string* err) {
   const std::string err_path = (std::filesystem::temp_directory_path() /
