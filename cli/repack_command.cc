@@ -9,7 +9,6 @@
 #include "absl/strings/str_format.h"
 #include "cli/exit_codes.h"
 #include "cli/input_file.h"
-#include "cli/json_fields.h"
 #include "cli/repack_json.h"
 #include "io/system_repack_clock.h"
 #include "shared/repack.h"
@@ -88,10 +87,7 @@ int RunRepack(const RepackCommandOptions& options, std::ostream& out, std::ostre
       err << "headroom repack: " << text.status().message() << "\n";
       return absl::IsInvalidArgument(text.status()) ? kExitBadInput : kExitFailure;
     }
-    absl::StatusOr<nlohmann::json> document = ParseJson(*text);
-    absl::StatusOr<RepackInstance> decoded =
-        document.ok() ? DecodeRepackInput(*document)
-                      : absl::StatusOr<RepackInstance>(document.status());
+    absl::StatusOr<RepackInstance> decoded = DecodeRepackInputText(*text);
     if (!decoded.ok()) {
       err << "headroom repack: " << options.input << ": " << decoded.status().message() << "\n";
       return kExitBadInput;

@@ -9,6 +9,7 @@
 #include "absl/time/time.h"
 #include "cli/json_fields.h"
 #include "shared/quantity.h"
+#include "shared/resource.h"
 #include "shared/status_macros.h"
 
 namespace headroom::cli {
@@ -74,52 +75,47 @@ absl::StatusOr<RepackInstance> DecodeInstance(const nlohmann::json& document) {
   return instance;
 }
 
+// The cpu and memory of a requests-shaped map at `path` (absent: zero).
+absl::StatusOr<ResourceAmounts> AmountsIn(const nlohmann::json* map, const std::string& path) {
+  ResourceAmounts amounts;
+  if (map == nullptr) return amounts;
+  HEADROOM_ASSIGN_OR_RETURN(amounts.cpu_millis,
+                            OptionalQuantity(*map, "cpu", path, QuantityKind::kCpuMillis, 0));
+  HEADROOM_ASSIGN_OR_RETURN(amounts.memory_bytes,
+                            OptionalQuantity(*map, "memory", path, QuantityKind::kMemoryBytes, 0));
+  return amounts;
+}
+
 // The requests the scheduler counts for a pod: the larger of the containers' sum and the
 // largest init container, plus the pod overhead.
-absl::StatusOr<std::pair<int64_t, int64_t>> PodRequests(const nlohmann::json& spec,
-                                                        absl::string_view path) {
-  auto container_requests =
-      [&](const nlohmann::json& container,
-          const std::string& where) -> absl::StatusOr<std::pair<int64_t, int64_t>> {
-    const nlohmann::json* resources = Member(container, "resources");
-    const nlohmann::json* requests =
-        resources == nullptr ? nullptr : Member(*resources, "requests");
-    if (requests == nullptr) return std::pair<int64_t, int64_t>{0, 0};
-    const std::string at = FieldPath(FieldPath(where, "resources"), "requests");
-    HEADROOM_ASSIGN_OR_RETURN(int64_t cpu,
-                              OptionalQuantity(*requests, "cpu", at, QuantityKind::kCpuMillis, 0));
-    HEADROOM_ASSIGN_OR_RETURN(
-        int64_t memory, OptionalQuantity(*requests, "memory", at, QuantityKind::kMemoryBytes, 0));
-    return std::pair<int64_t, int64_t>{cpu, memory};
-  };
-  std::pair<int64_t, int64_t> sum{0, 0};
-  std::pair<int64_t, int64_t> init{0, 0};
+absl::StatusOr<ResourceAmounts> PodRequests(const nlohmann::json& spec, absl::string_view path) {
+  ResourceAmounts sum;
+  ResourceAmounts init;
   for (const char* key : {"containers", "initContainers"}) {
     const nlohmann::json* list = Member(spec, key);
     if (list == nullptr || !list->is_array()) continue;
+    const bool is_init = absl::string_view(key) == "initContainers";
     for (size_t i = 0; i < list->size(); ++i) {
-      HEADROOM_ASSIGN_OR_RETURN(auto r,
-                                container_requests((*list)[i], IndexPath(FieldPath(path, key), i)));
-      if (std::string(key) == "containers") {
-        sum.first += r.first;
-        sum.second += r.second;
+      const std::string where = IndexPath(FieldPath(path, key), i);
+      const nlohmann::json* resources = Member((*list)[i], "resources");
+      HEADROOM_ASSIGN_OR_RETURN(
+          const ResourceAmounts r,
+          AmountsIn(resources == nullptr ? nullptr : Member(*resources, "requests"),
+                    FieldPath(FieldPath(where, "resources"), "requests")));
+      if (is_init) {
+        init.cpu_millis = std::max(init.cpu_millis, r.cpu_millis);
+        init.memory_bytes = std::max(init.memory_bytes, r.memory_bytes);
       } else {
-        init.first = std::max(init.first, r.first);
-        init.second = std::max(init.second, r.second);
+        sum.cpu_millis += r.cpu_millis;
+        sum.memory_bytes += r.memory_bytes;
       }
     }
   }
-  std::pair<int64_t, int64_t> total{std::max(sum.first, init.first),
-                                    std::max(sum.second, init.second)};
-  if (const nlohmann::json* overhead = Member(spec, "overhead"); overhead != nullptr) {
-    const std::string at = FieldPath(path, "overhead");
-    HEADROOM_ASSIGN_OR_RETURN(int64_t cpu,
-                              OptionalQuantity(*overhead, "cpu", at, QuantityKind::kCpuMillis, 0));
-    HEADROOM_ASSIGN_OR_RETURN(
-        int64_t memory, OptionalQuantity(*overhead, "memory", at, QuantityKind::kMemoryBytes, 0));
-    total.first += cpu;
-    total.second += memory;
-  }
+  HEADROOM_ASSIGN_OR_RETURN(const ResourceAmounts overhead,
+                            AmountsIn(Member(spec, "overhead"), FieldPath(path, "overhead")));
+  ResourceAmounts total;
+  total.cpu_millis = std::max(sum.cpu_millis, init.cpu_millis) + overhead.cpu_millis;
+  total.memory_bytes = std::max(sum.memory_bytes, init.memory_bytes) + overhead.memory_bytes;
   return total;
 }
 
@@ -187,9 +183,10 @@ absl::StatusOr<RepackInstance> DecodeKubectlList(const nlohmann::json& document)
         const std::string ns,
         OptionalString(*metadata, "namespace", FieldPath(path, "metadata"), "default"));
     pod.name = absl::StrCat(ns, "/", name);
-    HEADROOM_ASSIGN_OR_RETURN(auto requests, PodRequests(*spec, FieldPath(path, "spec")));
-    pod.cpu_milli = requests.first;
-    pod.memory_bytes = requests.second;
+    HEADROOM_ASSIGN_OR_RETURN(const ResourceAmounts requests,
+                              PodRequests(*spec, FieldPath(path, "spec")));
+    pod.cpu_milli = requests.cpu_millis;
+    pod.memory_bytes = requests.memory_bytes;
     HEADROOM_ASSIGN_OR_RETURN(pod.priority,
                               OptionalPriority(*spec, "priority", FieldPath(path, "spec")));
     if (const nlohmann::json* owners = Member(*metadata, "ownerReferences");
@@ -235,6 +232,11 @@ absl::StatusOr<RepackInstance> DecodeRepackInput(const nlohmann::json& document)
                                                          : DecodeInstance(document));
   HEADROOM_RETURN_IF_ERROR(ValidateRepackInstance(instance));
   return instance;
+}
+
+absl::StatusOr<RepackInstance> DecodeRepackInputText(absl::string_view text) {
+  HEADROOM_ASSIGN_OR_RETURN(const nlohmann::json document, ParseJson(text));
+  return DecodeRepackInput(document);
 }
 
 nlohmann::json EncodeRepackInstance(const RepackInstance& instance) {

@@ -20,6 +20,9 @@ namespace headroom::cli {
 // Either form, told apart by "kind": "List". InvalidArgument naming the field.
 absl::StatusOr<RepackInstance> DecodeRepackInput(const nlohmann::json& document);
 
+// The same from JSON text; InvalidArgument with the parser's position on malformed text.
+absl::StatusOr<RepackInstance> DecodeRepackInputText(absl::string_view text);
+
 nlohmann::json EncodeRepackInstance(const RepackInstance& instance);
 
 // The plan: "optimal", per-tier results, the changes (move, place, evict) and the final node of

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "cli/json_fields.h"
 #include "cli/repack_json.h"
 #include "extender/judge.h"
 #include "extender/tls_certificate.h"
@@ -62,10 +61,7 @@ void ExtenderHttpServer::Repack(const std::string& body, const std::string& time
         "application/json");
     return;
   }
-  absl::StatusOr<nlohmann::json> document = cli::ParseJson(body);
-  absl::StatusOr<RepackInstance> instance = document.ok()
-                                                ? cli::DecodeRepackInput(*document)
-                                                : absl::StatusOr<RepackInstance>(document.status());
+  absl::StatusOr<RepackInstance> instance = cli::DecodeRepackInputText(body);
   if (!instance.ok()) {
     response.status = 400;
     response.set_content(ErrorJson(instance.status().message()), "application/json");

@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "shared/repack_bound.h"
 #include "shared/repack_model.h"
 #include "shared/repack_search.h"
@@ -98,14 +99,8 @@ void AddTier(const Problem& problem, int tier, Assignment& assignment) {
     double best_fullness = -1;
     for (size_t node = 0; node < problem.capacity.size(); ++node) {
       if (!assignment.Fits(problem, i, static_cast<int>(node))) continue;
-      double fullness = 0;
-      for (int d = 0; d < kDims; ++d) {
-        if (problem.capacity[node][d] > 0) {
-          fullness = std::max(
-              fullness, static_cast<double>(assignment.load[node][d] + problem.items[i].size[d]) /
-                            problem.capacity[node][d]);
-        }
-      }
+      const double fullness =
+          repack_internal::FullnessAfter(problem, assignment, i, static_cast<int>(node));
       if (fullness > best_fullness) {
         best_fullness = fullness;
         best = static_cast<int>(node);
@@ -185,16 +180,28 @@ std::vector<int64_t> Lexicographic(const Problem& all, const Assignment& assignm
 
 }  // namespace
 
+namespace {
+
+// `name` of list[i] is present and not seen before in the list.
+absl::Status CheckName(absl::string_view list, size_t i, const std::string& name,
+                       absl::flat_hash_set<std::string>& seen) {
+  if (name.empty()) return absl::InvalidArgumentError(absl::StrCat(list, "[", i, "]: no name"));
+  if (!seen.insert(name).second) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(list, "[", i, "]: duplicate name \"", name, "\""));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ValidateRepackInstance(const RepackInstance& instance) {
   if (instance.nodes.empty()) return absl::InvalidArgumentError("repack: no nodes");
   absl::flat_hash_set<std::string> names;
   for (size_t i = 0; i < instance.nodes.size(); ++i) {
     const RepackNode& node = instance.nodes[i];
-    if (node.name.empty())
-      return absl::InvalidArgumentError(absl::StrCat("nodes[", i, "]: no name"));
-    if (!names.insert(node.name).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("nodes[", i, "]: duplicate name \"", node.name, "\""));
+    if (absl::Status status = CheckName("nodes", i, node.name, names); !status.ok()) {
+      return status;
     }
     if (node.cpu_milli < 0 || node.memory_bytes < 0) {
       return absl::InvalidArgumentError(
@@ -204,11 +211,7 @@ absl::Status ValidateRepackInstance(const RepackInstance& instance) {
   names.clear();
   for (size_t i = 0; i < instance.pods.size(); ++i) {
     const RepackPod& pod = instance.pods[i];
-    if (pod.name.empty()) return absl::InvalidArgumentError(absl::StrCat("pods[", i, "]: no name"));
-    if (!names.insert(pod.name).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("pods[", i, "]: duplicate name \"", pod.name, "\""));
-    }
+    if (absl::Status status = CheckName("pods", i, pod.name, names); !status.ok()) return status;
     if (pod.cpu_milli < 0 || pod.memory_bytes < 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("pods[", i, "] (", pod.name, "): negative request"));

@@ -4,6 +4,7 @@
 // two-dimensional size and a home node, linear "value" functions over an assignment, and the
 // assignment itself with per-node loads.
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -60,6 +61,21 @@ struct Assignment {
     node_of[item] = -1;
   }
 };
+
+// The fullest dimension of `node` once `item` is added to it, as a share of its capacity (0
+// for dimensions without capacity): best fit prefers the node this makes fullest.
+inline double FullnessAfter(const Problem& problem, const Assignment& assignment, int item,
+                            int node) {
+  double fullness = 0;
+  for (int d = 0; d < kDims; ++d) {
+    if (problem.capacity[node][d] > 0) {
+      fullness = std::max(
+          fullness, static_cast<double>(assignment.load[node][d] + problem.items[item].size[d]) /
+                        problem.capacity[node][d]);
+    }
+  }
+  return fullness;
+}
 
 inline int ItemValue(const Value& value, int item, int node, int home) {
   if (node < 0) return 0;

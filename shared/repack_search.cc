@@ -198,20 +198,25 @@ class SubsetSearch {
     return w;
   }
 
+  // How many of the undecided items (positions >= p), smallest first in dimension d, fit in
+  // `free`; counting stops at `limit`.
+  int64_t SmallestFitting(size_t p, int d, int64_t free, int64_t limit) const {
+    int64_t used = 0;
+    int64_t fitting = 0;
+    for (int position : by_size_[d]) {
+      if (fitting >= limit) break;
+      if (static_cast<size_t>(position) < p) continue;
+      used += problem_.items[order_[position]].size[d];
+      if (used > free) break;
+      ++fitting;
+    }
+    return fitting;
+  }
+
   // At most how many of the items at positions >= p fit in the free space, by each dimension.
   int64_t CapacityCount(size_t p) const {
     int64_t count = static_cast<int64_t>(order_.size() - p);
-    for (int d = 0; d < kDims; ++d) {
-      int64_t used = 0;
-      int64_t fitting = 0;
-      for (int position : by_size_[d]) {
-        if (static_cast<size_t>(position) < p) continue;
-        used += problem_.items[order_[position]].size[d];
-        if (used > free_[d]) break;
-        ++fitting;
-      }
-      count = std::min(count, fitting);
-    }
+    for (int d = 0; d < kDims; ++d) count = SmallestFitting(p, d, free_[d], count);
     return count;
   }
 
@@ -222,16 +227,8 @@ class SubsetSearch {
     for (int node : nodes_) {
       int64_t on_node = static_cast<int64_t>(order_.size() - p);
       for (int d = 0; d < kDims; ++d) {
-        const int64_t free = problem_.capacity[node][d] - assignment_.load[node][d];
-        int64_t used = 0;
-        int64_t fitting = 0;
-        for (int position : by_size_[d]) {
-          if (static_cast<size_t>(position) < p) continue;
-          used += problem_.items[order_[position]].size[d];
-          if (used > free || fitting >= on_node) break;
-          ++fitting;
-        }
-        on_node = std::min(on_node, fitting);
+        on_node =
+            SmallestFitting(p, d, problem_.capacity[node][d] - assignment_.load[node][d], on_node);
       }
       total += on_node;
     }
@@ -245,19 +242,11 @@ class SubsetSearch {
     std::vector<int64_t>& available = available_scratch_;
     available.assign(floors_.size() + 1, 0);
     for (size_t q = p; q < order_.size(); ++q) {
-      const Size& size = problem_.items[order_[q]].size;
-      bool fits = false;
-      for (int node : nodes_) {
-        bool here = true;
-        for (int d = 0; d < kDims && here; ++d) {
-          here = assignment_.load[node][d] + size[d] <= problem_.capacity[node][d];
-        }
-        if (here) {
-          fits = true;
-          break;
-        }
+      const int item = order_[q];
+      if (std::none_of(nodes_.begin(), nodes_.end(),
+                       [&](int node) { return assignment_.Fits(problem_, item, node); })) {
+        continue;
       }
-      if (!fits) continue;
       if (objective_counts_) available[0] += objective_.elsewhere[q];
       for (size_t k = 0; k < floors_.size(); ++k) {
         if (floor_counts_[k]) available[k + 1] += floors_[k].elsewhere[q];
@@ -331,14 +320,7 @@ class SubsetSearch {
     for (size_t s = 0; s < nodes_.size(); ++s) {
       const int node = nodes_[s];
       if (!assignment_.Fits(problem_, item, node)) continue;
-      double fullness = 0;
-      for (int d = 0; d < kDims; ++d) {
-        if (problem_.capacity[node][d] > 0) {
-          fullness =
-              std::max(fullness, static_cast<double>(assignment_.load[node][d] + it.size[d]) /
-                                     problem_.capacity[node][d]);
-        }
-      }
+      double fullness = FullnessAfter(problem_, assignment_, item, node);
       // A little noise in the neighbourhood search, so equal re-packings differ.
       if (rng_ != nullptr) fullness += std::uniform_real_distribution<double>(0, 0.15)(*rng_);
       if (node == it.home) fullness = 2.0;  // home first

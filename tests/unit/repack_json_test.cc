@@ -97,5 +97,13 @@ TEST(RepackJsonTest, ErrorsNameTheField) {
   }
 }
 
+TEST(RepackJsonTest, MalformedTextIsRefusedWithItsPosition) {
+  absl::StatusOr<RepackInstance> instance = DecodeRepackInputText(R"({"nodes": [)");
+  ASSERT_FALSE(instance.ok());
+  EXPECT_EQ(instance.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(
+      DecodeRepackInputText(R"({"nodes": [{"name": "a", "cpu": "1", "memory": "1Gi"}]})").ok());
+}
+
 }  // namespace
 }  // namespace headroom::cli
