@@ -187,6 +187,17 @@ size_t ClusterView::NodeCount() const {
   return nodes_.size();
 }
 
+std::vector<NodeReport> ClusterView::FreshReports(absl::Time now) const {
+  std::vector<NodeReport> out;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [name, state] : nodes_) {
+    if (now - state.report.reported_at <= options_.report_stale_after) out.push_back(state.report);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const NodeReport& a, const NodeReport& b) { return a.node < b.node; });
+  return out;
+}
+
 std::pair<absl::Duration, absl::Duration> ClusterView::ReportAges(absl::Time now) const {
   absl::MutexLock lock(&mu_);
   if (nodes_.empty()) return {absl::ZeroDuration(), absl::ZeroDuration()};

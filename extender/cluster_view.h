@@ -101,6 +101,8 @@ class ClusterView {
   size_t NodeCount() const;
   // Age of the oldest and newest node report at `now` (zero when there is none).
   std::pair<absl::Duration, absl::Duration> ReportAges(absl::Time now) const;
+  // Copies of the reports no older than report_stale_after at `now`, by node name.
+  std::vector<NodeReport> FreshReports(absl::Time now) const;
 
  private:
   struct NodeState {

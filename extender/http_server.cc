@@ -97,6 +97,40 @@ void ExtenderHttpServer::Repack(const std::string& body, const std::string& time
                        "application/json");
 }
 
+void ExtenderHttpServer::Admit(const std::string& body, httplib::Response& response) {
+  const nlohmann::json review = nlohmann::json::parse(body, nullptr, false);
+  const StatsLookup stats =
+      [this](const std::string& workload,
+             const std::string& container) -> std::optional<WorkloadContainerStats> {
+    std::optional<ClusterView::ContainerStats> found = view_.WorkloadContainer(workload, container);
+    if (!found) return std::nullopt;
+    return WorkloadContainerStats{found->cpu, found->memory};
+  };
+  absl::StatusOr<AdmissionDecision> decision =
+      review.is_discarded() ? absl::InvalidArgumentError("body is not JSON")
+                            : DecideAdmission(review, stats, options_.admission);
+  if (!decision.ok()) {
+    Logger()->warn("admission: rejected a malformed review: {}",
+                   std::string(decision.status().message()));
+    response.status = 400;
+    response.set_content(ErrorJson(decision.status().message()), "application/json");
+    metrics_.CountAdmission("malformed");
+    return;
+  }
+  const bool apply = !options_.mutation_enabled || options_.mutation_enabled();
+  if (!decision->skipped.empty()) {
+    Logger()->debug("admission {}: unchanged: {}", decision->pod, decision->skipped);
+    metrics_.CountAdmission("unchanged");
+  } else {
+    Logger()->info("admission {} ({}){}: {}", decision->pod, decision->workload_key,
+                   apply ? "" : " [dry run or kill switch: not applied]", decision->annotation);
+    metrics_.CountAdmission(apply ? "mutated" : "not_applied");
+  }
+  response.set_content(AdmissionResponse(*decision, apply)
+                           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                       "application/json");
+}
+
 namespace {
 constexpr size_t kWorkerThreads = 64;
 }  // namespace
@@ -150,6 +184,13 @@ void ExtenderHttpServer::Route() {
                   metrics_.ObserveRequest("repack", response.status == -1 ? 200 : response.status,
                                           absl::Now() - started);
                 });
+  server_->Post(
+      "/admission/pods", [this](const httplib::Request& request, httplib::Response& response) {
+        const absl::Time started = absl::Now();
+        Admit(request.body, response);
+        metrics_.ObserveRequest("admission", response.status == -1 ? 200 : response.status,
+                                absl::Now() - started);
+      });
   server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     response.set_content("ok\n", "text/plain");
   });

@@ -5,6 +5,8 @@
 //   GET /healthz, GET /readyz                        liveness and readiness
 //   GET /metrics                                     Prometheus text
 //   POST <prefix>/repack                             a repacking plan (dry run; docs/repack.md)
+//   POST /admission/pods                             the mutating admission webhook
+//                                                    (admission.h; docs/actuation.md)
 // Malformed bodies get 400 and oversized ones 413, both with {"error": "..."}; any other
 // error status also carries a JSON reason. Only HTTP 200 counts as success to kube-scheduler.
 
@@ -16,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "extender/admission.h"
 #include "extender/cluster_view.h"
 #include "extender/metrics.h"
 #include "shared/placement.h"
@@ -36,6 +39,10 @@ struct ServerOptions {
   size_t max_body_bytes = 64ULL << 20;  // full Node lists of a large cluster fit
   absl::Duration read_timeout = absl::Seconds(10);
   ScoringConfig scoring;
+  AdmissionOptions admission;
+  // Whether the webhook's patch is returned: false in dry run or while the kill switch is
+  // engaged (the decision is still logged and counted). nullptr: always.
+  std::function<bool()> mutation_enabled;
   // Adds gauges the server does not own (the pod watch) to /metrics; optional.
   std::function<void(Metrics::ClusterGauges&)> add_gauges;
 };
@@ -60,6 +67,9 @@ class ExtenderHttpServer {
   // the plan. Dry run: nothing is executed.
   void Repack(const std::string& body, const std::string& timeout_text,
               httplib::Response& response);
+
+  // POST /admission/pods: an AdmissionReview; answers allowed, with the sizing patch.
+  void Admit(const std::string& body, httplib::Response& response);
 
   static constexpr absl::Duration kDefaultRepackTimeout = absl::Seconds(5);
   static constexpr absl::Duration kMaxRepackTimeout = absl::Seconds(60);

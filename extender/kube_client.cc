@@ -220,6 +220,25 @@ absl::StatusOr<std::string> KubeClient::Get(const std::string& path_and_query,
   return std::move(result->body);
 }
 
+absl::StatusOr<KubeClient::WriteResult> KubeClient::Write(absl::string_view method,
+                                                          const std::string& path,
+                                                          const std::string& body,
+                                                          const std::string& content_type,
+                                                          absl::Duration timeout) {
+  if (method != "POST" && method != "PATCH") {
+    return absl::InvalidArgumentError(absl::StrCat("unsupported write method ", method));
+  }
+  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<httplib::ClientImpl> client, NewConnection(timeout));
+  HEADROOM_ASSIGN_OR_RETURN(const httplib::Headers headers, RequestHeaders(config_));
+  httplib::Result result = method == "POST" ? client->Post(path, headers, body, content_type)
+                                            : client->Patch(path, headers, body, content_type);
+  if (!result) {
+    return absl::UnavailableError(
+        absl::StrCat(method, " ", config_.server, path, ": ", httplib::to_string(result.error())));
+  }
+  return WriteResult{result->status, std::move(result->body)};
+}
+
 absl::Status KubeClient::Watch(const std::string& path_and_query, absl::Duration idle_timeout,
                                const std::function<bool(absl::string_view line)>& on_line) {
   HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<httplib::ClientImpl> client,

@@ -1,8 +1,9 @@
 #pragma once
 
-// A small read-only Kubernetes REST client over cpp-httplib: GET a path, or stream a watch
-// line by line. One HTTP connection per call (lists and watches are minutes apart); a
-// running watch can be cancelled from another thread, which is how shutdown ends it.
+// A small Kubernetes REST client over cpp-httplib: GET a path, stream a watch line by line, or
+// send a write (POST, PATCH) and get its status and body back. One HTTP connection per call (lists
+// and watches are minutes apart); a running watch can be cancelled from another thread, which is
+// how shutdown ends it.
 
 #include <functional>
 #include <memory>
@@ -54,6 +55,18 @@ class KubeClient {
   // The body of a GET, for status 200; otherwise an error with the status and the API's
   // message (Unavailable for a connection failure, so callers retry).
   absl::StatusOr<std::string> Get(const std::string& path_and_query, absl::Duration timeout);
+
+  // A write's answer: any HTTP status (the caller decides what 409 or 429 means) and body.
+  struct WriteResult {
+    int status = 0;
+    std::string body;
+  };
+  // POST or PATCH `body` as `content_type` (for PATCH, the patch type, e.g.
+  // "application/strategic-merge-patch+json"). Unavailable for a connection failure;
+  // InvalidArgument for another method.
+  absl::StatusOr<WriteResult> Write(absl::string_view method, const std::string& path,
+                                    const std::string& body, const std::string& content_type,
+                                    absl::Duration timeout);
 
   // Streams a watch: `on_line` gets each JSON line until the server ends the response (OK),
   // `on_line` returns false (Cancelled), Cancel() is called (Cancelled), or an error.

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "cli/flag_args.h"
+#include "extender/actuator.h"
 #include "extender/api_nodes.h"
 #include "extender/cluster_view.h"
 #include "extender/http_server.h"
@@ -23,6 +25,7 @@
 #include "extender/kube_config.h"
 #include "extender/list_watcher.h"
 #include "extender/metrics.h"
+#include "extender/pod_index.h"
 #include "extender/pod_placements.h"
 #include "extender/report_service.h"
 #include "extender/tls_certificate.h"
@@ -68,6 +71,34 @@ ABSL_FLAG(std::string, grpc_client_ca_file, "",
           "PEM CA: headroom-nri must present a client certificate it signed (mutual TLS).");
 ABSL_FLAG(std::string, config, "",
           "YAML file of flag: value (e.g. \"scoring: pack\"); flags on the command line win.");
+ABSL_FLAG(std::vector<std::string>, admission_exclude_namespaces,
+          std::vector<std::string>({"kube-system", "kube-public", "kube-node-lease"}),
+          "Admission webhook: namespaces whose pods are never changed (comma-separated).");
+ABSL_FLAG(bool, admission_strip_cpu_limits, true,
+          "Admission webhook: remove CPU limits (a container with only a limit keeps it as its "
+          "request), so kubelet puts no CPU quota on the pod.");
+ABSL_FLAG(bool, actuate, false,
+          "Resize running pods (pods/resize) and evict (Eviction API) as the per-node "
+          "optimisation and OOM kills call for. Needs the Kubernetes API.");
+ABSL_FLAG(bool, dry_run, false,
+          "Decide and log everything, change nothing: the webhook returns no patch and the "
+          "actuator writes nothing to the API.");
+ABSL_FLAG(std::string, kill_switch_file, "",
+          "While this file exists, headroom changes nothing (as --dry-run), checked on every "
+          "decision; e.g. a key of an optional ConfigMap volume.");
+ABSL_FLAG(absl::Duration, actuation_interval, absl::Seconds(30),
+          "How often the actuator plans every freshly reported node.");
+ABSL_FLAG(double, resize_min_change, 0.10,
+          "A pod is resized only when a CPU or memory request moves by at least this fraction.");
+ABSL_FLAG(double, resizes_per_node_per_minute, 10, "Resize rate limit, per node.");
+ABSL_FLAG(double, evictions_per_minute, 5, "Eviction rate limit, cluster-wide.");
+ABSL_FLAG(absl::Duration, blocked_eviction_backoff, absl::Minutes(5),
+          "After an eviction is refused (e.g. by a PodDisruptionBudget), the pod is not tried "
+          "again for this long.");
+ABSL_FLAG(bool, oom_evict, true,
+          "Evict a pod after an OOM kill so the webhook recreates it with the memory at OOM.");
+ABSL_FLAG(absl::Duration, oom_cooldown, absl::Minutes(5),
+          "OOM kills of the same pod and container within this time are not acted on again.");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or SPDLOG_LEVEL).");
 
 namespace {
@@ -137,8 +168,9 @@ int main(int argc, char** argv) {
     options.tls = certificate.get();
   }
   // The Kubernetes API, for the watch of bound pods: explicit kubeconfig, else in-cluster.
-  std::unique_ptr<headroom::extender::KubeClient> kube;        // the pod watch's connection
-  std::unique_ptr<headroom::extender::KubeClient> kube_nodes;  // the node watch's
+  std::unique_ptr<headroom::extender::KubeClient> kube;         // the pod watch's connection
+  std::unique_ptr<headroom::extender::KubeClient> kube_nodes;   // the node watch's
+  std::unique_ptr<headroom::extender::KubeClient> kube_writes;  // the actuator's
   {
     const std::string kubeconfig = absl::GetFlag(FLAGS_kubeconfig);
     absl::StatusOr<headroom::extender::KubeConfig> config =
@@ -150,7 +182,7 @@ int main(int argc, char** argv) {
     }
     if (config.ok()) {
       // One client per watch: a client cancels its own running watch at shutdown.
-      for (auto* slot : {&kube, &kube_nodes}) {
+      for (auto* slot : {&kube, &kube_nodes, &kube_writes}) {
         absl::StatusOr<std::unique_ptr<headroom::extender::KubeClient>> client =
             headroom::extender::KubeClient::Create(*config);
         if (!client.ok()) return Fail(std::string(client.status().message()));
@@ -211,6 +243,7 @@ int main(int argc, char** argv) {
                    ? "plaintext"
                    : (absl::GetFlag(FLAGS_grpc_client_ca_file).empty() ? "TLS" : "mutual TLS"));
   headroom::extender::PodPlacementTracker placements(view);
+  headroom::extender::PodIndex pod_index;
   headroom::extender::ApiNodeTracker api_nodes(view);
   std::unique_ptr<headroom::extender::ListWatcher> pod_watch;
   std::unique_ptr<headroom::extender::ListWatcher> node_watch;
@@ -223,11 +256,14 @@ int main(int argc, char** argv) {
         logger);
     pod_watch = std::make_unique<headroom::extender::ListWatcher>(
         *kube, headroom::extender::BoundPodsWatch(),
-        headroom::extender::ListWatcher::Handlers{
-            [&](std::vector<nlohmann::json> pods) { placements.Replace(pods); },
-            [&](const headroom::extender::WatchEvent& event) {
-              placements.Apply(event, absl::Now());
-            }},
+        headroom::extender::ListWatcher::Handlers{[&](std::vector<nlohmann::json> pods) {
+                                                    placements.Replace(pods);
+                                                    pod_index.Replace(pods);
+                                                  },
+                                                  [&](const headroom::extender::WatchEvent& event) {
+                                                    placements.Apply(event, absl::Now());
+                                                    pod_index.Apply(event);
+                                                  }},
         logger);
     options.add_gauges = [&](headroom::extender::Metrics::ClusterGauges& gauges) {
       gauges.pod_watch = {{pod_watch->synced() && node_watch->synced(),
@@ -235,6 +271,46 @@ int main(int argc, char** argv) {
                            pod_watch->watch_errors() + node_watch->watch_errors(),
                            placements.placements_recorded()}};
       gauges.api_nodes = view.ApiNodeCount();
+    };
+  }
+  options.admission.excluded_namespaces = absl::GetFlag(FLAGS_admission_exclude_namespaces);
+  options.admission.strip_cpu_limits = absl::GetFlag(FLAGS_admission_strip_cpu_limits);
+  headroom::extender::Actuator::Options actuation;
+  actuation.dry_run = absl::GetFlag(FLAGS_dry_run);
+  actuation.kill_switch_file = absl::GetFlag(FLAGS_kill_switch_file);
+  actuation.interval = absl::GetFlag(FLAGS_actuation_interval);
+  actuation.resizes_per_node_per_minute = absl::GetFlag(FLAGS_resizes_per_node_per_minute);
+  actuation.evictions_per_minute = absl::GetFlag(FLAGS_evictions_per_minute);
+  actuation.blocked_eviction_backoff = absl::GetFlag(FLAGS_blocked_eviction_backoff);
+  actuation.oom_evict = absl::GetFlag(FLAGS_oom_evict);
+  actuation.oom.cooldown = absl::GetFlag(FLAGS_oom_cooldown);
+  actuation.plan.min_change = absl::GetFlag(FLAGS_resize_min_change);
+  if (actuation.interval <= absl::ZeroDuration())
+    return Fail("--actuation-interval must be positive");
+  if (actuation.resizes_per_node_per_minute <= 0 || actuation.evictions_per_minute <= 0) {
+    return Fail("--resizes-per-node-per-minute and --evictions-per-minute must be positive");
+  }
+  if (actuation.plan.min_change < 0) return Fail("--resize-min-change must not be negative");
+  if (absl::Status valid = actuation.oom.Validate(); !valid.ok()) {
+    return Fail(std::string(valid.message()));
+  }
+  std::unique_ptr<headroom::extender::Actuator> actuator;
+  if (absl::GetFlag(FLAGS_actuate)) {
+    if (kube_writes == nullptr) return Fail("--actuate needs the Kubernetes API (--kubeconfig)");
+    actuator = std::make_unique<headroom::extender::Actuator>(view, pod_index, *kube_writes,
+                                                              metrics, actuation, logger);
+    logger->info("actuator on: every {}{}{}", absl::FormatDuration(actuation.interval),
+                 actuation.dry_run ? ", dry run" : "",
+                 actuation.kill_switch_file.empty()
+                     ? ""
+                     : ", kill switch file " + actuation.kill_switch_file);
+  }
+  {
+    const std::string kill_switch = actuation.kill_switch_file;
+    const bool dry_run = actuation.dry_run;
+    options.mutation_enabled = [kill_switch, dry_run] {
+      std::error_code error;
+      return !dry_run && (kill_switch.empty() || !std::filesystem::exists(kill_switch, error));
     };
   }
   headroom::extender::ExtenderHttpServer server(view, metrics, options);
@@ -264,12 +340,20 @@ int main(int argc, char** argv) {
   std::thread node_watcher([&] {
     if (node_watch != nullptr) node_watch->Run();
   });
+  std::thread actuator_thread([&] {
+    if (actuator == nullptr) return;
+    // Give the pod watch a moment to list before the first pass.
+    if (stopping.WaitForNotificationWithTimeout(absl::Seconds(2))) return;
+    actuator->Run();
+  });
   const absl::Status served = server.Serve();
   stopping.Notify();
   if (pod_watch != nullptr) pod_watch->Stop();
   if (node_watch != nullptr) node_watch->Stop();
+  if (actuator != nullptr) actuator->Stop();
   watcher.join();
   node_watcher.join();
+  actuator_thread.join();
   checkpointer.join();
   report_server->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   logger->info("stopped: {}", served.ok() ? std::string("signal") : std::string(served.message()));

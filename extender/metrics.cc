@@ -27,6 +27,16 @@ void Metrics::CountUnknownNodes(int count) {
   unknown_nodes_ += static_cast<uint64_t>(count);
 }
 
+void Metrics::CountAdmission(const std::string& outcome) {
+  absl::MutexLock lock(&mu_);
+  ++admissions_[outcome];
+}
+
+void Metrics::CountAction(const std::string& action, const std::string& outcome) {
+  absl::MutexLock lock(&mu_);
+  ++actions_[{action, outcome}];
+}
+
 std::string Metrics::Render(const ClusterGauges& cluster) const {
   absl::MutexLock lock(&mu_);
   std::string out;
@@ -57,6 +67,21 @@ std::string Metrics::Render(const ClusterGauges& cluster) const {
   for (const auto& [reason, count] : rejections_) {
     absl::StrAppend(&out, "headroom_extender_filter_rejections_total{reason=\"", reason, "\"} ",
                     count, "\n");
+  }
+  absl::StrAppend(&out,
+                  "# HELP headroom_extender_admissions_total Pod creations reviewed by the "
+                  "admission webhook, by outcome.\n# TYPE headroom_extender_admissions_total "
+                  "counter\n");
+  for (const auto& [outcome, count] : admissions_) {
+    absl::StrAppend(&out, "headroom_extender_admissions_total{outcome=\"", outcome, "\"} ", count,
+                    "\n");
+  }
+  absl::StrAppend(&out,
+                  "# HELP headroom_extender_actions_total Resizes and evictions the actuator "
+                  "decided, by outcome.\n# TYPE headroom_extender_actions_total counter\n");
+  for (const auto& [key, count] : actions_) {
+    absl::StrAppend(&out, "headroom_extender_actions_total{action=\"", key.first, "\",outcome=\"",
+                    key.second, "\"} ", count, "\n");
   }
   absl::StrAppend(
       &out,

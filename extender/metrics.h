@@ -11,6 +11,8 @@
 //   headroom_extender_pending_placements           placements no report covers yet
 //   headroom_extender_pod_watch_synced, _lists_total, _errors_total, _placements_total
 //   headroom_extender_api_nodes                    nodes with allocatable from the API
+//   headroom_extender_admissions_total{outcome}    mutated | not_applied | unchanged | malformed
+//   headroom_extender_actions_total{action,outcome} resizes and evictions (actuator.h)
 
 #include <array>
 #include <cstdint>
@@ -34,6 +36,8 @@ class Metrics {
   void ObserveRequest(const std::string& verb, int status, absl::Duration latency);
   void CountRejection(const std::string& reason_code);
   void CountUnknownNodes(int count);
+  void CountAdmission(const std::string& outcome);
+  void CountAction(const std::string& action, const std::string& outcome);
 
   struct ClusterGauges {
     size_t nodes_reported = 0;
@@ -63,6 +67,8 @@ class Metrics {
   std::map<std::string, Histogram> latency_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, uint64_t> rejections_ ABSL_GUARDED_BY(mu_);
   uint64_t unknown_nodes_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, uint64_t> admissions_ ABSL_GUARDED_BY(mu_);
+  std::map<std::pair<std::string, std::string>, uint64_t> actions_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace headroom::extender

@@ -3,8 +3,9 @@
 # ${HEADROOM_CACHE:-~/.cache/headroom}:
 # - etcd 3.5 (Debian trixie's etcd-server; bookworm has 3.4), from the trixie apt source
 #   pinned low so nothing else is upgraded (scripts/trixie-apt.sh); openssl, python3-yaml;
-# - kube-apiserver, kube-scheduler and kubectl of one pinned Kubernetes release, built from the
-#   Go module proxy into $HEADROOM_CACHE/k8s-<version>/.
+# - kube-apiserver, kube-controller-manager, kube-scheduler, kubelet and kubectl of one pinned
+#   Kubernetes release, built from the Go module proxy into $HEADROOM_CACHE/k8s-<version>/
+#   (only the binaries missing there are built).
 #
 # k8s.io/kubernetes is not meant to be a dependency: its go.mod points the k8s.io/* staging
 # modules at ./staging/src and requires them at v0.0.0. A throw-away wrapper module replaces
@@ -26,8 +27,13 @@ fi
 # openssl makes the suite's certificates; PyYAML edits deploy/'s scheduler configuration.
 install_missing openssl python3-yaml curl
 
-if [ ! -x "$bin_dir/kube-apiserver" ] || [ ! -x "$bin_dir/kube-scheduler" ] || [ ! -x "$bin_dir/kubectl" ]; then
-  echo "k8s-deps: building kube-apiserver, kube-scheduler, kubectl $k8s_version from the Go module proxy (several minutes on 2 cores)"
+binaries=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl)
+missing=()
+for binary in "${binaries[@]}"; do
+  [ -x "$bin_dir/$binary" ] || missing+=("$binary")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "k8s-deps: building ${missing[*]} $k8s_version from the Go module proxy (several minutes on 2 cores)"
   export PATH=$PATH:/usr/local/go/bin GOPATH=$cache/go GOSUMDB=off GOFLAGS=-mod=mod
   proxy=${GOPROXY:-https://proxy.golang.org}
   proxy=${proxy%%,*}
@@ -38,11 +44,20 @@ if [ ! -x "$bin_dir/kube-apiserver" ] || [ ! -x "$bin_dir/kube-scheduler" ] || [
     curl -fsS "$proxy/k8s.io/kubernetes/@v/$k8s_version.mod" |
       sed -n "s#^\t\(k8s\.io/[a-z0-9-]*\) => ./staging/src/.*#replace \1 => \1 $staging_version#p"
   } >"$module/go.mod"
-  printf '//go:build tools\npackage tools\nimport (\n_ "k8s.io/kubernetes/cmd/kube-apiserver"\n_ "k8s.io/kubernetes/cmd/kube-scheduler"\n_ "k8s.io/kubernetes/cmd/kubectl"\n)\n' >"$module/tools.go"
+  packages=()
+  {
+    printf '//go:build tools\npackage tools\nimport (\n'
+    for binary in "${missing[@]}"; do
+      printf '_ "k8s.io/kubernetes/cmd/%s"\n' "$binary"
+      packages+=("k8s.io/kubernetes/cmd/$binary")
+    done
+    printf ')\n'
+  } >"$module/tools.go"
   mkdir -p "$bin_dir.tmp"
   (cd "$module" && go mod tidy &&
     go build -trimpath -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$k8s_version" -o "$bin_dir.tmp/" \
-      k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
-  rm -rf "$bin_dir" && mv "$bin_dir.tmp" "$bin_dir"
+      "${packages[@]}")
+  mkdir -p "$bin_dir"
+  mv "$bin_dir.tmp"/* "$bin_dir/" && rmdir "$bin_dir.tmp"
 fi
 echo "k8s-deps: ready (etcd $(etcd --version | awk '/etcd Version/ {print $3}'), Kubernetes $k8s_version in $bin_dir)"

@@ -1,0 +1,298 @@
+#include "extender/actuator.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "shared/quantity.h"
+
+namespace headroom::extender {
+namespace {
+
+using json = nlohmann::json;
+
+std::string PodPath(const std::string& pod_namespace, const std::string& name) {
+  return absl::StrCat("/api/v1/namespaces/", pod_namespace, "/pods/", name);
+}
+
+// The API's Status message, or the body itself when it is not one.
+std::string ApiMessage(const std::string& body) {
+  const json status = json::parse(body, nullptr, false);
+  if (status.is_object() && status.contains("message") && status["message"].is_string()) {
+    return status["message"].get<std::string>();
+  }
+  return body.substr(0, 300);
+}
+
+std::string Timestamp(absl::Time at) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", at, absl::UTCTimeZone());
+}
+
+}  // namespace
+
+bool RateLimiter::TryTake(absl::Time now) {
+  if (tokens_ < 0) {
+    tokens_ = burst_;
+  } else {
+    const double minutes = std::max(0.0, absl::ToDoubleMinutes(now - last_));
+    tokens_ = std::min(burst_, tokens_ + minutes * per_minute_);
+  }
+  last_ = now;
+  if (tokens_ < 1) return false;
+  tokens_ -= 1;
+  return true;
+}
+
+json PodEvent(const std::string& pod_namespace, const std::string& name, const std::string& uid,
+              const std::string& type, const std::string& reason, const std::string& message,
+              absl::Time now) {
+  const std::string at = Timestamp(now);
+  return {{"apiVersion", "v1"},
+          {"kind", "Event"},
+          {"metadata", {{"generateName", name + ".headroom-"}, {"namespace", pod_namespace}}},
+          {"involvedObject",
+           {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"namespace", pod_namespace},
+            {"name", name},
+            {"uid", uid}}},
+          {"type", type},
+          {"reason", reason},
+          {"message", message.substr(0, 1024)},
+          {"source", {{"component", "headroom"}}},
+          {"reportingComponent", "headroom.dev/extender"},
+          {"reportingInstance", "headroom-extender"},
+          {"firstTimestamp", at},
+          {"lastTimestamp", at},
+          {"count", 1}};
+}
+
+json ResizePatch(const PlannedResize& resize) {
+  json containers = json::array();
+  for (const ContainerResize& c : resize.containers) {
+    json requests = json::object();
+    if (c.after.cpu_request_millis) requests["cpu"] = FormatCpuMillis(*c.after.cpu_request_millis);
+    if (c.after.memory_request_bytes) {
+      requests["memory"] = FormatMemoryBytes(*c.after.memory_request_bytes);
+    }
+    json resources = {{"requests", requests}};
+    if (c.after.memory_limit_bytes) {
+      resources["limits"] = {{"memory", FormatMemoryBytes(*c.after.memory_limit_bytes)}};
+    }
+    containers.push_back({{"name", c.name}, {"resources", resources}});
+  }
+  return {{"spec", {{"containers", containers}}}};
+}
+
+json EvictionBody(const PlannedEviction& eviction) {
+  return {{"apiVersion", "policy/v1"},
+          {"kind", "Eviction"},
+          {"metadata", {{"name", eviction.name}, {"namespace", eviction.pod_namespace}}},
+          {"deleteOptions", {{"preconditions", {{"uid", eviction.uid}}}}}};
+}
+
+Actuator::Actuator(ClusterView& view, PodIndex& pods, KubeClient& kube, Metrics& metrics,
+                   Options options, std::shared_ptr<spdlog::logger> logger)
+    : view_(view),
+      pods_(pods),
+      kube_(kube),
+      metrics_(metrics),
+      options_(std::move(options)),
+      logger_(std::move(logger)),
+      eviction_limiter_(options_.evictions_per_minute,
+                        std::max(1.0, options_.evictions_per_minute)),
+      oom_cooldown_(options_.oom) {}
+
+bool Actuator::KillSwitchEngaged() const {
+  if (options_.kill_switch_file.empty()) return false;
+  std::error_code error;
+  return std::filesystem::exists(options_.kill_switch_file, error);
+}
+
+bool Actuator::Enabled() const { return !options_.dry_run && !KillSwitchEngaged(); }
+
+bool Actuator::Withheld(const std::string& action, const std::string& what) {
+  if (options_.dry_run) {
+    logger_->info("dry run: would {} {}", action, what);
+    metrics_.CountAction(action, "dry_run");
+    return true;
+  }
+  if (KillSwitchEngaged()) {
+    logger_->info("kill switch engaged ({}): not {} {}", options_.kill_switch_file, action, what);
+    metrics_.CountAction(action, "kill_switch");
+    return true;
+  }
+  return false;
+}
+
+void Actuator::RecordEvent(const std::string& pod_namespace, const std::string& name,
+                           const std::string& uid, const std::string& type,
+                           const std::string& reason, const std::string& message, absl::Time now) {
+  absl::StatusOr<KubeClient::WriteResult> written =
+      kube_.Write("POST", absl::StrCat("/api/v1/namespaces/", pod_namespace, "/events"),
+                  PodEvent(pod_namespace, name, uid, type, reason, message, now).dump(),
+                  "application/json", absl::Seconds(5));
+  if (!written.ok() || written->status >= 300) {
+    logger_->warn(
+        "event {} on {}/{} not recorded: {}", reason, pod_namespace, name,
+        written.ok() ? ApiMessage(written->body) : std::string(written.status().message()));
+  }
+}
+
+void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
+  const std::string what =
+      absl::StrCat(resize.pod_namespace, "/", resize.name, ": ", resize.message);
+  if (Withheld("resize", what)) return;
+  auto [limiter, inserted] =
+      resize_limiters_.try_emplace(resize.node, options_.resizes_per_node_per_minute,
+                                   std::max(1.0, options_.resizes_per_node_per_minute));
+  if (!limiter->second.TryTake(now)) {
+    logger_->debug("resize of {}/{} deferred: node {} is at its resize rate limit",
+                   resize.pod_namespace, resize.name, resize.node);
+    metrics_.CountAction("resize", "rate_limited");
+    return;
+  }
+  absl::StatusOr<KubeClient::WriteResult> written = kube_.Write(
+      "PATCH", PodPath(resize.pod_namespace, resize.name) + "/resize", ResizePatch(resize).dump(),
+      "application/strategic-merge-patch+json", absl::Seconds(10));
+  if (!written.ok()) {
+    logger_->warn("resize of {}/{} failed: {}", resize.pod_namespace, resize.name,
+                  std::string(written.status().message()));
+    metrics_.CountAction("resize", "error");
+    return;
+  }
+  if (written->status != 200) {
+    const std::string message = ApiMessage(written->body);
+    logger_->warn("resize of {}/{} refused (HTTP {}): {}", resize.pod_namespace, resize.name,
+                  written->status, message);
+    metrics_.CountAction("resize", "refused");
+    RecordEvent(
+        resize.pod_namespace, resize.name, resize.uid, "Warning", "ResizeRefused",
+        absl::StrCat("HTTP ", written->status, ": ", message, " (wanted ", resize.message, ")"),
+        now);
+    return;
+  }
+  logger_->info("resized {}", what);
+  metrics_.CountAction("resize", "applied");
+  RecordEvent(resize.pod_namespace, resize.name, resize.uid, "Normal", "Resized", resize.message,
+              now);
+}
+
+void Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
+  const std::string what = absl::StrCat(eviction.pod_namespace, "/", eviction.name, " (",
+                                        eviction.reason, ": ", eviction.message, ")");
+  if (const auto it = blocked_until_.find(eviction.uid);
+      it != blocked_until_.end() && now < it->second) {
+    metrics_.CountAction("evict", "backoff");
+    return;
+  }
+  if (Withheld("evict", what)) return;
+  if (!eviction_limiter_.TryTake(now)) {
+    logger_->info("eviction of {}/{} deferred: at --evictions-per-minute", eviction.pod_namespace,
+                  eviction.name);
+    metrics_.CountAction("evict", "rate_limited");
+    return;
+  }
+  absl::StatusOr<KubeClient::WriteResult> written =
+      kube_.Write("POST", PodPath(eviction.pod_namespace, eviction.name) + "/eviction",
+                  EvictionBody(eviction).dump(), "application/json", absl::Seconds(10));
+  if (!written.ok()) {
+    logger_->warn("eviction of {}/{} failed: {}", eviction.pod_namespace, eviction.name,
+                  std::string(written.status().message()));
+    metrics_.CountAction("evict", "error");
+    return;
+  }
+  const std::string message = ApiMessage(written->body);
+  if (written->status == 200 || written->status == 201) {
+    logger_->info("evicted {}", what);
+    metrics_.CountAction("evict", "evicted");
+    RecordEvent(eviction.pod_namespace, eviction.name, eviction.uid, "Normal", "Evicted",
+                absl::StrCat(eviction.reason, ": ", eviction.message), now);
+    return;
+  }
+  if (written->status == 404) {
+    metrics_.CountAction("evict", "gone");
+    return;
+  }
+  // 429: a PodDisruptionBudget allows no disruption now. Never forced; tried again later.
+  blocked_until_[eviction.uid] = now + options_.blocked_eviction_backoff;
+  const bool by_budget = written->status == 429;
+  logger_->warn("eviction of {} {} (HTTP {}): {}; not forced, retried after {}", what,
+                by_budget ? "blocked by a disruption budget" : "refused", written->status, message,
+                absl::FormatDuration(options_.blocked_eviction_backoff));
+  metrics_.CountAction("evict", by_budget ? "blocked" : "refused");
+  RecordEvent(eviction.pod_namespace, eviction.name, eviction.uid, "Warning", "EvictionBlocked",
+              absl::StrCat(eviction.reason, ": ", eviction.message, "; the API refused (HTTP ",
+                           written->status, "): ", message, "; not forced"),
+              now);
+}
+
+void Actuator::HandleOomKills(absl::Time now) {
+  for (const ApiPod& pod : pods_.WithOomKills()) {
+    for (const OomKill& kill : pod.oom_kills) {
+      const std::string id =
+          kill.container_id.empty()
+              ? absl::StrCat(pod.uid, "/", kill.container, "@", absl::FormatTime(kill.finished_at))
+              : kill.container_id;
+      if (!handled_oom_kills_.insert(id).second) continue;
+      if (kill.finished_at < started_ - options_.oom_lookback) continue;  // before our time
+      const WorkloadPolicy policy =
+          ResolveWorkloadPolicy({}, pod.annotations, pod.owner_kind, std::nullopt);
+      const OomDecision decision = oom_cooldown_.Evaluate(
+          {absl::StrCat(pod.uid, "/", kill.container), pod.name, kill.finished_at, 0},
+          {!options_.oom_evict, policy.excluded, policy.disabled || policy.recommend_only});
+      if (!decision.evict) {
+        logger_->info("OOM kill of {}/{} container {}: no eviction ({})", pod.pod_namespace,
+                      pod.name, kill.container, decision.reason.message);
+        metrics_.CountAction("evict", "oom_skipped");
+        continue;
+      }
+      if (std::string why = EvictionBlockedBy(pod); !why.empty()) {
+        logger_->info("OOM kill of {}/{} container {}: no eviction ({})", pod.pod_namespace,
+                      pod.name, kill.container, why);
+        metrics_.CountAction("evict", "oom_skipped");
+        continue;
+      }
+      Evict({pod.pod_namespace, pod.name, pod.uid, pod.node, "OOMKilled",
+             absl::StrCat("container ", kill.container, " was OOM-killed at ",
+                          Timestamp(kill.finished_at),
+                          "; evicted so that it is recreated with the memory limit set from "
+                          "the memory at OOM")},
+            now);
+    }
+  }
+}
+
+void Actuator::RunOnce(absl::Time now) {
+  if (KillSwitchEngaged() != kill_switch_logged_) {
+    kill_switch_logged_ = !kill_switch_logged_;
+    logger_->warn("kill switch {} ({})",
+                  kill_switch_logged_ ? "engaged: no changes are made" : "released: changes resume",
+                  options_.kill_switch_file);
+  }
+  const auto find = [this](const ReportedPod& reported) {
+    return pods_.Find(reported.pod_namespace, reported.name);
+  };
+  for (const NodeReport& report : view_.FreshReports(now)) {
+    const NodePlan plan = PlanNode(report, find, options_.plan);
+    for (const SkippedAction& skipped : plan.skipped) {
+      logger_->debug("{} {}: skipped: {}", skipped.action, skipped.pod, skipped.why);
+    }
+    for (const PlannedResize& resize : plan.resizes) Resize(resize, now);
+    for (const PlannedEviction& eviction : plan.evictions) Evict(eviction, now);
+  }
+  HandleOomKills(now);
+  // Forget what no longer matters, so the maps stay bounded.
+  absl::erase_if(blocked_until_, [&](const auto& entry) { return entry.second < now; });
+  if (handled_oom_kills_.size() > 100000) handled_oom_kills_.clear();
+}
+
+void Actuator::Run() {
+  while (!stop_.HasBeenNotified()) {
+    RunOnce(absl::Now());
+    stop_.WaitForNotificationWithTimeout(options_.interval);
+  }
+}
+
+}  // namespace headroom::extender

@@ -1,0 +1,116 @@
+#pragma once
+
+// The actuator: every --actuation-interval it plans each freshly reported node
+// (actuation_plan.h) and carries the plan out through the Kubernetes API:
+// - resizes with PATCH pods/<name>/resize (strategic merge; Kubernetes 1.33+), at most
+//   `resizes_per_node_per_minute` per node;
+// - evictions only with POST pods/<name>/eviction, so PodDisruptionBudgets hold: a 429 from
+//   the API is recorded (EvictionBlocked) and the pod is not tried again for
+//   `blocked_eviction_backoff`; headroom never deletes a pod itself. At most
+//   `evictions_per_minute` across the cluster;
+// - the OOM flow of seed 000: a container status showing OOMKilled leads to an eviction
+//   (so the pod is recreated and sized by the webhook with the memory at OOM), subject to
+//   the cooldown per pod instance and container, the exclusion annotation and disable.
+// Every change is recorded as an Event on the pod with the numbers behind it. In dry run, or
+// while the kill switch file exists, nothing is written to the API (decisions are logged
+// and counted as dry_run / kill_switch).
+
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "extender/actuation_plan.h"
+#include "extender/cluster_view.h"
+#include "extender/kube_client.h"
+#include "extender/metrics.h"
+#include "extender/pod_index.h"
+#include "shared/oom_policy.h"
+#include "spdlog/logger.h"
+
+namespace headroom::extender {
+
+// A token bucket: `per_minute` tokens a minute, up to `burst` saved.
+class RateLimiter {
+ public:
+  RateLimiter(double per_minute, double burst) : per_minute_(per_minute), burst_(burst) {}
+  bool TryTake(absl::Time now);
+
+ private:
+  double per_minute_;
+  double burst_;
+  double tokens_ = -1;  // full at first use
+  absl::Time last_ = absl::InfinitePast();
+};
+
+// The core/v1 Event headroom writes on a pod.
+nlohmann::json PodEvent(const std::string& pod_namespace, const std::string& name,
+                        const std::string& uid, const std::string& type, const std::string& reason,
+                        const std::string& message, absl::Time now);
+// The strategic merge patch of pods/resize for `resize`.
+nlohmann::json ResizePatch(const PlannedResize& resize);
+// The policy/v1 Eviction body (with a UID precondition: never evict a namesake).
+nlohmann::json EvictionBody(const PlannedEviction& eviction);
+
+class Actuator {
+ public:
+  struct Options {
+    bool dry_run = false;
+    std::string kill_switch_file;  // "" : none
+    absl::Duration interval = absl::Seconds(30);
+    double resizes_per_node_per_minute = 10;
+    double evictions_per_minute = 5;
+    absl::Duration blocked_eviction_backoff = absl::Minutes(5);
+    bool oom_evict = true;
+    // OOM kills that finished longer ago than this before start-up are history, not events.
+    absl::Duration oom_lookback = absl::Minutes(10);
+    OomPolicyConfig oom;
+    PlanOptions plan;
+  };
+
+  Actuator(ClusterView& view, PodIndex& pods, KubeClient& kube, Metrics& metrics, Options options,
+           std::shared_ptr<spdlog::logger> logger);
+
+  // True while changes may be written: not dry run and the kill switch is not engaged.
+  bool Enabled() const;
+  bool KillSwitchEngaged() const;
+
+  // One pass over the fresh reports and the OOM kills.
+  void RunOnce(absl::Time now);
+  // RunOnce every interval until Stop().
+  void Run();
+  void Stop() { stop_.Notify(); }
+
+ private:
+  void Resize(const PlannedResize& resize, absl::Time now);
+  void Evict(const PlannedEviction& eviction, absl::Time now);
+  void HandleOomKills(absl::Time now);
+  void RecordEvent(const std::string& pod_namespace, const std::string& name,
+                   const std::string& uid, const std::string& type, const std::string& reason,
+                   const std::string& message, absl::Time now);
+  // Counts and logs a decision that is not carried out (dry run / kill switch); true if so.
+  bool Withheld(const std::string& action, const std::string& what);
+
+  ClusterView& view_;
+  PodIndex& pods_;
+  KubeClient& kube_;
+  Metrics& metrics_;
+  const Options options_;
+  std::shared_ptr<spdlog::logger> logger_;
+  const absl::Time started_ = absl::Now();
+  absl::Notification stop_;
+
+  // Only the Run() thread touches these.
+  absl::flat_hash_map<std::string, RateLimiter> resize_limiters_;  // by node
+  RateLimiter eviction_limiter_;
+  absl::flat_hash_map<std::string, absl::Time> blocked_until_;  // by pod UID
+  absl::flat_hash_set<std::string> handled_oom_kills_;          // killed container IDs
+  OomCooldownTracker oom_cooldown_;
+  bool kill_switch_logged_ = false;
+};
+
+}  // namespace headroom::extender

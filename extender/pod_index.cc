@@ -1,0 +1,136 @@
+#include "extender/pod_index.h"
+
+#include "absl/strings/str_cat.h"
+#include "shared/status_macros.h"
+
+namespace headroom::extender {
+namespace {
+
+using json = nlohmann::json;
+
+const json& Object(const json& parent, const char* key) {
+  static const json kEmpty = json::object();
+  if (!parent.is_object()) return kEmpty;
+  const auto it = parent.find(key);
+  return it != parent.end() && it->is_object() ? *it : kEmpty;
+}
+
+const json& Array(const json& parent, const char* key) {
+  static const json kEmpty = json::array();
+  if (!parent.is_object()) return kEmpty;
+  const auto it = parent.find(key);
+  return it != parent.end() && it->is_array() ? *it : kEmpty;
+}
+
+std::string String(const json& parent, const char* key) {
+  if (!parent.is_object()) return "";
+  const auto it = parent.find(key);
+  return it != parent.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+absl::Time ParseTimestamp(const std::string& text) {
+  absl::Time at;
+  std::string error;
+  if (!absl::ParseTime(absl::RFC3339_full, text, &at, &error)) return absl::InfinitePast();
+  return at;
+}
+
+}  // namespace
+
+absl::StatusOr<ApiPod> DecodeApiPod(const json& object) {
+  const json& metadata = Object(object, "metadata");
+  ApiPod pod;
+  pod.pod_namespace = String(metadata, "namespace");
+  pod.name = String(metadata, "name");
+  pod.uid = String(metadata, "uid");
+  if (pod.pod_namespace.empty() || pod.name.empty() || pod.uid.empty()) {
+    return absl::InvalidArgumentError("pod without metadata.namespace, name or uid");
+  }
+  pod.node = String(Object(object, "spec"), "nodeName");
+  for (const json& owner : Array(metadata, "ownerReferences")) {
+    const auto controller = owner.find("controller");
+    if (controller != owner.end() && controller->is_boolean() && controller->get<bool>()) {
+      pod.owner_kind = String(owner, "kind");
+      pod.owner_name = String(owner, "name");
+    }
+  }
+  for (const auto& [key, value] : Object(metadata, "annotations").items()) {
+    if (value.is_string()) pod.annotations[key] = value.get<std::string>();
+  }
+  pod.mirror = pod.annotations.contains("kubernetes.io/config.mirror");
+  pod.terminating =
+      metadata.contains("deletionTimestamp") && !metadata.at("deletionTimestamp").is_null();
+  HEADROOM_ASSIGN_OR_RETURN(pod.containers, DecodeDeclaredResources(object, "containers"));
+  HEADROOM_ASSIGN_OR_RETURN(pod.init_containers, DecodeDeclaredResources(object, "initContainers"));
+  const json& status = Object(object, "status");
+  for (const json& condition : Array(status, "conditions")) {
+    const std::string type = String(condition, "type");
+    if (String(condition, "status") != "True") continue;
+    if (type == "PodResizePending") {
+      pod.resize_pending = String(condition, "reason");
+      if (pod.resize_pending.empty()) pod.resize_pending = "Pending";
+      pod.resize_message = String(condition, "message");
+    } else if (type == "PodResizeInProgress") {
+      pod.resize_in_progress = true;
+      if (pod.resize_message.empty()) pod.resize_message = String(condition, "message");
+    }
+  }
+  for (const json& container : Array(status, "containerStatuses")) {
+    for (const char* state : {"lastState", "state"}) {
+      const json& terminated = Object(Object(container, state), "terminated");
+      if (String(terminated, "reason") != "OOMKilled") continue;
+      pod.oom_kills.push_back({String(container, "name"), String(terminated, "containerID"),
+                               ParseTimestamp(String(terminated, "finishedAt"))});
+    }
+  }
+  return pod;
+}
+
+void PodIndex::Replace(const std::vector<json>& pods) {
+  absl::flat_hash_map<std::string, ApiPod> fresh;
+  for (const json& object : pods) {
+    absl::StatusOr<ApiPod> pod = DecodeApiPod(object);
+    if (pod.ok()) fresh[pod->Key()] = *std::move(pod);
+  }
+  absl::MutexLock lock(&mu_);
+  pods_ = std::move(fresh);
+}
+
+void PodIndex::Apply(const WatchEvent& event) {
+  if (event.type == WatchEventType::kDeleted) {
+    const std::string key = absl::StrCat(NestedString(event.object, "metadata", "namespace"), "/",
+                                         NestedString(event.object, "metadata", "name"));
+    absl::MutexLock lock(&mu_);
+    pods_.erase(key);
+    return;
+  }
+  if (event.type != WatchEventType::kAdded && event.type != WatchEventType::kModified) return;
+  absl::StatusOr<ApiPod> pod = DecodeApiPod(event.object);
+  if (!pod.ok()) return;
+  absl::MutexLock lock(&mu_);
+  pods_[pod->Key()] = *std::move(pod);
+}
+
+std::optional<ApiPod> PodIndex::Find(const std::string& pod_namespace,
+                                     const std::string& name) const {
+  absl::MutexLock lock(&mu_);
+  const auto it = pods_.find(absl::StrCat(pod_namespace, "/", name));
+  if (it == pods_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<ApiPod> PodIndex::WithOomKills() const {
+  std::vector<ApiPod> out;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [key, pod] : pods_) {
+    if (!pod.oom_kills.empty()) out.push_back(pod);
+  }
+  return out;
+}
+
+size_t PodIndex::size() const {
+  absl::MutexLock lock(&mu_);
+  return pods_.size();
+}
+
+}  // namespace headroom::extender

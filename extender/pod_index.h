@@ -1,0 +1,68 @@
+#pragma once
+
+// The bound, unfinished pods as the Kubernetes API last showed them, reduced to what the
+// actuator needs: declared resources, annotations, owner, resize conditions (KEP-1287,
+// PodResizePending / PodResizeInProgress) and OOM kills seen in container statuses. Fed by
+// the extender's watch of bound pods; thread-safe.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "extender/list_watcher.h"
+#include "extender/pod_resources.h"
+#include "nlohmann/json.hpp"
+#include "shared/workload_policy.h"
+
+namespace headroom::extender {
+
+struct OomKill {
+  std::string container;
+  std::string container_id;  // of the killed container instance
+  absl::Time finished_at = absl::InfinitePast();
+};
+
+struct ApiPod {
+  std::string pod_namespace;
+  std::string name;
+  std::string uid;
+  std::string node;
+  std::string owner_kind;  // the controller's kind; "" without one
+  std::string owner_name;
+  Annotations annotations;
+  std::vector<DeclaredResources> containers;
+  std::vector<DeclaredResources> init_containers;
+  std::string resize_pending;  // "Deferred" or "Infeasible" while PodResizePending is set
+  bool resize_in_progress = false;
+  std::string resize_message;  // the conditions' message, if any
+  bool terminating = false;    // deletionTimestamp set
+  bool mirror = false;         // a static pod's mirror (kubernetes.io/config.mirror)
+  std::vector<OomKill> oom_kills;
+
+  std::string Key() const { return pod_namespace + "/" + name; }
+};
+
+// InvalidArgument for an object without metadata.name/namespace/uid or with bad resources.
+absl::StatusOr<ApiPod> DecodeApiPod(const nlohmann::json& pod);
+
+class PodIndex {
+ public:
+  void Replace(const std::vector<nlohmann::json>& pods);
+  void Apply(const WatchEvent& event);
+
+  std::optional<ApiPod> Find(const std::string& pod_namespace, const std::string& name) const;
+  // Every pod with at least one OOM kill in its container statuses.
+  std::vector<ApiPod> WithOomKills() const;
+  size_t size() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, ApiPod> pods_ ABSL_GUARDED_BY(mu_);  // by "ns/name"
+};
+
+}  // namespace headroom::extender

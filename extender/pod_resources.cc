@@ -1,0 +1,102 @@
+#include "extender/pod_resources.h"
+
+#include "absl/strings/str_cat.h"
+#include "shared/quantity.h"
+#include "shared/status_macros.h"
+
+namespace headroom::extender {
+namespace {
+
+using json = nlohmann::json;
+
+// One quantity of resources.<list>.<name>: nullopt when absent.
+absl::StatusOr<std::optional<int64_t>> Quantity(const json& resources, const char* list,
+                                                const char* name, const std::string& path) {
+  const auto group = resources.find(list);
+  if (group == resources.end() || group->is_null()) return std::nullopt;
+  if (!group->is_object()) return absl::InvalidArgumentError(path + "." + list + ": not an object");
+  const auto value = group->find(name);
+  if (value == group->end() || value->is_null()) return std::nullopt;
+  const std::string what = absl::StrCat(path, ".", list, ".", name);
+  std::string text;
+  if (value->is_string()) {
+    text = value->get<std::string>();
+  } else if (value->is_number()) {
+    text = value->dump();
+  } else {
+    return absl::InvalidArgumentError(what + ": expected a quantity");
+  }
+  absl::StatusOr<int64_t> amount =
+      std::string(name) == "cpu" ? ParseCpuMillis(text, what) : ParseMemoryBytes(text, what);
+  if (!amount.ok()) return amount.status();
+  return std::optional<int64_t>(*amount);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredResources(const json& pod,
+                                                                       absl::string_view field) {
+  std::vector<DeclaredResources> out;
+  const auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return out;
+  const auto list = spec->find(std::string(field));
+  if (list == spec->end() || list->is_null()) return out;
+  if (!list->is_array()) {
+    return absl::InvalidArgumentError(absl::StrCat("spec.", field, ": expected an array"));
+  }
+  for (size_t i = 0; i < list->size(); ++i) {
+    const json& container = (*list)[i];
+    const std::string path = absl::StrCat("spec.", field, "[", i, "].resources");
+    if (!container.is_object()) {
+      return absl::InvalidArgumentError(absl::StrCat("spec.", field, "[", i, "]: not an object"));
+    }
+    DeclaredResources declared;
+    if (const auto name = container.find("name"); name != container.end() && name->is_string()) {
+      declared.name = name->get<std::string>();
+    }
+    const auto resources = container.find("resources");
+    if (resources != container.end() && !resources->is_null()) {
+      if (!resources->is_object()) return absl::InvalidArgumentError(path + ": not an object");
+      HEADROOM_ASSIGN_OR_RETURN(declared.cpu_request_millis,
+                                Quantity(*resources, "requests", "cpu", path));
+      HEADROOM_ASSIGN_OR_RETURN(declared.cpu_limit_millis,
+                                Quantity(*resources, "limits", "cpu", path));
+      HEADROOM_ASSIGN_OR_RETURN(declared.memory_request_bytes,
+                                Quantity(*resources, "requests", "memory", path));
+      HEADROOM_ASSIGN_OR_RETURN(declared.memory_limit_bytes,
+                                Quantity(*resources, "limits", "memory", path));
+    }
+    out.push_back(std::move(declared));
+  }
+  return out;
+}
+
+absl::string_view QosClassName(QosClass qos) {
+  switch (qos) {
+    case QosClass::kBestEffort:
+      return "BestEffort";
+    case QosClass::kBurstable:
+      return "Burstable";
+    case QosClass::kGuaranteed:
+      return "Guaranteed";
+  }
+  return "Burstable";
+}
+
+QosClass QosOf(const std::vector<DeclaredResources>& containers) {
+  bool any = false;
+  bool guaranteed = !containers.empty();
+  for (const DeclaredResources& c : containers) {
+    any = any || c.cpu_request_millis || c.cpu_limit_millis || c.memory_request_bytes ||
+          c.memory_limit_bytes;
+    const int64_t cpu_request = c.cpu_request_millis.value_or(c.cpu_limit_millis.value_or(-1));
+    const int64_t memory_request =
+        c.memory_request_bytes.value_or(c.memory_limit_bytes.value_or(-1));
+    guaranteed = guaranteed && c.cpu_limit_millis && c.memory_limit_bytes &&
+                 cpu_request == *c.cpu_limit_millis && memory_request == *c.memory_limit_bytes;
+  }
+  if (!any) return QosClass::kBestEffort;
+  return guaranteed ? QosClass::kGuaranteed : QosClass::kBurstable;
+}
+
+}  // namespace headroom::extender

@@ -1,0 +1,184 @@
+// The mutating admission webhook's decisions (extender/admission.h).
+
+#include "extender/admission.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "absl/strings/escaping.h"
+#include "extender/pod_resources.h"
+
+namespace headroom::extender {
+namespace {
+
+using json = nlohmann::json;
+
+json Review(json pod, std::string operation = "CREATE", std::string resource = "pods") {
+  return {{"apiVersion", "admission.k8s.io/v1"},
+          {"kind", "AdmissionReview"},
+          {"request",
+           {{"uid", "u-1"},
+            {"operation", operation},
+            {"namespace", "shop"},
+            {"resource", {{"group", ""}, {"version", "v1"}, {"resource", resource}}},
+            {"object", std::move(pod)}}}};
+}
+
+// A Deployment's pod as the API server hands it to the webhook: no name yet, requests
+// defaulted from limits.
+json DeploymentPod(json resources, json annotations = nullptr) {
+  json metadata = {{"generateName", "web-7d4b9c-"},
+                   {"namespace", "shop"},
+                   {"ownerReferences",
+                    {{{"apiVersion", "apps/v1"},
+                      {"kind", "ReplicaSet"},
+                      {"name", "web-7d4b9c"},
+                      {"controller", true}}}}};
+  if (!annotations.is_null()) metadata["annotations"] = annotations;
+  return {{"metadata", metadata},
+          {"spec", {{"containers", {{{"name", "app"}, {"resources", resources}}}}}}};
+}
+
+StatsLookup Stats(std::string key, std::string container, WorkloadContainerStats stats) {
+  return [=](const std::string& k, const std::string& c) -> std::optional<WorkloadContainerStats> {
+    if (k == key && c == container) return stats;
+    return std::nullopt;
+  };
+}
+
+const WorkloadContainerStats kHistory{CpuStats{100, 350},
+                                      MemoryStats{64 << 20, 96 << 20, 120 << 20, 0}};
+
+json AppliedResources(const AdmissionDecision& decision) {
+  for (const json& op : decision.patch) {
+    if (op["path"] == "/spec/containers/0/resources") return op["value"];
+  }
+  return nullptr;
+}
+
+TEST(Admission, SizesAContainerFromItsWorkloadsHistory) {
+  const json pod =
+      DeploymentPod({{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}},
+                     {"limits", {{"cpu", "2"}, {"memory", "1Gi"}, {"ephemeral-storage", "1Gi"}}}});
+  absl::StatusOr<AdmissionDecision> decision =
+      DecideAdmission(Review(pod), Stats("shop/Deployment/web", "app", kHistory), {});
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  EXPECT_EQ(decision->workload_key, "shop/Deployment/web");
+  EXPECT_EQ(decision->skipped, "");
+  ASSERT_EQ(decision->changes.size(), 1u);
+  EXPECT_TRUE(decision->changes[0].from_history);
+  // requests = peak, memory limit = 2 x 7-day max, CPU limit gone, other resources kept.
+  EXPECT_EQ(AppliedResources(*decision),
+            json({{"requests", {{"cpu", "350m"}, {"memory", "96Mi"}}},
+                  {"limits", {{"memory", "240Mi"}, {"ephemeral-storage", "1Gi"}}}}));
+  EXPECT_NE(decision->annotation.find("cpu 1/limit 2"), std::string::npos) << decision->annotation;
+}
+
+TEST(Admission, MemoryAtOomRaisesTheLimit) {
+  WorkloadContainerStats stats = kHistory;
+  stats.memory->oom_bytes = 200 << 20;
+  absl::StatusOr<AdmissionDecision> decision = DecideAdmission(
+      Review(DeploymentPod(json::object())), Stats("shop/Deployment/web", "app", stats), {});
+  ASSERT_TRUE(decision.ok());
+  EXPECT_EQ(AppliedResources(*decision)["limits"]["memory"], "400Mi");
+}
+
+TEST(Admission, WithoutHistoryOnlyTheCpuLimitGoesAndItsValueStaysAsRequest) {
+  const json pod = DeploymentPod({{"limits", {{"cpu", "500m"}, {"memory", "128Mi"}}}});
+  absl::StatusOr<AdmissionDecision> decision = DecideAdmission(Review(pod), Stats("", "", {}), {});
+  ASSERT_TRUE(decision.ok());
+  ASSERT_EQ(decision->changes.size(), 1u);
+  EXPECT_FALSE(decision->changes[0].from_history);
+  EXPECT_EQ(AppliedResources(*decision),
+            json({{"requests", {{"cpu", "500m"}}}, {"limits", {{"memory", "128Mi"}}}}));
+}
+
+TEST(Admission, AddsItsAnnotationToExistingAnnotations) {
+  const json pod = DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"team", "a"}});
+  absl::StatusOr<AdmissionDecision> decision = DecideAdmission(Review(pod), Stats("", "", {}), {});
+  ASSERT_TRUE(decision.ok());
+  EXPECT_EQ(decision->patch.back()["path"], "/metadata/annotations/headroom.dev~1admission");
+}
+
+TEST(Admission, LeavesAlone) {
+  struct Case {
+    std::string name;
+    json review;
+    std::string why;
+  };
+  const json sized = DeploymentPod({{"limits", {{"cpu", "1"}}}});
+  json system_pod = sized;
+  system_pod["metadata"]["namespace"] = "kube-system";
+  const std::vector<Case> cases = {
+      {"update", Review(sized, "UPDATE"), "not a pod creation"},
+      {"another resource", Review(sized, "CREATE", "deployments"), "not a pod creation"},
+      {"excluded namespace", Review(system_pod), "namespace kube-system is excluded"},
+      {"disabled",
+       Review(DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"headroom.dev/disable", "true"}})),
+       "annotated headroom.dev/disable"},
+      {"excluded",
+       Review(DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"headroom.dev/exclude", "true"}})),
+       "annotated headroom.dev/exclude"},
+      {"recommend",
+       Review(DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"headroom.dev/mode", "recommend"}})),
+       "mode recommend"},
+      {"static",
+       Review(DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"headroom.dev/policy", "static"}})),
+       "policy static"},
+      {"nothing to do", Review(DeploymentPod({{"requests", {{"cpu", "1"}}}})), "no history"},
+      {"unreadable quantity", Review(DeploymentPod({{"requests", {{"cpu", "lots"}}}})),
+       "unreadable pod"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<AdmissionDecision> decision =
+        DecideAdmission(c.review, Stats("shop/Deployment/web", "other", kHistory), {});
+    ASSERT_TRUE(decision.ok()) << c.name << ": " << decision.status();
+    EXPECT_NE(decision->skipped.find(c.why), std::string::npos)
+        << c.name << ": " << decision->skipped;
+    EXPECT_TRUE(decision->patch.empty()) << c.name;
+    EXPECT_FALSE(AdmissionResponse(*decision, true)["response"].contains("patch")) << c.name;
+  }
+}
+
+TEST(Admission, RefusesWhatIsNotAnAdmissionReview) {
+  for (const json& body :
+       {json::array(), json{{"kind", "Pod"}}, json{{"kind", "AdmissionReview"}},
+        json{{"kind", "AdmissionReview"}, {"request", {{"operation", "CREATE"}}}}}) {
+    EXPECT_FALSE(DecideAdmission(body, Stats("", "", {}), {}).ok()) << body.dump();
+  }
+}
+
+TEST(Admission, ResponseCarriesTheBase64PatchOnlyWhenApplied) {
+  absl::StatusOr<AdmissionDecision> decision =
+      DecideAdmission(Review(DeploymentPod({{"limits", {{"cpu", "1"}}}})), Stats("", "", {}), {});
+  ASSERT_TRUE(decision.ok());
+  const json applied = AdmissionResponse(*decision, true);
+  EXPECT_EQ(applied["apiVersion"], "admission.k8s.io/v1");
+  EXPECT_EQ(applied["response"]["uid"], "u-1");
+  EXPECT_EQ(applied["response"]["allowed"], true);
+  EXPECT_EQ(applied["response"]["patchType"], "JSONPatch");
+  std::string patch;
+  ASSERT_TRUE(absl::Base64Unescape(applied["response"]["patch"].get<std::string>(), &patch));
+  EXPECT_EQ(json::parse(patch), decision->patch);
+  const json withheld = AdmissionResponse(*decision, false);
+  EXPECT_EQ(withheld["response"]["allowed"], true);
+  EXPECT_FALSE(withheld["response"].contains("patch"));
+}
+
+TEST(PodResources, QosClassFollowsKubernetesRules) {
+  using R = DeclaredResources;
+  const auto c = [](std::optional<int64_t> cr, std::optional<int64_t> cl, std::optional<int64_t> mr,
+                    std::optional<int64_t> ml) {
+    return R{"c", cr, cl, mr, ml};
+  };
+  EXPECT_EQ(QosOf({c({}, {}, {}, {})}), QosClass::kBestEffort);
+  EXPECT_EQ(QosOf({c(100, 100, 10, 10)}), QosClass::kGuaranteed);
+  EXPECT_EQ(QosOf({c({}, 100, {}, 10)}), QosClass::kGuaranteed);  // requests default to limits
+  EXPECT_EQ(QosOf({c(50, 100, 10, 10)}), QosClass::kBurstable);
+  EXPECT_EQ(QosOf({c(100, {}, {}, {})}), QosClass::kBurstable);
+  EXPECT_EQ(QosOf({c(100, 100, 10, 10), c({}, {}, {}, {})}), QosClass::kBurstable);
+}
+
+}  // namespace
+}  // namespace headroom::extender
