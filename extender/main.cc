@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -48,6 +49,14 @@ ABSL_FLAG(std::string, scoring, "spread", "Node scoring: spread (least allocated
 ABSL_FLAG(std::string, tls_cert_file, "",
           "PEM certificate (and chain) for HTTPS; reloaded when it changes. Empty: plain HTTP.");
 ABSL_FLAG(std::string, tls_key_file, "", "PEM private key for --tls-cert-file.");
+ABSL_FLAG(std::string, webhook_address, "",
+          "host:port of a second, HTTPS-only listener for the admission webhook (the API server "
+          "calls webhooks over TLS only), e.g. 0.0.0.0:8443; empty: none. It serves every "
+          "endpoint, with --webhook-tls-cert-file.");
+ABSL_FLAG(std::string, webhook_tls_cert_file, "",
+          "PEM certificate for --webhook-address (e.g. from a cert-manager Secret); reloaded "
+          "when it changes.");
+ABSL_FLAG(std::string, webhook_tls_key_file, "", "PEM private key for --webhook-tls-cert-file.");
 ABSL_FLAG(int64_t, max_body_bytes, 64LL << 20, "Largest request body accepted (413 beyond).");
 ABSL_FLAG(
     std::string, kubeconfig, "",
@@ -104,9 +113,11 @@ ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or S
 namespace {
 
 headroom::extender::ExtenderHttpServer* g_server = nullptr;
+headroom::extender::ExtenderHttpServer* g_webhook_server = nullptr;
 
 void StopOnSignal(int) {
   if (g_server != nullptr) g_server->Stop();
+  if (g_webhook_server != nullptr) g_webhook_server->Stop();
 }
 
 int Fail(const std::string& message) {
@@ -166,6 +177,25 @@ int main(int argc, char** argv) {
       return Fail(std::string(loaded.message()));
     }
     options.tls = certificate.get();
+  }
+  const std::string webhook_address_text = absl::GetFlag(FLAGS_webhook_address);
+  std::optional<headroom::cli::HostPort> webhook_address;
+  std::unique_ptr<headroom::extender::ReloadingCertificate> webhook_certificate;
+  if (!webhook_address_text.empty()) {
+    absl::StatusOr<headroom::cli::HostPort> parsed =
+        headroom::cli::ParseHostPort(webhook_address_text, "--webhook-address");
+    if (!parsed.ok()) return Fail(std::string(parsed.status().message()));
+    webhook_address = *parsed;
+    const std::string webhook_cert = absl::GetFlag(FLAGS_webhook_tls_cert_file);
+    const std::string webhook_key = absl::GetFlag(FLAGS_webhook_tls_key_file);
+    if (webhook_cert.empty() || webhook_key.empty()) {
+      return Fail("--webhook-address needs --webhook-tls-cert-file and --webhook-tls-key-file");
+    }
+    webhook_certificate =
+        std::make_unique<headroom::extender::ReloadingCertificate>(webhook_cert, webhook_key);
+    if (absl::Status loaded = webhook_certificate->Load(); !loaded.ok()) {
+      return Fail(std::string(loaded.message()));
+    }
   }
   // The Kubernetes API, for the watch of bound pods: explicit kubeconfig, else in-cluster.
   std::unique_ptr<headroom::extender::KubeClient> kube;         // the pod watch's connection
@@ -317,6 +347,22 @@ int main(int argc, char** argv) {
   const absl::StatusOr<int> bound = server.Bind(address->host, address->port);
   if (!bound.ok()) return Fail(std::string(bound.status().message()));
   g_server = &server;
+  std::unique_ptr<headroom::extender::ExtenderHttpServer> webhook_server;
+  if (webhook_address) {
+    headroom::extender::ServerOptions webhook_options = options;
+    webhook_options.tls = webhook_certificate.get();
+    webhook_server =
+        std::make_unique<headroom::extender::ExtenderHttpServer>(view, metrics, webhook_options);
+    const absl::StatusOr<int> webhook_bound =
+        webhook_server->Bind(webhook_address->host, webhook_address->port);
+    if (!webhook_bound.ok()) return Fail(std::string(webhook_bound.status().message()));
+    g_webhook_server = webhook_server.get();
+    logger->info("admission webhook on https://{}:{}/admission/pods", webhook_address->host,
+                 *webhook_bound);
+  }
+  std::thread webhook_thread([&] {
+    if (webhook_server != nullptr) (void)webhook_server->Serve();
+  });
   std::signal(SIGTERM, StopOnSignal);
   std::signal(SIGINT, StopOnSignal);
   logger->info("listening on {}://{}:{} (filter and prioritize under \"{}\", scoring {})",
@@ -347,6 +393,8 @@ int main(int argc, char** argv) {
     actuator->Run();
   });
   const absl::Status served = server.Serve();
+  if (webhook_server != nullptr) webhook_server->Stop();
+  webhook_thread.join();
   stopping.Notify();
   if (pod_watch != nullptr) pod_watch->Stop();
   if (node_watch != nullptr) node_watch->Stop();

@@ -5,7 +5,9 @@
 # time (FUZZ_SECONDS, default 30), and the local end-to-end suite of headroom-nri against a
 # real containerd (scripts/e2e-deps.sh installs it), and the scheduler suite of headroom-extender
 # behind a real kube-scheduler, kube-apiserver and etcd (scripts/k8s-deps.sh builds or installs
-# them; the first build takes about 20 minutes on 2 cores, then it is cached). Installs
+# them; the first build takes about 20 minutes on 2 cores, then it is cached), and the
+# actuation suite (admission webhook, pods/resize, Eviction API) with a real
+# kube-controller-manager and a kubelet on containerd. Installs
 # missing Debian packages first (scripts/setup.sh).
 #
 # Usage: bash scripts/test.sh
@@ -33,6 +35,9 @@ bash e2e/local/nri-suite.sh build/release
 echo "== end-to-end: headroom-extender behind real kube-scheduler + kube-apiserver (e2e/local/scheduler-suite.sh)"
 bash scripts/k8s-deps.sh
 bash e2e/local/scheduler-suite.sh build/release
+
+echo "== end-to-end: webhook, resize and evictions with a real kubelet + apiserver (e2e/local/actuation-suite.sh)"
+bash e2e/local/actuation-suite.sh build/release
 
 echo "== fuzzing (bounded)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash scripts/fuzz.sh

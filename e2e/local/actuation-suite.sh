@@ -1,0 +1,341 @@
+#!/usr/bin/env bash
+# Local end-to-end suite for headroom's admission webhook and API actuation (docs/actuation.md)
+# against real upstream binaries: etcd 3.5, kube-apiserver and kube-controller-manager (the
+# Deployment, ReplicaSet and disruption controllers), and a real kubelet on containerd + runc
+# (the node whose pod is resized in place). headroom-extender serves the webhook over HTTPS;
+# node reports, which headroom-nri sends in a cluster, are sent with `headroom report`.
+# Everything listens on 127.0.0.1 and lives in a scratch directory; only processes this
+# script started are stopped, by PID.
+# Usage: e2e/local/actuation-suite.sh BUILD_DIR   (holds extender/headroom-extender, cli/headroom)
+# Needs root (kubelet, containerd). Exit 0 when every check passes; HEADROOM_E2E_KEEP=1 keeps
+# the logs of a passing run.
+set -euo pipefail
+
+build_dir=$(cd "${1:?usage: actuation-suite.sh BUILD_DIR}" && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${HEADROOM_CACHE:-$HOME/.cache/headroom}
+k8s_bin=$cache/k8s-${HEADROOM_K8S_VERSION:-v1.34.3}
+extender_bin=$build_dir/extender/headroom-extender
+headroom_bin=$build_dir/cli/headroom
+for tool in etcd openssl curl containerd runc ctr "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" \
+  "$k8s_bin/kubelet" "$k8s_bin/kubectl" "$extender_bin" "$headroom_bin"; do
+  command -v "$tool" >/dev/null || { echo "actuation-suite: missing $tool (run scripts/k8s-deps.sh and scripts/e2e-deps.sh)" >&2; exit 2; }
+done
+[[ $(id -u) == 0 ]] || { echo "actuation-suite: needs root (kubelet, containerd)" >&2; exit 2; }
+
+work=$(mktemp -d /tmp/headroom-act-e2e.XXXXXX)
+cgroup_root=/headroom-act-e2e-$$
+pids=()
+extender_pid=""
+kubelet_pid=""
+containerd_pid=""
+failures=0
+
+cleanup() {
+  set +e
+  [[ -n $extender_pid ]] && kill "$extender_pid" 2>/dev/null && wait "$extender_pid" 2>/dev/null
+  if [[ -n $kubelet_pid ]]; then
+    kill "$kubelet_pid" 2>/dev/null && wait "$kubelet_pid" 2>/dev/null
+    for p in $(crictl_ pods -q 2>/dev/null); do crictl_ stopp "$p" >/dev/null 2>&1; crictl_ rmp -f "$p" >/dev/null 2>&1; done
+  fi
+  [[ -n $containerd_pid ]] && kill "$containerd_pid" 2>/dev/null && wait "$containerd_pid" 2>/dev/null
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    kill "${pids[i]}" 2>/dev/null && wait "${pids[i]}" 2>/dev/null
+  done
+  for controller in /sys/fs/cgroup/*/; do
+    [[ -d $controller$cgroup_root ]] && find "$controller$cgroup_root" -depth -type d -exec rmdir {} + 2>/dev/null
+  done
+  grep -o " $work/[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount 2>/dev/null
+  if [[ $failures == 0 && -z ${HEADROOM_E2E_KEEP:-} ]]; then rm -rf "$work"; else echo "actuation-suite: logs kept in $work"; fi
+}
+trap cleanup EXIT
+
+die() { fail "$*"; exit 1; }
+source "$repo/e2e/local/cluster-lib.sh"
+crictl_() { "$cache/bin/crictl" --runtime-endpoint "unix://$work/containerd.sock" --timeout 30s "$@"; }
+
+start_control_plane
+pass "kube-apiserver $("$k8s_bin/kube-apiserver" --version | awk '{print $2}') ready"
+"$k8s_bin/kube-controller-manager" --kubeconfig "$work/admin.kubeconfig" --leader-elect=false \
+  --controllers deployment,replicaset,disruption,garbagecollector --bind-address 127.0.0.1 --secure-port 0 \
+  >"$work/kube-controller-manager.log" 2>&1 &
+pids+=($!)
+
+# --- headroom-extender over HTTPS (the API server only calls webhooks over TLS)
+http_port=$(free_port); https_port=$(free_port); grpc_port=$(free_port)
+(
+  cd "$work"
+  openssl req -newkey rsa:2048 -nodes -subj /CN=headroom-extender -keyout extender.key -out extender.csr
+  printf 'subjectAltName=IP:127.0.0.1\n' >extender.ext
+  openssl x509 -req -in extender.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile extender.ext -out extender.crt
+) >>"$work/openssl.log" 2>&1 || die "openssl (see $work/openssl.log)"
+metric() { curl -sf "http://127.0.0.1:$http_port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+start_extender() { # extra flags
+  "$extender_bin" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
+    --webhook-address "127.0.0.1:$https_port" --webhook-tls-cert-file "$work/extender.crt" --webhook-tls-key-file "$work/extender.key" \
+    --kubeconfig "$work/admin.kubeconfig" --log-level debug --actuate --actuation-interval 1s \
+    --kill-switch-file "$work/kill-switch" "$@" >>"$work/extender.log" 2>&1 &
+  extender_pid=$!
+  wait_for 20 curl -sf --cacert "$work/ca.crt" "https://127.0.0.1:$https_port/healthz"
+}
+stop_extender() { kill "$extender_pid" && wait "$extender_pid" 2>/dev/null; extender_pid=""; }
+start_extender || die "headroom-extender did not start (see $work/extender.log)"
+
+# The webhook as deploy/ ships it (failurePolicy Ignore, short timeout), pointed at this
+# extender by URL instead of the in-cluster Service.
+"$k8s_bin/kubectl" kustomize "$repo/deploy" | python3 -c '
+import base64, sys, yaml
+url, ca, out = sys.argv[1:4]
+for doc in yaml.safe_load_all(sys.stdin):
+    if doc and doc["kind"] == "MutatingWebhookConfiguration":
+        hook = doc["webhooks"][0]
+        hook["clientConfig"] = {"url": url, "caBundle": base64.b64encode(open(ca, "rb").read()).decode()}
+        yaml.safe_dump(doc, open(out, "w"))
+' "https://127.0.0.1:$https_port/admission/pods" "$work/ca.crt" "$work/webhook.yaml" &&
+  kubectl_ apply -f "$work/webhook.yaml" >/dev/null || die "installing deploy/'s MutatingWebhookConfiguration"
+grep -q 'failurePolicy: Ignore' "$work/webhook.yaml" && pass "deploy/'s webhook installed (failurePolicy Ignore, timeout $(awk '/timeoutSeconds/ {print $2}' "$work/webhook.yaml") s)" ||
+  fail "deploy/'s webhook is not failurePolicy Ignore"
+kubectl_ create namespace e2e >/dev/null
+
+# --- node reports, as headroom-nri sends them
+report() { # NODE ALLOCATABLE_MEMORY_BYTES PODS_JSON
+  printf '{"node":"%s","allocatable":{"cpuMillis":"4000","memoryBytes":"%s"},"maxPods":110,"load1":0.1,"cpus":4,"pods":%s}\n' "$1" "$2" "$3" >"$work/report-$1.json"
+  "$headroom_bin" report --extender "127.0.0.1:$grpc_port" --input "$work/report-$1.json" >>"$work/report.log" 2>&1
+}
+stats() { # CPU_BASE CPU_PEAK MEM_BASE MEM_PEAK (bytes): one container "app"
+  printf '[{"name":"app","cpu":{"baseMillis":"%s","peakMillis":"%s"},"memory":{"baseBytes":"%s","peakBytes":"%s","max7dBytes":"%s"}}]' "$1" "$2" "$3" "$4" "$4"
+}
+pod_json() { # NAME WORKLOAD_KEY CONTAINERS_JSON (uid read from the API when the pod exists)
+  local uid
+  uid=$(kubectl_ -n e2e get pod "$1" -o jsonpath='{.metadata.uid}' 2>/dev/null || true)
+  printf '{"namespace":"e2e","name":"%s","uid":"%s","workloadKey":"%s","requests":{"cpuMillis":"1000","memoryBytes":"268435456"},"containers":%s}' "$1" "$uid" "$2" "$3"
+}
+
+# === 1. The webhook sizes a Deployment's pods from the workload's history ===================
+# History of e2e/Deployment/web, container app: CPU peak 350m, memory peak 96Mi, 7-day max
+# 120Mi, so requests 350m / 96Mi, memory limit 240Mi, and the CPU limit removed.
+report history-node 8589934592 "[$(pod_json web-old e2e/Deployment/web "$(stats 100 350 67108864 100663296)" | sed 's/"max7dBytes":"100663296"/"max7dBytes":"125829120"/')]" ||
+  die "sending the history report (see $work/report.log)"
+cat >"$work/web.yaml" <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: e2e}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: app
+        image: docker.io/library/busybox:local
+        resources:
+          requests: {cpu: "1", memory: 1Gi}
+          limits: {cpu: "2", memory: 1Gi}
+YAML
+kubectl_ apply -f "$work/web.yaml" >/dev/null
+web_pods() { kubectl_ -n e2e get pods -l app=web -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}'; }
+two_web_pods() { [[ $(web_pods | wc -l) == 2 ]]; }
+wait_for 60 two_web_pods || die "the Deployment made no pods (see $work/kube-controller-manager.log)"
+resources_of() { kubectl_ -n e2e get pod "$1" -o jsonpath='{.spec.containers[0].resources}'; }
+sized=0
+for pod in $(web_pods); do
+  r=$(resources_of "$pod")
+  if [[ $(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(r.get("requests"), r.get("limits"))' "$r") == "{'cpu': '350m', 'memory': '96Mi'} {'memory': '240Mi'}" ]]; then
+    sized=$((sized + 1))
+  else
+    echo "  $pod: $r"
+  fi
+done
+[[ $sized == 2 ]] && pass "webhook sized both of the Deployment's pods: requests cpu 350m memory 96Mi, memory limit 240Mi, no CPU limit" ||
+  fail "webhook did not size the Deployment's pods as specified ($sized of 2)"
+annotation=$(kubectl_ -n e2e get pod "$(web_pods | head -1)" -o jsonpath='{.metadata.annotations.headroom\.dev/admission}')
+[[ $annotation == *"cpu 1/limit 2"*"cpu 350m/limit -"* ]] && pass "the pod's headroom.dev/admission annotation records the numbers: $annotation" ||
+  fail "no headroom.dev/admission annotation with the numbers (got: $annotation)"
+
+make_pod() { # NAME NODE [ANNOTATIONS_YAML] [LABELS_YAML]: a bare pod bound to NODE (namespace $NS or e2e)
+  kubectl_ apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: ${NS:-e2e}, annotations: {${3:-}}, labels: {${4:-}}}
+spec:
+  nodeName: $2
+  hostNetwork: true
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: app
+    image: docker.io/library/busybox:local
+    imagePullPolicy: Never
+    command: ["/bin/sleep", "3600"]
+    resources:
+      requests: {cpu: 500m, memory: 256Mi}
+      limits: {cpu: "1", memory: 512Mi}
+YAML
+}
+make_pod opted-out history-node 'headroom.dev/disable: "true"'
+[[ $(kubectl_ -n e2e get pod opted-out -o jsonpath='{.spec.containers[0].resources.limits.cpu}') == 1 ]] &&
+  pass "a pod annotated headroom.dev/disable keeps its resources" || fail "the webhook changed an opted-out pod"
+NS=kube-system make_pod in-kube-system history-node
+[[ $(kubectl_ -n kube-system get pod in-kube-system -o jsonpath='{.spec.containers[0].resources.limits.cpu}') == 1 ]] &&
+  pass "pods in kube-system are left alone" || fail "the webhook changed a kube-system pod"
+kubectl_ -n e2e delete pod opted-out --grace-period 0 --force >/dev/null 2>&1 || true
+
+# === 2. The API is never blocked: with the extender down, pods are still created ============
+stop_extender
+make_pod while-down history-node
+[[ $(kubectl_ -n e2e get pod while-down -o jsonpath='{.spec.containers[0].resources.limits.cpu}') == 1 ]] &&
+  pass "with the extender down the pod is created unchanged (failurePolicy Ignore)" || fail "pod creation failed or changed with the extender down"
+kubectl_ -n e2e delete pod while-down --grace-period 0 --force >/dev/null 2>&1 || true
+start_extender || die "headroom-extender did not restart (see $work/extender.log)"
+
+events_for() { kubectl_ -n e2e get events --field-selector "involvedObject.name=$1,reason=$2" -o jsonpath='{range .items[*]}{.message}{"\n"}{end}'; }
+
+# === 3. A real node: containerd + runc under a kubelet (host network, no CNI) ===============
+mkdir -p "$work/containerd-root" "$work/containerd-state" "$work/kubelet"
+cat >"$work/containerd.toml" <<TOML
+version = 2
+root = "$work/containerd-root"
+state = "$work/containerd-state"
+[grpc]
+  address = "$work/containerd.sock"
+[ttrpc]
+  address = "$work/containerd.sock.ttrpc"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "docker.io/library/pause:local"
+  restrict_oom_score_adj = true
+  enable_cdi = false
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "$work/cni-bin"
+    conf_dir = "$work/cni-conf"
+TOML
+containerd --config "$work/containerd.toml" >"$work/containerd.log" 2>&1 &
+containerd_pid=$!
+wait_for 30 crictl_ info || die "containerd did not start (see $work/containerd.log)"
+ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/pause.tar" >/dev/null &&
+  ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/busybox.tar" >/dev/null || die "importing images"
+# The kubelet's cgroup root must exist in every v1 hierarchy (cpuset needs its CPUs and memory
+# nodes filled in from the parent).
+for controller in /sys/fs/cgroup/*/; do
+  [[ -e ${controller}cgroup.procs ]] || continue
+  mkdir -p "$controller$cgroup_root"
+  if [[ -e ${controller}cpuset.cpus ]]; then
+    cat "${controller}cpuset.cpus" >"$controller$cgroup_root/cpuset.cpus"
+    cat "${controller}cpuset.mems" >"$controller$cgroup_root/cpuset.mems"
+  fi
+done
+kubelet_port=$(free_port); kubelet_healthz=$(free_port)
+cat >"$work/kubelet.yaml" <<YAML
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: 127.0.0.1
+port: $kubelet_port
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: $kubelet_healthz
+authentication: {anonymous: {enabled: false}, webhook: {enabled: false}, x509: {clientCAFile: $work/ca.crt}}
+authorization: {mode: AlwaysAllow}
+cgroupDriver: cgroupfs
+cgroupRoot: $cgroup_root
+failSwapOn: false
+containerRuntimeEndpoint: unix://$work/containerd.sock
+enforceNodeAllocatable: []
+evictionHard: {memory.available: "1Mi", nodefs.available: "0%", imagefs.available: "0%"}
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+localStorageCapacityIsolation: false
+registerNode: true
+resolvConf: ""
+syncFrequency: 2s
+fileCheckFrequency: 2s
+nodeStatusUpdateFrequency: 2s
+YAML
+"$k8s_bin/kubelet" --config "$work/kubelet.yaml" --kubeconfig "$work/admin.kubeconfig" --root-dir "$work/kubelet" \
+  --hostname-override e2e-node --node-ip 127.0.0.1 >"$work/kubelet.log" 2>&1 &
+kubelet_pid=$!
+wait_for 60 kubectl_ get node e2e-node || die "the kubelet did not register (see $work/kubelet.log)"
+pass "kubelet $("$k8s_bin/kubelet" --version | awk '{print $2}') registered node e2e-node on containerd $(containerd --version | awk '{print $3}')"
+running() { [[ $(kubectl_ -n e2e get pod "$1" -o jsonpath='{.status.phase}') == Running ]]; }
+make_pod resizable e2e-node
+make_pod guarded e2e-node '' 'app: guarded'
+kubectl_ apply -f - >/dev/null <<'YAML'
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: guarded, namespace: e2e}
+spec: {minAvailable: 1, selector: {matchLabels: {app: guarded}}}
+YAML
+wait_for 90 running resizable && wait_for 30 running guarded || die "pods did not start on e2e-node (see $work/kubelet.log)"
+pass "pods resizable and guarded run on e2e-node"
+pdb_settled() { [[ $(kubectl_ -n e2e get pdb guarded -o jsonpath='{.status.currentHealthy}/{.status.disruptionsAllowed}') == 1/0 ]]; }
+wait_for 30 pdb_settled && pass "the disruption controller counts guarded healthy with no disruption allowed" || fail "PDB status not 1 healthy / 0 allowed"
+
+# === 4. Dry run changes nothing ============================================================
+# e2e-node's report: memory does not fit in 300Mi (bases 64Mi + 200Mi, largest headroom 200Mi,
+# guarded's), so the optimisation gives up guarded and sizes resizable at its peak:
+# requests 500m / 256Mi -> 200m / 128Mi, memory limit 512Mi -> 256Mi.
+send_node_report() {
+  report e2e-node 314572800 "[$(pod_json resizable e2e/Pod/resizable "$(stats 100 200 67108864 134217728)"),$(pod_json guarded e2e/Pod/guarded "$(stats 100 200 209715200 419430400)")]"
+}
+stop_extender
+start_extender --dry-run || die "headroom-extender did not start with --dry-run"
+send_node_report || die "sending e2e-node's report (see $work/report.log)"
+make_pod dry-run-pod history-node
+dry_decided() { [[ $(metric 'headroom_extender_actions_total{action="resize",outcome="dry_run"}') -ge 1 && $(metric 'headroom_extender_actions_total{action="evict",outcome="dry_run"}') -ge 1 ]]; }
+if wait_for 20 dry_decided && sleep 2 &&
+  [[ $(kubectl_ -n e2e get pod resizable -o jsonpath='{.spec.containers[0].resources.requests.cpu}') == 500m ]] &&
+  [[ -z $(kubectl_ -n e2e get pod guarded -o jsonpath='{.metadata.deletionTimestamp}') ]] &&
+  [[ -z $(events_for resizable Resized)$(events_for guarded EvictionBlocked) ]] &&
+  [[ $(kubectl_ -n e2e get pod dry-run-pod -o jsonpath='{.spec.containers[0].resources.limits.cpu}') == 1 ]]; then
+  pass "dry run: resize and eviction decided and logged, nothing written (spec, pods, events and new pods unchanged)"
+else
+  fail "dry run changed something or decided nothing (see $work/extender.log)"
+fi
+
+# === 5. Kill switch: while its file exists nothing changes; removing it resumes ==============
+stop_extender
+touch "$work/kill-switch"
+start_extender || die "headroom-extender did not restart"
+send_node_report
+make_pod killed-pod history-node
+killed() { [[ $(metric 'headroom_extender_actions_total{action="resize",outcome="kill_switch"}') -ge 1 ]]; }
+wait_for 20 killed && [[ $(kubectl_ -n e2e get pod killed-pod -o jsonpath='{.spec.containers[0].resources.limits.cpu}') == 1 ]] &&
+  [[ $(kubectl_ -n e2e get pod resizable -o jsonpath='{.spec.containers[0].resources.requests.cpu}') == 500m ]] &&
+  pass "kill switch engaged: no resize, no webhook patch" || fail "the kill switch did not stop changes"
+rm -f "$work/kill-switch"
+
+# === 6. In-place resize through pods/resize, applied by the kubelet ========================
+resized_status() {
+  [[ $(kubectl_ -n e2e get pod resizable -o jsonpath='{.status.containerStatuses[0].allocatedResources.cpu}/{.status.containerStatuses[0].resources.requests.memory}/{.status.containerStatuses[0].resources.limits.memory}') == 200m/128Mi/256Mi ]]
+}
+send_node_report
+if wait_for 60 resized_status; then
+  pass "resize applied and reflected in the pod status: $(kubectl_ -n e2e get pod resizable -o jsonpath='{.status.containerStatuses[0].resources}')"
+else
+  fail "resize not reflected in the pod status: spec $(kubectl_ -n e2e get pod resizable -o jsonpath='{.spec.containers[0].resources}') status $(kubectl_ -n e2e get pod resizable -o jsonpath='{.status.containerStatuses[0].resources}') conditions $(kubectl_ -n e2e get pod resizable -o jsonpath='{.status.conditions}')"
+fi
+[[ $(kubectl_ -n e2e get pod resizable -o jsonpath='{.status.containerStatuses[0].restartCount}') == 0 ]] &&
+  pass "resized without a restart" || fail "the resized container restarted"
+[[ -n $(events_for resizable Resized) ]] && pass "the resize is recorded as an Event: $(events_for resizable Resized | head -1 | cut -c1-160)" ||
+  fail "no Resized event"
+memory_limit=$(cat /sys/fs/cgroup/memory$cgroup_root/kubepods/burstable/pod$(kubectl_ -n e2e get pod resizable -o jsonpath='{.metadata.uid}')/*/memory.limit_in_bytes 2>/dev/null | sort -n | head -1)
+[[ $memory_limit == 268435456 ]] && pass "the container's cgroup memory limit is now 256Mi (the runtime applied it)" ||
+  fail "the container's cgroup memory limit reads '${memory_limit:-?}', not 256Mi"
+
+# === 7. Evictions only through the Eviction API: a PodDisruptionBudget is never forced ======
+blocked_event() { [[ -n $(events_for guarded EvictionBlocked) ]]; }
+wait_for 20 blocked_event && pass "the PDB-guarded eviction was refused and recorded: $(events_for guarded EvictionBlocked | head -1 | cut -c1-200)" ||
+  fail "no EvictionBlocked event for the guarded pod"
+sleep 3
+running guarded && [[ -z $(kubectl_ -n e2e get pod guarded -o jsonpath='{.metadata.deletionTimestamp}') ]] &&
+  pass "the guarded pod still runs: the eviction was not forced" || fail "the guarded pod is being deleted despite its PDB"
+# A pod no budget covers, on a node without a kubelet, is evicted.
+create_nodes 4 8Gi node-b || die "creating node-b"
+make_pod free node-b
+report node-b 314572800 "[$(pod_json free e2e/Pod/free "$(stats 100 200 209715200 419430400)")]" || die "sending node-b's report"
+evicted() { [[ -n $(kubectl_ -n e2e get pod free -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null) ]] || ! kubectl_ -n e2e get pod free >/dev/null 2>&1; }
+wait_for 20 evicted && pass "a pod without a budget was evicted through the Eviction API" || fail "pod 'free' was not evicted"
+evicted_event() { [[ -n $(events_for free Evicted) ]]; }
+wait_for 10 evicted_event && pass "the eviction is recorded as an Event with its numbers: $(events_for free Evicted | head -1 | cut -c1-160)" ||
+  fail "no Evicted event for pod 'free'"
+
+echo "actuation-suite: $failures failure(s)"
+[[ $failures == 0 ]]
