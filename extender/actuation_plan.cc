@@ -31,10 +31,10 @@ std::string Amount(const std::optional<int64_t>& value, bool cpu) {
   return cpu ? FormatCpuMillis(*value) : FormatMemoryBytes(*value);
 }
 
-std::vector<DeclaredResources> WithInit(std::vector<DeclaredResources> containers,
-                                        const std::vector<DeclaredResources>& init) {
+QosClass QosWithInit(std::vector<DeclaredResources> containers,
+                     const std::vector<DeclaredResources>& init) {
   containers.insert(containers.end(), init.begin(), init.end());
-  return containers;
+  return PodQosClass(ResourceSpecs(containers));
 }
 
 }  // namespace
@@ -114,8 +114,8 @@ std::optional<PlannedResize> PlanResize(
                        "% of the optimised sizes");
     return std::nullopt;
   }
-  const QosClass qos_before = QosOf(WithInit(pod.containers, pod.init_containers));
-  const QosClass qos_after = QosOf(WithInit(after_all, pod.init_containers));
+  const QosClass qos_before = QosWithInit(pod.containers, pod.init_containers);
+  const QosClass qos_after = QosWithInit(after_all, pod.init_containers);
   if (qos_before != qos_after) {
     why = absl::StrCat("the resize would change the QoS class from ", QosClassName(qos_before),
                        " to ", QosClassName(qos_after), ", which the API forbids");

@@ -71,32 +71,14 @@ absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredResources(const jso
   return out;
 }
 
-absl::string_view QosClassName(QosClass qos) {
-  switch (qos) {
-    case QosClass::kBestEffort:
-      return "BestEffort";
-    case QosClass::kBurstable:
-      return "Burstable";
-    case QosClass::kGuaranteed:
-      return "Guaranteed";
-  }
-  return "Burstable";
-}
-
-QosClass QosOf(const std::vector<DeclaredResources>& containers) {
-  bool any = false;
-  bool guaranteed = !containers.empty();
+std::vector<ContainerResourceSpec> ResourceSpecs(const std::vector<DeclaredResources>& containers) {
+  std::vector<ContainerResourceSpec> specs;
+  specs.reserve(containers.size());
   for (const DeclaredResources& c : containers) {
-    any = any || c.cpu_request_millis || c.cpu_limit_millis || c.memory_request_bytes ||
-          c.memory_limit_bytes;
-    const int64_t cpu_request = c.cpu_request_millis.value_or(c.cpu_limit_millis.value_or(-1));
-    const int64_t memory_request =
-        c.memory_request_bytes.value_or(c.memory_limit_bytes.value_or(-1));
-    guaranteed = guaranteed && c.cpu_limit_millis && c.memory_limit_bytes &&
-                 cpu_request == *c.cpu_limit_millis && memory_request == *c.memory_limit_bytes;
+    specs.push_back(
+        {c.cpu_request_millis, c.cpu_limit_millis, c.memory_request_bytes, c.memory_limit_bytes});
   }
-  if (!any) return QosClass::kBestEffort;
-  return guaranteed ? QosClass::kGuaranteed : QosClass::kBurstable;
+  return specs;
 }
 
 }  // namespace headroom::extender

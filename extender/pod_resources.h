@@ -1,8 +1,8 @@
 #pragma once
 
-// A pod's declared CPU and memory per container, as the Kubernetes API stores them, and the
-// QoS class they give it. Used by the admission webhook (to size a new pod) and by the
-// actuator (a resize must not change the QoS class, which the API forbids).
+// A pod's declared CPU and memory per container, as the Kubernetes API stores them. Used by
+// the admission webhook (to size a new pod) and by the actuator (a resize must not change the
+// QoS class, shared/kubelet_eviction.h's PodQosClass, which the API forbids).
 
 #include <cstdint>
 #include <optional>
@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
+#include "shared/kubelet_eviction.h"
 
 namespace headroom::extender {
 
@@ -30,12 +31,7 @@ struct DeclaredResources {
 absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredResources(const nlohmann::json& pod,
                                                                        absl::string_view field);
 
-enum class QosClass { kBestEffort, kBurstable, kGuaranteed };
-absl::string_view QosClassName(QosClass qos);
-
-// Kubernetes' rule (CPU and memory): BestEffort when no container sets a request or a limit;
-// Guaranteed when every container has CPU and memory limits and its requests (defaulting to
-// the limits) equal them; Burstable otherwise. Pass init and regular containers together.
-QosClass QosOf(const std::vector<DeclaredResources>& containers);
+// The amounts alone, for shared/kubelet_eviction.h's PodQosClass.
+std::vector<ContainerResourceSpec> ResourceSpecs(const std::vector<DeclaredResources>& containers);
 
 }  // namespace headroom::extender

@@ -166,18 +166,20 @@ TEST(Admission, ResponseCarriesTheBase64PatchOnlyWhenApplied) {
   EXPECT_FALSE(withheld["response"].contains("patch"));
 }
 
-TEST(PodResources, QosClassFollowsKubernetesRules) {
-  using R = DeclaredResources;
-  const auto c = [](std::optional<int64_t> cr, std::optional<int64_t> cl, std::optional<int64_t> mr,
-                    std::optional<int64_t> ml) {
-    return R{"c", cr, cl, mr, ml};
-  };
-  EXPECT_EQ(QosOf({c({}, {}, {}, {})}), QosClass::kBestEffort);
-  EXPECT_EQ(QosOf({c(100, 100, 10, 10)}), QosClass::kGuaranteed);
-  EXPECT_EQ(QosOf({c({}, 100, {}, 10)}), QosClass::kGuaranteed);  // requests default to limits
-  EXPECT_EQ(QosOf({c(50, 100, 10, 10)}), QosClass::kBurstable);
-  EXPECT_EQ(QosOf({c(100, {}, {}, {})}), QosClass::kBurstable);
-  EXPECT_EQ(QosOf({c(100, 100, 10, 10), c({}, {}, {}, {})}), QosClass::kBurstable);
+TEST(PodResources, DecodesDeclaredAmountsAndRefusesBadOnes) {
+  absl::StatusOr<std::vector<DeclaredResources>> declared = DecodeDeclaredResources(
+      DeploymentPod({{"requests", {{"cpu", "250m"}}}, {"limits", {{"memory", "1Gi"}}}}),
+      "containers");
+  ASSERT_TRUE(declared.ok()) << declared.status();
+  ASSERT_EQ(declared->size(), 1u);
+  EXPECT_EQ((*declared)[0], (DeclaredResources{"app", 250, std::nullopt, std::nullopt, 1 << 30}));
+  EXPECT_TRUE(DecodeDeclaredResources(json::object(), "initContainers")->empty());
+  const absl::StatusOr<std::vector<DeclaredResources>> bad =
+      DecodeDeclaredResources(DeploymentPod({{"limits", {{"memory", "-1"}}}}), "containers");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("spec.containers[0].resources.limits.memory"),
+            std::string::npos)
+      << bad.status();
 }
 
 }  // namespace
