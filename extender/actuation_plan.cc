@@ -40,12 +40,7 @@ QosClass QosWithInit(std::vector<DeclaredResources> containers,
 }  // namespace
 
 std::string ResizeBlockedBy(const ApiPod& pod) {
-  const WorkloadPolicy policy =
-      ResolveWorkloadPolicy({}, pod.annotations, pod.owner_kind, std::nullopt);
-  if (policy.disabled) return "annotated headroom.dev/disable";
-  if (policy.excluded) return "annotated headroom.dev/exclude";
-  if (policy.recommend_only) return "mode recommend";
-  if (policy.policy == SizingPolicy::kStatic) return "policy static";
+  if (std::string why = SizingBlockedBy(PolicyOf(pod)); !why.empty()) return why;
   if (pod.mirror) return "a static pod's mirror cannot be resized";
   if (pod.terminating) return "terminating";
   if (!pod.resize_pending.empty()) {
@@ -66,8 +61,7 @@ std::string EvictionBlockedBy(const ApiPod& pod) {
   if (AnnotatedTrue(pod.annotations, kKarpenterDoNotDisruptAnnotation)) {
     return std::string("annotated ") + std::string(kKarpenterDoNotDisruptAnnotation);
   }
-  const WorkloadPolicy policy =
-      ResolveWorkloadPolicy({}, pod.annotations, pod.owner_kind, std::nullopt);
+  const WorkloadPolicy policy = PolicyOf(pod);
   if (policy.disabled) return "annotated headroom.dev/disable";
   if (policy.recommend_only) return "mode recommend";
   if (policy.ranking.ranking == EvictionRanking::kNoEviction) return "eviction ranking no-eviction";
@@ -148,10 +142,8 @@ NodePlan PlanNode(const NodeReport& report,
     }
     demand.optimizable = api.has_value() && with_history;
     if (api) {
-      const WorkloadPolicy policy =
-          ResolveWorkloadPolicy({}, api->annotations, api->owner_kind, std::nullopt);
-      demand.optimizable = demand.optimizable && !policy.disabled && !policy.excluded &&
-                           !policy.recommend_only && policy.policy != SizingPolicy::kStatic;
+      const WorkloadPolicy policy = PolicyOf(*api);
+      demand.optimizable = demand.optimizable && SizingBlockedBy(policy).empty();
       if (policy.ranking.ranking == EvictionRanking::kNoEviction) {
         demand.ranking = EvictionRanking::kNoEviction;
       }

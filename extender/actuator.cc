@@ -16,15 +16,6 @@ std::string PodPath(const std::string& pod_namespace, const std::string& name) {
   return absl::StrCat("/api/v1/namespaces/", pod_namespace, "/pods/", name);
 }
 
-// The API's Status message, or the body itself when it is not one.
-std::string ApiMessage(const std::string& body) {
-  const json status = json::parse(body, nullptr, false);
-  if (status.is_object() && status.contains("message") && status["message"].is_string()) {
-    return status["message"].get<std::string>();
-  }
-  return body.substr(0, 300);
-}
-
 std::string Timestamp(absl::Time at) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", at, absl::UTCTimeZone());
 }
@@ -42,6 +33,12 @@ bool RateLimiter::TryTake(absl::Time now) {
   if (tokens_ < 1) return false;
   tokens_ -= 1;
   return true;
+}
+
+bool KillSwitchEngaged(const std::string& file) {
+  if (file.empty()) return false;
+  std::error_code error;
+  return std::filesystem::exists(file, error);
 }
 
 json PodEvent(const std::string& pod_namespace, const std::string& name, const std::string& uid,
@@ -104,21 +101,13 @@ Actuator::Actuator(ClusterView& view, PodIndex& pods, KubeClient& kube, Metrics&
                         std::max(1.0, options_.evictions_per_minute)),
       oom_cooldown_(options_.oom) {}
 
-bool Actuator::KillSwitchEngaged() const {
-  if (options_.kill_switch_file.empty()) return false;
-  std::error_code error;
-  return std::filesystem::exists(options_.kill_switch_file, error);
-}
-
-bool Actuator::Enabled() const { return !options_.dry_run && !KillSwitchEngaged(); }
-
 bool Actuator::Withheld(const std::string& action, const std::string& what) {
   if (options_.dry_run) {
     logger_->info("dry run: would {} {}", action, what);
     metrics_.CountAction(action, "dry_run");
     return true;
   }
-  if (KillSwitchEngaged()) {
+  if (KillSwitchEngaged(options_.kill_switch_file)) {
     logger_->info("kill switch engaged ({}): not {} {}", options_.kill_switch_file, action, what);
     metrics_.CountAction(action, "kill_switch");
     return true;
@@ -136,7 +125,7 @@ void Actuator::RecordEvent(const std::string& pod_namespace, const std::string& 
   if (!written.ok() || written->status >= 300) {
     logger_->warn(
         "event {} on {}/{} not recorded: {}", reason, pod_namespace, name,
-        written.ok() ? ApiMessage(written->body) : std::string(written.status().message()));
+        written.ok() ? ApiStatusMessage(written->body) : std::string(written.status().message()));
   }
 }
 
@@ -163,7 +152,7 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
     return;
   }
   if (written->status != 200) {
-    const std::string message = ApiMessage(written->body);
+    const std::string message = ApiStatusMessage(written->body);
     logger_->warn("resize of {}/{} refused (HTTP {}): {}", resize.pod_namespace, resize.name,
                   written->status, message);
     metrics_.CountAction("resize", "refused");
@@ -203,7 +192,7 @@ void Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
     metrics_.CountAction("evict", "error");
     return;
   }
-  const std::string message = ApiMessage(written->body);
+  const std::string message = ApiStatusMessage(written->body);
   if (written->status == 200 || written->status == 201) {
     logger_->info("evicted {}", what);
     metrics_.CountAction("evict", "evicted");
@@ -237,8 +226,7 @@ void Actuator::HandleOomKills(absl::Time now) {
               : kill.container_id;
       if (!handled_oom_kills_.insert(id).second) continue;
       if (kill.finished_at < started_ - options_.oom_lookback) continue;  // before our time
-      const WorkloadPolicy policy =
-          ResolveWorkloadPolicy({}, pod.annotations, pod.owner_kind, std::nullopt);
+      const WorkloadPolicy policy = PolicyOf(pod);
       const OomDecision decision = oom_cooldown_.Evaluate(
           {absl::StrCat(pod.uid, "/", kill.container), pod.name, kill.finished_at, 0},
           {!options_.oom_evict, policy.excluded, policy.disabled || policy.recommend_only});
@@ -265,7 +253,7 @@ void Actuator::HandleOomKills(absl::Time now) {
 }
 
 void Actuator::RunOnce(absl::Time now) {
-  if (KillSwitchEngaged() != kill_switch_logged_) {
+  if (KillSwitchEngaged(options_.kill_switch_file) != kill_switch_logged_) {
     kill_switch_logged_ = !kill_switch_logged_;
     logger_->warn("kill switch {} ({})",
                   kill_switch_logged_ ? "engaged: no changes are made" : "released: changes resume",

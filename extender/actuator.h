@@ -47,6 +47,10 @@ class RateLimiter {
   absl::Time last_ = absl::InfinitePast();
 };
 
+// Whether the kill switch `file` exists ("" : there is none). Checked on every decision, by
+// the actuator and by the admission webhook.
+bool KillSwitchEngaged(const std::string& file);
+
 // The core/v1 Event headroom writes on a pod.
 nlohmann::json PodEvent(const std::string& pod_namespace, const std::string& name,
                         const std::string& uid, const std::string& type, const std::string& reason,
@@ -74,10 +78,6 @@ class Actuator {
 
   Actuator(ClusterView& view, PodIndex& pods, KubeClient& kube, Metrics& metrics, Options options,
            std::shared_ptr<spdlog::logger> logger);
-
-  // True while changes may be written: not dry run and the kill switch is not engaged.
-  bool Enabled() const;
-  bool KillSwitchEngaged() const;
 
   // One pass over the fresh reports and the OOM kills.
   void RunOnce(absl::Time now);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "extender/extender_wire.h"
+#include "extender/json_access.h"
 #include "extender/pod_resources.h"
 #include "shared/annotations.h"
 #include "shared/quantity.h"
@@ -18,12 +19,6 @@ namespace {
 using json = nlohmann::json;
 
 inline constexpr absl::string_view kAdmissionAnnotation = "headroom.dev/admission";
-
-std::string StringAt(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 std::string Describe(const DeclaredResources& r) {
   auto amount = [](const std::optional<int64_t>& value, bool cpu) {
@@ -61,10 +56,10 @@ DeclaredResources Sized(const DeclaredResources& before,
   return after;
 }
 
-// The container's resources object with CPU and memory replaced (other resources, such as
-// GPUs or ephemeral storage, and resource claims are kept as they were).
+// The container's resources object (`original`, an object) with CPU and memory replaced (other
+// resources, such as GPUs or ephemeral storage, and resource claims are kept as they were).
 json ResourcesValue(const json& original, const DeclaredResources& r) {
-  json value = original.is_object() ? original : json::object();
+  json value = original;
   auto set = [&](const char* list, const char* name, const std::optional<int64_t>& amount,
                  bool cpu) {
     json& group = value[list];
@@ -109,44 +104,38 @@ AdmissionDecision Skip(AdmissionDecision decision, std::string why) {
 absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const StatsLookup& stats,
                                                   const AdmissionOptions& options) {
   if (!review.is_object()) return absl::InvalidArgumentError("expected an AdmissionReview object");
-  if (StringAt(review, "kind") != "AdmissionReview") {
+  if (StringField(review, "kind") != "AdmissionReview") {
     return absl::InvalidArgumentError("kind: expected AdmissionReview");
   }
-  const auto request = review.find("request");
-  if (request == review.end() || !request->is_object()) {
+  const json* request = Field(review, "request");
+  if (request == nullptr || !request->is_object()) {
     return absl::InvalidArgumentError("request: required");
   }
   AdmissionDecision decision;
-  decision.uid = StringAt(*request, "uid");
+  decision.uid = StringField(*request, "uid");
   if (decision.uid.empty()) return absl::InvalidArgumentError("request.uid: required");
   decision.patch = json::array();
 
-  const std::string operation = StringAt(*request, "operation");
-  const auto resource = request->find("resource");
-  const std::string resource_name =
-      resource != request->end() ? StringAt(*resource, "resource") : "";
+  const std::string operation = StringField(*request, "operation");
+  const std::string resource_name = StringField(ObjectField(*request, "resource"), "resource");
   if (operation != "CREATE" || resource_name != "pods" ||
-      !StringAt(*request, "subResource").empty()) {
+      !StringField(*request, "subResource").empty()) {
     return Skip(std::move(decision),
                 absl::StrCat("not a pod creation (", operation, " ", resource_name, ")"));
   }
-  const auto object = request->find("object");
-  if (object == request->end() || !object->is_object()) {
+  const json* object = Field(*request, "object");
+  if (object == nullptr || !object->is_object()) {
     return Skip(std::move(decision), "request.object: no pod");
   }
-  const json empty = json::object();
-  const auto metadata_it = object->find("metadata");
-  const json& metadata =
-      metadata_it != object->end() && metadata_it->is_object() ? *metadata_it : empty;
-  std::string pod_namespace = StringAt(metadata, "namespace");
-  if (pod_namespace.empty()) pod_namespace = StringAt(*request, "namespace");
+  const json& metadata = ObjectField(*object, "metadata");
+  std::string pod_namespace = StringField(metadata, "namespace");
+  if (pod_namespace.empty()) pod_namespace = StringField(*request, "namespace");
   if (pod_namespace.empty()) pod_namespace = "default";
-  std::string name = StringAt(metadata, "name");
-  if (name.empty()) name = StringAt(metadata, "generateName") + "*";
+  std::string name = StringField(metadata, "name");
+  if (name.empty()) name = StringField(metadata, "generateName") + "*";
   decision.pod = absl::StrCat(pod_namespace, "/", name);
-  const auto owners = metadata.find("ownerReferences");
-  decision.workload_key =
-      WorkloadKey(pod_namespace, name, owners != metadata.end() ? *owners : json());
+  const json* owners = Field(metadata, "ownerReferences");
+  decision.workload_key = WorkloadKey(pod_namespace, name, owners != nullptr ? *owners : json());
 
   if (std::find(options.excluded_namespaces.begin(), options.excluded_namespaces.end(),
                 pod_namespace) != options.excluded_namespaces.end()) {
@@ -154,17 +143,16 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   }
   Annotations annotations;
   const json* annotations_json = nullptr;
-  if (const auto it = metadata.find("annotations"); it != metadata.end() && it->is_object()) {
-    annotations_json = &*it;
-    for (const auto& [key, value] : it->items()) {
+  if (const json* found = Field(metadata, "annotations"); found != nullptr && found->is_object()) {
+    annotations_json = found;
+    for (const auto& [key, value] : found->items()) {
       if (value.is_string()) annotations[key] = value.get<std::string>();
     }
   }
-  const WorkloadPolicy policy = ResolveWorkloadPolicy({}, annotations, "", std::nullopt);
-  if (policy.disabled) return Skip(std::move(decision), "annotated headroom.dev/disable");
-  if (policy.excluded) return Skip(std::move(decision), "annotated headroom.dev/exclude");
-  if (policy.recommend_only) return Skip(std::move(decision), "mode recommend");
-  if (policy.policy == SizingPolicy::kStatic) return Skip(std::move(decision), "policy static");
+  if (std::string why = SizingBlockedBy(ResolveWorkloadPolicy({}, annotations, "", std::nullopt));
+      !why.empty()) {
+    return Skip(std::move(decision), std::move(why));
+  }
 
   absl::StatusOr<std::vector<DeclaredResources>> containers =
       DecodeDeclaredResources(*object, "containers");
@@ -181,7 +169,7 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
     if (after == before) continue;
     // Decoding succeeded, so spec.containers[i] exists and is an object.
     const json& container = object->at("spec").at("containers").at(i);
-    const json& original = container.contains("resources") ? container.at("resources") : empty;
+    const json& original = ObjectField(container, "resources");
     decision.patch.push_back({{"op", "add"},
                               {"path", absl::StrCat("/spec/containers/", i, "/resources")},
                               {"value", ResourcesValue(original, after)}});

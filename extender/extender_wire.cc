@@ -9,6 +9,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "extender/json_access.h"
 #include "shared/quantity.h"
 #include "shared/status_macros.h"
 
@@ -16,17 +17,6 @@ namespace headroom::extender {
 namespace {
 
 using nlohmann::json;
-
-const json* Field(const json& object, const char* key) {
-  if (!object.is_object()) return nullptr;
-  const auto it = object.find(key);
-  return it == object.end() || it->is_null() ? nullptr : &*it;
-}
-
-std::string StringField(const json& object, const char* key) {
-  const json* value = Field(object, key);
-  return value != nullptr && value->is_string() ? value->get<std::string>() : "";
-}
 
 absl::Status Invalid(absl::string_view path, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
@@ -106,33 +96,35 @@ json NullableMap(const std::map<std::string, std::string>& map) {
 
 absl::StatusOr<PodSpec> DecodePodObject(const json& pod) { return DecodePod(pod); }
 
+std::optional<OwnerReference> ControllingOwner(const json& owner_references) {
+  if (!owner_references.is_array()) return std::nullopt;
+  for (const json& owner : owner_references) {
+    const json* controller = Field(owner, "controller");
+    if (controller == nullptr || !controller->is_boolean() || !controller->get<bool>()) continue;
+    OwnerReference reference{StringField(owner, "kind"), StringField(owner, "name")};
+    if (!reference.kind.empty() && !reference.name.empty()) return reference;
+  }
+  return std::nullopt;
+}
+
 std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
                         const json& owner_references) {
-  if (owner_references.is_array()) {
-    for (const json& owner : owner_references) {
-      const json* controller = Field(owner, "controller");
-      if (controller == nullptr || !controller->is_boolean() || !controller->get<bool>()) {
-        continue;
-      }
-      std::string kind = StringField(owner, "kind");
-      std::string name = StringField(owner, "name");
-      if (kind.empty() || name.empty()) continue;
-      // A Deployment's ReplicaSet is "<deployment>-<pod-template-hash>": the hash changes with
-      // every rollout, the workload does not.
-      if (kind == "ReplicaSet") {
-        const size_t dash = name.rfind('-');
-        if (dash != std::string::npos && dash + 1 < name.size() &&
-            std::all_of(
-                name.begin() + static_cast<std::ptrdiff_t>(dash) + 1, name.end(),
-                [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)); })) {
-          kind = "Deployment";
-          name.resize(dash);
-        }
-      }
-      return absl::StrCat(pod_namespace, "/", kind, "/", name);
+  std::optional<OwnerReference> owner = ControllingOwner(owner_references);
+  if (!owner) return absl::StrCat(pod_namespace, "/Pod/", pod_name);
+  std::string& kind = owner->kind;
+  std::string& name = owner->name;
+  // A Deployment's ReplicaSet is "<deployment>-<pod-template-hash>": the hash changes with
+  // every rollout, the workload does not.
+  if (kind == "ReplicaSet") {
+    const size_t dash = name.rfind('-');
+    if (dash != std::string::npos && dash + 1 < name.size() &&
+        std::all_of(name.begin() + static_cast<std::ptrdiff_t>(dash) + 1, name.end(),
+                    [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)); })) {
+      kind = "Deployment";
+      name.resize(dash);
     }
   }
-  return absl::StrCat(pod_namespace, "/Pod/", pod_name);
+  return absl::StrCat(pod_namespace, "/", kind, "/", name);
 }
 
 namespace {

@@ -84,6 +84,14 @@ absl::StatusOr<NodeSpec> DecodeNodeObject(const nlohmann::json& node);
 std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& result);
 std::string EncodeHostPriorities(const std::vector<HostPriority>& priorities);
 
+struct OwnerReference {
+  std::string kind;
+  std::string name;
+};
+// The controlling owner among a pod's ownerReferences (controller: true, with a kind and a
+// name; the API allows one at most); nullopt when there is none.
+std::optional<OwnerReference> ControllingOwner(const nlohmann::json& owner_references);
+
 // The workload key of a pod from its owner references (see PodSpec::workload_key).
 std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
                         const nlohmann::json& owner_references);

@@ -52,8 +52,9 @@ ClientIdentity ParseClientIdentity(const KubeConfig& config) {
   return identity;
 }
 
-// The API's own explanation of a failed request (a metav1.Status body), else the body.
-std::string ApiMessage(const std::string& body) {
+}  // namespace
+
+std::string ApiStatusMessage(const std::string& body) {
   const nlohmann::json status = nlohmann::json::parse(body, nullptr, false);
   if (status.is_object() && status.contains("message") && status["message"].is_string()) {
     return status["message"].get<std::string>();
@@ -61,8 +62,11 @@ std::string ApiMessage(const std::string& body) {
   return body.substr(0, 200);
 }
 
+namespace {
+
 absl::Status HttpError(int status, const std::string& body, const std::string& path) {
-  const std::string message = absl::StrCat("GET ", path, ": HTTP ", status, ": ", ApiMessage(body));
+  const std::string message =
+      absl::StrCat("GET ", path, ": HTTP ", status, ": ", ApiStatusMessage(body));
   switch (status) {
     case 401:
       return absl::UnauthenticatedError(message);

@@ -46,6 +46,10 @@ class LineSplitter {
   std::string buffer_;
 };
 
+// The API's own explanation of a failed request (a metav1.Status body's message), else the
+// start of the body.
+std::string ApiStatusMessage(const std::string& body);
+
 class KubeClient {
  public:
   // InvalidArgument when the server URL, CA or client certificate cannot be used.

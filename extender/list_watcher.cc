@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "extender/json_access.h"
 #include "shared/status_macros.h"
 
 namespace headroom::extender {
@@ -33,14 +34,6 @@ absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line) {
     if (name == text) return WatchEvent{value, std::move(*object)};
   }
   return absl::InvalidArgumentError(absl::StrCat("watch event: unknown type \"", name, "\""));
-}
-
-std::string NestedString(const json& object, const char* outer, const char* inner) {
-  if (!object.is_object()) return "";
-  const auto o = object.find(outer);
-  if (o == object.end() || !o->is_object()) return "";
-  const auto i = o->find(inner);
-  return i != o->end() && i->is_string() ? i->get<std::string>() : "";
 }
 
 std::string ResourceVersionOf(const json& object) {

@@ -29,9 +29,6 @@ struct WatchEvent {
 // One line of a watch stream: {"type": "ADDED", "object": {...}}. InvalidArgument otherwise.
 absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line);
 
-// object[outer][inner] when it is a string; empty otherwise (e.g. "metadata", "uid").
-std::string NestedString(const nlohmann::json& object, const char* outer, const char* inner);
-
 // metadata.resourceVersion of an object or list; empty when absent.
 std::string ResourceVersionOf(const nlohmann::json& object);
 

@@ -5,7 +5,6 @@
 
 #include <csignal>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -339,8 +338,7 @@ int main(int argc, char** argv) {
     const std::string kill_switch = actuation.kill_switch_file;
     const bool dry_run = actuation.dry_run;
     options.mutation_enabled = [kill_switch, dry_run] {
-      std::error_code error;
-      return !dry_run && (kill_switch.empty() || !std::filesystem::exists(kill_switch, error));
+      return !dry_run && !headroom::extender::KillSwitchEngaged(kill_switch);
     };
   }
   headroom::extender::ExtenderHttpServer server(view, metrics, options);

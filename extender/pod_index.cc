@@ -1,32 +1,14 @@
 #include "extender/pod_index.h"
 
 #include "absl/strings/str_cat.h"
+#include "extender/extender_wire.h"
+#include "extender/json_access.h"
 #include "shared/status_macros.h"
 
 namespace headroom::extender {
 namespace {
 
 using json = nlohmann::json;
-
-const json& Object(const json& parent, const char* key) {
-  static const json kEmpty = json::object();
-  if (!parent.is_object()) return kEmpty;
-  const auto it = parent.find(key);
-  return it != parent.end() && it->is_object() ? *it : kEmpty;
-}
-
-const json& Array(const json& parent, const char* key) {
-  static const json kEmpty = json::array();
-  if (!parent.is_object()) return kEmpty;
-  const auto it = parent.find(key);
-  return it != parent.end() && it->is_array() ? *it : kEmpty;
-}
-
-std::string String(const json& parent, const char* key) {
-  if (!parent.is_object()) return "";
-  const auto it = parent.find(key);
-  return it != parent.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 absl::Time ParseTimestamp(const std::string& text) {
   absl::Time at;
@@ -38,23 +20,21 @@ absl::Time ParseTimestamp(const std::string& text) {
 }  // namespace
 
 absl::StatusOr<ApiPod> DecodeApiPod(const json& object) {
-  const json& metadata = Object(object, "metadata");
+  const json& metadata = ObjectField(object, "metadata");
   ApiPod pod;
-  pod.pod_namespace = String(metadata, "namespace");
-  pod.name = String(metadata, "name");
-  pod.uid = String(metadata, "uid");
+  pod.pod_namespace = StringField(metadata, "namespace");
+  pod.name = StringField(metadata, "name");
+  pod.uid = StringField(metadata, "uid");
   if (pod.pod_namespace.empty() || pod.name.empty() || pod.uid.empty()) {
     return absl::InvalidArgumentError("pod without metadata.namespace, name or uid");
   }
-  pod.node = String(Object(object, "spec"), "nodeName");
-  for (const json& owner : Array(metadata, "ownerReferences")) {
-    const auto controller = owner.find("controller");
-    if (controller != owner.end() && controller->is_boolean() && controller->get<bool>()) {
-      pod.owner_kind = String(owner, "kind");
-      pod.owner_name = String(owner, "name");
-    }
+  pod.node = StringField(ObjectField(object, "spec"), "nodeName");
+  if (std::optional<OwnerReference> owner =
+          ControllingOwner(ArrayField(metadata, "ownerReferences"))) {
+    pod.owner_kind = std::move(owner->kind);
+    pod.owner_name = std::move(owner->name);
   }
-  for (const auto& [key, value] : Object(metadata, "annotations").items()) {
+  for (const auto& [key, value] : ObjectField(metadata, "annotations").items()) {
     if (value.is_string()) pod.annotations[key] = value.get<std::string>();
   }
   pod.mirror = pod.annotations.contains("kubernetes.io/config.mirror");
@@ -62,28 +42,33 @@ absl::StatusOr<ApiPod> DecodeApiPod(const json& object) {
       metadata.contains("deletionTimestamp") && !metadata.at("deletionTimestamp").is_null();
   HEADROOM_ASSIGN_OR_RETURN(pod.containers, DecodeDeclaredResources(object, "containers"));
   HEADROOM_ASSIGN_OR_RETURN(pod.init_containers, DecodeDeclaredResources(object, "initContainers"));
-  const json& status = Object(object, "status");
-  for (const json& condition : Array(status, "conditions")) {
-    const std::string type = String(condition, "type");
-    if (String(condition, "status") != "True") continue;
+  const json& status = ObjectField(object, "status");
+  for (const json& condition : ArrayField(status, "conditions")) {
+    const std::string type = StringField(condition, "type");
+    if (StringField(condition, "status") != "True") continue;
     if (type == "PodResizePending") {
-      pod.resize_pending = String(condition, "reason");
+      pod.resize_pending = StringField(condition, "reason");
       if (pod.resize_pending.empty()) pod.resize_pending = "Pending";
-      pod.resize_message = String(condition, "message");
+      pod.resize_message = StringField(condition, "message");
     } else if (type == "PodResizeInProgress") {
       pod.resize_in_progress = true;
-      if (pod.resize_message.empty()) pod.resize_message = String(condition, "message");
+      if (pod.resize_message.empty()) pod.resize_message = StringField(condition, "message");
     }
   }
-  for (const json& container : Array(status, "containerStatuses")) {
+  for (const json& container : ArrayField(status, "containerStatuses")) {
     for (const char* state : {"lastState", "state"}) {
-      const json& terminated = Object(Object(container, state), "terminated");
-      if (String(terminated, "reason") != "OOMKilled") continue;
-      pod.oom_kills.push_back({String(container, "name"), String(terminated, "containerID"),
-                               ParseTimestamp(String(terminated, "finishedAt"))});
+      const json& terminated = ObjectField(ObjectField(container, state), "terminated");
+      if (StringField(terminated, "reason") != "OOMKilled") continue;
+      pod.oom_kills.push_back({StringField(container, "name"),
+                               StringField(terminated, "containerID"),
+                               ParseTimestamp(StringField(terminated, "finishedAt"))});
     }
   }
   return pod;
+}
+
+WorkloadPolicy PolicyOf(const ApiPod& pod) {
+  return ResolveWorkloadPolicy({}, pod.annotations, pod.owner_kind, std::nullopt);
 }
 
 void PodIndex::Replace(const std::vector<json>& pods) {

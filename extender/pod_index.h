@@ -47,6 +47,9 @@ struct ApiPod {
   std::string Key() const { return pod_namespace + "/" + name; }
 };
 
+// The pod's policy from its annotations (docs/annotations.md).
+WorkloadPolicy PolicyOf(const ApiPod& pod);
+
 // InvalidArgument for an object without metadata.name/namespace/uid or with bad resources.
 absl::StatusOr<ApiPod> DecodeApiPod(const nlohmann::json& pod);
 

@@ -1,6 +1,7 @@
 #include "extender/pod_placements.h"
 
 #include "extender/extender_wire.h"
+#include "extender/json_access.h"
 #include "extender/judge.h"
 
 namespace headroom::extender {

@@ -150,4 +150,12 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
   return result;
 }
 
+std::string SizingBlockedBy(const WorkloadPolicy& policy) {
+  if (policy.disabled) return absl::StrCat("annotated ", kDisableAnnotation);
+  if (policy.excluded) return absl::StrCat("annotated ", kExcludeAnnotation);
+  if (policy.recommend_only) return "mode recommend";
+  if (policy.policy == SizingPolicy::kStatic) return "policy static";
+  return "";
+}
+
 }  // namespace headroom

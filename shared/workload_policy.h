@@ -58,4 +58,9 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
                                      absl::string_view kind, std::optional<int> replicas,
                                      const PolicyDefaults& defaults = {});
 
+// Why headroom must leave the workload's resources as declared ("" when it may size them):
+// disabled, excluded, recommend mode or the static policy. The admission webhook and the
+// actuator's resizes and optimisation share it.
+std::string SizingBlockedBy(const WorkloadPolicy& policy);
+
 }  // namespace headroom

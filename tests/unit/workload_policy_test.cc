@@ -96,5 +96,22 @@ TEST(SizingPolicyTest, ParsesNames) {
                                                HasSubstr("headroom, vpa, crane or static")));
 }
 
+TEST(SizingBlockedByTest, NamesWhatLeavesTheResourcesAlone) {
+  const struct {
+    Annotations pod;
+    std::string why;
+  } cases[] = {
+      {{}, ""},
+      {{{"headroom.dev/policy", "vpa"}}, ""},
+      {{{"headroom.dev/disable", "true"}}, "annotated headroom.dev/disable"},
+      {{{"headroom.dev/exclude", "true"}}, "annotated headroom.dev/exclude"},
+      {{{"headroom.dev/mode", "recommend"}}, "mode recommend"},
+      {{{"headroom.dev/policy", "static"}}, "policy static"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(SizingBlockedBy(ResolveWorkloadPolicy({}, c.pod, "", std::nullopt)), c.why);
+  }
+}
+
 }  // namespace
 }  // namespace headroom

@@ -1,0 +1,34 @@
+#include "extender/json_access.h"
+
+namespace headroom::extender {
+
+using nlohmann::json;
+
+const json* Field(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::string StringField(const json& object, const char* key) {
+  const json* value = Field(object, key);
+  return value != nullptr && value->is_string() ? value->get<std::string>() : "";
+}
+
+const json& ObjectField(const json& object, const char* key) {
+  static const json* const kEmpty = new json(json::object());
+  const json* value = Field(object, key);
+  return value != nullptr && value->is_object() ? *value : *kEmpty;
+}
+
+const json& ArrayField(const json& object, const char* key) {
+  static const json* const kEmpty = new json(json::array());
+  const json* value = Field(object, key);
+  return value != nullptr && value->is_array() ? *value : *kEmpty;
+}
+
+std::string NestedString(const json& object, const char* outer, const char* inner) {
+  return StringField(ObjectField(object, outer), inner);
+}
+
+}  // namespace headroom::extender
