@@ -52,6 +52,7 @@ trap cleanup EXIT
 
 die() { fail "$*"; exit 1; }
 source "$repo/e2e/local/cluster-lib.sh"
+source "$repo/e2e/local/containerd-lib.sh"
 crictl_() { "$cache/bin/crictl" --runtime-endpoint "unix://$work/containerd.sock" --timeout 30s "$@"; }
 
 start_control_plane
@@ -191,28 +192,12 @@ start_extender || die "headroom-extender did not restart (see $work/extender.log
 events_for() { kubectl_ -n e2e get events --field-selector "involvedObject.name=$1,reason=$2" -o jsonpath='{range .items[*]}{.message}{"\n"}{end}'; }
 
 # === 3. A real node: containerd + runc under a kubelet (host network, no CNI) ===============
-mkdir -p "$work/containerd-root" "$work/containerd-state" "$work/kubelet"
-cat >"$work/containerd.toml" <<TOML
-version = 2
-root = "$work/containerd-root"
-state = "$work/containerd-state"
-[grpc]
-  address = "$work/containerd.sock"
-[ttrpc]
-  address = "$work/containerd.sock.ttrpc"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "docker.io/library/pause:local"
-  restrict_oom_score_adj = true
-  enable_cdi = false
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "$work/cni-bin"
-    conf_dir = "$work/cni-conf"
-TOML
+mkdir -p "$work/root" "$work/state" "$work/kubelet"
+write_containerd_config
 containerd --config "$work/containerd.toml" >"$work/containerd.log" 2>&1 &
 containerd_pid=$!
 wait_for 30 crictl_ info || die "containerd did not start (see $work/containerd.log)"
-ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/pause.tar" >/dev/null &&
-  ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/busybox.tar" >/dev/null || die "importing images"
+import_test_images || die "importing images"
 # The kubelet's cgroup root must exist in every v1 hierarchy (cpuset needs its CPUs and memory
 # nodes filled in from the parent).
 for controller in /sys/fs/cgroup/*/; do

@@ -43,25 +43,12 @@ trap cleanup EXIT
 
 crictl_() { "$crictl_bin" --config "$work/crictl.yaml" --runtime-endpoint "unix://$work/containerd.sock" --image-endpoint "unix://$work/containerd.sock" --timeout 30s "$@"; }
 source "$here/../check-lib.sh"
+source "$here/containerd-lib.sh"
 metric() { curl -sf "http://127.0.0.1:$metrics_port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 
 touch "$work/crictl.yaml"
 mkdir -p "$work/root" "$work/state" "$work/nri-plugins" "$work/nri-conf" "$work/plugin-state"
-cat >"$work/containerd.toml" <<TOML
-version = 2
-root = "$work/root"
-state = "$work/state"
-[grpc]
-  address = "$work/containerd.sock"
-[ttrpc]
-  address = "$work/containerd.sock.ttrpc"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "docker.io/library/pause:local"
-  restrict_oom_score_adj = true
-  enable_cdi = false
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "$work/cni-bin"
-    conf_dir = "$work/cni-conf"
+write_containerd_config "$(cat <<TOML
 [plugins."io.containerd.nri.v1.nri"]
   disable = false
   disable_connections = false
@@ -71,6 +58,7 @@ state = "$work/state"
   plugin_registration_timeout = "5s"
   plugin_request_timeout = "2s"
 TOML
+)"
 
 start_containerd() {
   containerd --config "$work/containerd.toml" --log-level debug >>"$work/containerd.log" 2>&1 &
@@ -78,8 +66,7 @@ start_containerd() {
   wait_for 30 test -S "$work/containerd.sock" && wait_for 30 crictl_ info
 }
 start_containerd || { fail "containerd did not start (see $work/containerd.log)"; exit 1; }
-ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/pause.tar" >/dev/null
-ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/busybox.tar" >/dev/null
+import_test_images
 
 start_plugin() {
   "$plugin_bin" --socket "$work/nri.sock" --state-dir "$work/plugin-state" --interval 2s \
