@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/escaping.h"
 #include "extender/cluster_view.h"
 #include "extender/http_server.h"
 #include "extender/metrics.h"
@@ -203,6 +204,52 @@ TEST_F(ExtenderHttpTest, RepackAnswersAPlanAndRefusesBadInput) {
   EXPECT_EQ(bad_body->status, 400);
   EXPECT_THAT(nlohmann::json::parse(bad_body->body)["error"].get<std::string>(),
               HasSubstr("nodes[0].cpu"));
+}
+
+TEST_F(ExtenderHttpTest, AdmissionWebhookSizesFromReportsAndRefusesBadInput) {
+  NodeReport report;
+  report.node = "n1";
+  report.reported_at = absl::Now();
+  report.allocatable = {4000, 8 * kGi};
+  ReportedPod seen;
+  seen.pod_namespace = "shop";
+  seen.name = "web-7d4b9c-abcde";
+  seen.workload_key = "shop/Deployment/web";
+  seen.containers.push_back(
+      {"app", CpuStats{100, 350}, MemoryStats{64 << 20, 96 << 20, 120 << 20, 0}});
+  report.pods.push_back(seen);
+  ASSERT_TRUE(view_.ApplyReport(report).ok());
+
+  const std::string review = R"({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+    "request": {"uid": "r-1", "operation": "CREATE", "namespace": "shop",
+      "resource": {"group": "", "version": "v1", "resource": "pods"},
+      "object": {"metadata": {"generateName": "web-7d4b9c-", "ownerReferences": [
+          {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7d4b9c", "controller": true}]},
+        "spec": {"containers": [{"name": "app", "resources": {"limits": {"cpu": "2"}}}]}}}})";
+  httplib::Result result = Post("/admission/pods", review);
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->status, 200) << result->body;
+  const nlohmann::json answer = nlohmann::json::parse(result->body);
+  EXPECT_EQ(answer["response"]["uid"], "r-1");
+  EXPECT_TRUE(answer["response"]["allowed"].get<bool>());
+  std::string patch;
+  ASSERT_TRUE(absl::Base64Unescape(answer["response"]["patch"].get<std::string>(), &patch));
+  EXPECT_EQ(nlohmann::json::parse(patch)[0]["value"],
+            nlohmann::json::parse(R"({"requests": {"cpu": "350m", "memory": "96Mi"},
+                                      "limits": {"memory": "240Mi"}})"));
+
+  for (const std::string body : {std::string("{"), std::string(R"({"kind": "AdmissionReview"})")}) {
+    httplib::Result bad = Post("/admission/pods", body);
+    ASSERT_TRUE(bad);
+    EXPECT_EQ(bad->status, 400) << body;
+    EXPECT_TRUE(nlohmann::json::parse(bad->body).contains("error")) << bad->body;
+  }
+  httplib::Result metrics = client_->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_THAT(metrics->body,
+              HasSubstr("headroom_extender_admissions_total{outcome=\"mutated\"} 1"));
+  EXPECT_THAT(metrics->body,
+              HasSubstr("headroom_extender_admissions_total{outcome=\"malformed\"} 2"));
 }
 
 // Runs the real `headroom report` binary; returns its exit status.
