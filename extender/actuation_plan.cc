@@ -76,7 +76,10 @@ std::optional<PlannedResize> PlanResize(
   PlannedResize resize{pod.pod_namespace, pod.name, pod.uid, pod.node, {}, ""};
   std::vector<DeclaredResources> after_all = pod.containers;
   std::vector<std::string> notes;
-  for (const auto& [container, sizing] : targets) {
+  for (const auto& target : targets) {
+    // Named, not a structured binding: clang before 16 cannot capture those in a lambda.
+    const std::string& container = target.first;
+    const ContainerSizing& sizing = target.second;
     auto it = std::find_if(after_all.begin(), after_all.end(),
                            [&](const DeclaredResources& c) { return c.name == container; });
     if (it == after_all.end()) continue;
