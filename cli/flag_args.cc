@@ -89,8 +89,9 @@ void ParseDaemonFlags(int argc, char** argv, absl::string_view usage,
   absl::SetProgramUsageMessage(usage);
   absl::FlagsUsageConfig config;
   const std::string source(flag_source);
+  // Flags shared by several binaries live in app/.
   config.contains_help_flags = [source](absl::string_view file) {
-    return absl::StrContains(file, source);
+    return absl::StrContains(file, source) || absl::StrContains(file, "app/");
   };
   config.contains_helpshort_flags = config.contains_help_flags;
   absl::SetFlagsUsageConfig(config);

@@ -24,10 +24,10 @@ absl::StatusOr<std::vector<std::string>> ConfigFileArgs(absl::string_view yaml);
 std::string ConfigFlagValue(const std::vector<std::string>& args);
 
 // A daemon's flag parsing: sets the usage message, lists in --help only the flags defined in
-// files whose path contains `flag_source` (e.g. "extender/"), accepts dashed flag names and
-// parses; exits on --help or a bad flag, as absl does. With --config FILE, the file's flags
-// come first and the command line overrides them; an unreadable or malformed file exits 2.
-// The daemon defines the `config` flag itself (so --help lists it).
+// files whose path contains `flag_source` (e.g. "extender/") or app/ (shared flags), accepts dashed
+// flag names and parses; exits on --help or a bad flag, as absl does. With --config FILE, the
+// file's flags come first and the command line overrides them; an unreadable or malformed file
+// exits 2. The daemon defines the `config` flag itself (so --help lists it).
 void ParseDaemonFlags(int argc, char** argv, absl::string_view usage,
                       absl::string_view flag_source);
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "app/actuation_flags.h"
 #include "cli/exit_codes.h"
 #include "cli/flag_args.h"
 #include "cli/optimize_node_command.h"
@@ -44,6 +45,12 @@ ABSL_FLAG(std::string, policies, "static,vpa,crane,headroom", "Policies to compa
 ABSL_FLAG(std::string, scoring, "spread", "Node scoring: spread or pack.");
 ABSL_FLAG(std::string, output_dir, "build/simulate", "Where summary.json and chart.svg go.");
 ABSL_FLAG(std::string, progress, "auto", "Progress bar: auto, always or never.");
+ABSL_FLAG(bool, allow_below_declared, true,
+          "simulate: the workloads opted in to requests below their declared ones "
+          "(headroom.dev/allow-below-declared; the daemons' default is false).");
+ABSL_FLAG(double, cold_start, 0,
+          "simulate: fraction of pods that are new workloads created after the warm-up, using 5% "
+          "of their level for their first 2-6 hours, then all of it.");
 ABSL_FLAG(std::string, extender, "", "headroom-extender's gRPC address, host:port.");
 ABSL_FLAG(std::string, extender_ca_file, "", "PEM CA of the extender's gRPC certificate (TLS).");
 ABSL_FLAG(std::string, extender_cert_file, "", "PEM client certificate (mutual TLS).");
@@ -137,6 +144,22 @@ Flags:
   --memory-series FILE     memory as fractions of the limit: Alibaba's shape
                            (value,timestamp_anon,container_ip) or minute,<id>,<id>,...
   --cpu-series FILE        CPU as fractions of the request, same shapes (default: synthetic)
+  --cold-start F           fraction of pods that are new workloads created during the day after
+                           the warm-up, which use 5% of their level for their first 2-6 hours,
+                           then all of it (default 0)
+
+headroom policy: the product's own guard-rail and actuation flags, same names and defaults
+as headroom-extender's (docs/algorithm.md):
+  --allow-below-declared   workloads opted in to requests below their declared ones (default
+                           true here; false in the daemons: no savings on requests without it)
+  --min-history D          warm-up before anything is tightened (default 24h)
+  --min-cpu-request Q      CPU request floor (default 25m)
+  --min-memory-limit Q     memory limit floor (default 250Mi)
+  --max-shrink-step F      largest fraction one shrink takes (default 0.5)
+  --shrink-interval D      at most one shrink per value per D (default 1h)
+  --resize-min-change F    resize only when a value moves by this fraction (default 0.1)
+  --cpu-eviction-after D   evict for CPU only after the bases stayed over this long (default 15m)
+  --evictions-per-minute N, --evictions-per-node-per-hour N   eviction budgets (5, 2)
 
 Example:
   headroom simulate --duration 48h --pods 100 --seed 7
@@ -223,6 +246,19 @@ int RunSimulate() {
   options.scoring = absl::GetFlag(FLAGS_scoring);
   options.output_dir = absl::GetFlag(FLAGS_output_dir);
   options.progress = absl::GetFlag(FLAGS_progress);
+  options.cold_start = absl::GetFlag(FLAGS_cold_start);
+  options.headroom.allow_below_declared = absl::GetFlag(FLAGS_allow_below_declared);
+  absl::StatusOr<headroom::ActionConfig> actions =
+      headroom::app::ActionConfigFromFlags(options.headroom.allow_below_declared);
+  absl::StatusOr<headroom::EvictionBudgetConfig> budget = headroom::app::EvictionBudgetFromFlags();
+  for (const absl::Status& status : {actions.status(), budget.status()}) {
+    if (!status.ok()) {
+      std::cerr << "headroom simulate: " << status.message() << "\n";
+      return headroom::cli::kExitBadInput;
+    }
+  }
+  options.headroom.actions = *actions;
+  options.headroom.budget = *budget;
   return headroom::cli::RunSimulate(options, std::cout, std::cerr);
 }
 

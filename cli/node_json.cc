@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "cli/json_fields.h"
 #include "shared/quantity.h"
 #include "shared/status_macros.h"
@@ -62,6 +63,18 @@ absl::StatusOr<ContainerDemand> DecodeContainer(const json& object, absl::string
     HEADROOM_ASSIGN_OR_RETURN(
         stats.oom_bytes, OptionalQuantity(*memory, "oom", field, QuantityKind::kMemoryBytes, 0));
     container.memory = stats;
+  }
+  // How long the statistics were observed. The file gives them explicitly, so absent means
+  // "long enough"; a shorter history keeps the pod at its requests (the warm-up guard rail).
+  container.history = absl::InfiniteDuration();
+  HEADROOM_ASSIGN_OR_RETURN(std::string history, OptionalString(object, "history", path, ""));
+  if (!history.empty() && !absl::ParseDuration(history, &container.history)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        FieldPath(path, "history"), ": not a duration such as \"36h\" (got \"", history, "\")"));
+  }
+  if (container.history < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(FieldPath(path, "history"), ": must not be negative"));
   }
   return container;
 }
@@ -140,6 +153,15 @@ absl::StatusOr<NodeDemand> DecodeNodeDemand(const json& input) {
     }
   }
   return node;
+}
+
+absl::StatusOr<OptimizeOptions> DecodeOptimizeOptions(const json& input) {
+  OptimizeOptions options;
+  if (const json* node = Member(input, "node"); node != nullptr) {
+    HEADROOM_ASSIGN_OR_RETURN(options.evict_for_cpu,
+                              OptionalBool(*node, "cpuOverloadSustained", "node", false));
+  }
+  return options;
 }
 
 ordered_json EncodeNodeOptimization(const NodeDemand& node, const NodeOptimization& result) {

@@ -12,6 +12,9 @@ namespace headroom::cli {
 
 // InvalidArgument naming the field ("pods[1].containers[0].memory.p75: ...") on bad input.
 absl::StatusOr<NodeDemand> DecodeNodeDemand(const nlohmann::json& input);
+// node.cpuOverloadSustained (default false): the CPU bases have stayed above the available CPU
+// for the sustained period, so pods may be evicted for CPU (OptimizeOptions::evict_for_cpu).
+absl::StatusOr<OptimizeOptions> DecodeOptimizeOptions(const nlohmann::json& input);
 
 nlohmann::ordered_json EncodeNodeOptimization(const NodeDemand& node,
                                               const NodeOptimization& result);

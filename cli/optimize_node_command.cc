@@ -13,7 +13,8 @@ namespace headroom::cli {
 absl::StatusOr<std::string> OptimizeNodeJson(absl::string_view text, bool pretty) {
   HEADROOM_ASSIGN_OR_RETURN(const nlohmann::json document, ParseJson(text));
   HEADROOM_ASSIGN_OR_RETURN(const NodeDemand node, DecodeNodeDemand(document));
-  HEADROOM_ASSIGN_OR_RETURN(const NodeOptimization result, OptimizeNode(node));
+  HEADROOM_ASSIGN_OR_RETURN(const OptimizeOptions options, DecodeOptimizeOptions(document));
+  HEADROOM_ASSIGN_OR_RETURN(const NodeOptimization result, OptimizeNode(node, options));
   return EncodeNodeOptimization(node, result).dump(pretty ? 2 : -1);
 }
 

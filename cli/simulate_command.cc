@@ -76,6 +76,23 @@ std::vector<sim::PodSpec> SamplePods(std::vector<sim::PodSpec> pods, int count, 
   return sample;
 }
 
+// The cold-start scenario: `fraction` of the pods become new workloads (no replicas, no
+// history) created at a random minute of the day after the warm-up, which use 5% of their
+// level for their first 2-6 hours, then all of it.
+void MarkColdStarts(std::vector<sim::PodSpec>& pods, double fraction, absl::Duration warmup,
+                    absl::Duration duration, uint64_t seed) {
+  if (fraction <= 0) return;
+  sim::Rng rng(seed ^ 0xc01d5747ULL);
+  const int64_t first = absl::ToInt64Minutes(warmup);
+  const int64_t last = std::min(absl::ToInt64Minutes(duration), first + 24 * 60) - 1;
+  for (sim::PodSpec& pod : pods) {
+    if (rng.Uniform(0, 1) >= fraction || last <= first) continue;
+    pod.workload = pod.name + "-new";
+    pod.start_minute = static_cast<int>(rng.UniformInt(first, last));
+    pod.ramp_minutes = static_cast<int>(rng.UniformInt(120, 360));
+  }
+}
+
 // A one-line progress bar on a terminal; nothing otherwise.
 class ProgressBar {
  public:
@@ -111,6 +128,9 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     return fail(absl::InvalidArgumentError("--scoring must be spread or pack"));
   }
   if (options.pods < 0) return fail(absl::InvalidArgumentError("--pods must not be negative"));
+  if (!(options.cold_start >= 0 && options.cold_start <= 1)) {
+    return fail(absl::InvalidArgumentError("--cold-start must be a fraction in [0, 1]"));
+  }
   if (options.nodes < 0) return fail(absl::InvalidArgumentError("--nodes must not be negative"));
   if (options.duration < absl::Hours(1) || options.duration > absl::Hours(24 * 28)) {
     return fail(absl::InvalidArgumentError("--duration must be between 1h and 672h (28 days)"));
@@ -148,8 +168,8 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     cpu = *std::move(parsed);
   }
 
-  const std::vector<sim::PodSpec> pods =
-      SamplePods(*std::move(all_pods), options.pods, options.seed);
+  std::vector<sim::PodSpec> pods = SamplePods(*std::move(all_pods), options.pods, options.seed);
+  MarkColdStarts(pods, options.cold_start, options.warmup, options.duration, options.seed);
   for (const sim::PodSpec& pod : pods) {
     if (pod.requests.cpu_millis > shape->allocatable.cpu_millis ||
         pod.requests.memory_bytes > shape->allocatable.memory_bytes) {
@@ -167,6 +187,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   config.scoring = options.scoring == "pack" ? ScoringStrategy::kPack : ScoringStrategy::kSpread;
   config.policies = *policies;
   config.warmup_minutes = static_cast<int>(absl::ToInt64Minutes(options.warmup));
+  config.headroom = options.headroom;
   const int minutes = static_cast<int>(absl::ToInt64Minutes(options.duration));
   if (absl::Status status = config.Validate(minutes); !status.ok()) return fail(status);
 
@@ -193,6 +214,16 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
       {"nodes", options.nodes == 0 ? ordered_json("autoscaled") : ordered_json(options.nodes)},
       {"memoryLimitRatio", options.memory_limit_ratio},
       {"scoring", options.scoring},
+      {"coldStart", options.cold_start},
+      {"headroom",
+       {{"minHistory", absl::FormatDuration(options.headroom.actions.guard.min_history)},
+        {"allowBelowDeclared", options.headroom.allow_below_declared},
+        {"maxShrinkStep", options.headroom.actions.guard.max_shrink_step},
+        {"shrinkInterval", absl::FormatDuration(options.headroom.actions.guard.shrink_interval)},
+        {"resizeMinChange", options.headroom.actions.min_change},
+        {"cpuEvictionAfter", absl::FormatDuration(options.headroom.actions.cpu_eviction_after)},
+        {"evictionsPerMinute", options.headroom.budget.cluster_per_minute},
+        {"evictionsPerNodePerHour", options.headroom.budget.per_node_per_hour}}},
   };
   std::error_code error;
   std::filesystem::create_directories(options.output_dir, error);

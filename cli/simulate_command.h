@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "sim/sizing_policies.h"
 
 namespace headroom::cli {
 
@@ -25,6 +26,11 @@ struct SimulateOptions {
   std::string scoring = "spread";
   std::string output_dir = "build/simulate";
   std::string progress = "auto";  // auto | always | never
+  // The headroom policy's knobs: the product's guard-rail and actuation flags.
+  sim::HeadroomOptions headroom;
+  // Cold-start scenario: this fraction of the pods are new workloads created during the day
+  // after the warm-up, which use 5% of their level for their first 2-6 hours, then all of it.
+  double cold_start = 0;
 };
 
 // The data directory shipped with the sources (data/ in the repository).

@@ -1,35 +1,14 @@
 #include "extender/actuation_plan.h"
 
+#include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "shared/node_optimizer.h"
 #include "shared/quantity.h"
 
 namespace headroom::extender {
 namespace {
-
-bool AnnotatedTrue(const Annotations& annotations, absl::string_view key) {
-  const auto it = annotations.find(std::string(key));
-  return it != annotations.end() && it->second == "true";
-}
-
-// True when `after` differs from `before` by at least `fraction` of `before` (any change
-// from nothing counts).
-bool MovedEnough(const std::optional<int64_t>& before, const std::optional<int64_t>& after,
-                 double fraction) {
-  if (before == after) return false;
-  if (!before || !after || *before == 0) return true;
-  return std::fabs(static_cast<double>(*after - *before)) >=
-         fraction * static_cast<double>(*before);
-}
-
-std::string Amount(const std::optional<int64_t>& value, bool cpu) {
-  if (!value) return "none";
-  return cpu ? FormatCpuMillis(*value) : FormatMemoryBytes(*value);
-}
 
 QosClass QosWithInit(std::vector<DeclaredResources> containers,
                      const std::vector<DeclaredResources>& init) {
@@ -37,7 +16,134 @@ QosClass QosWithInit(std::vector<DeclaredResources> containers,
   return PodQosClass(ResourceSpecs(containers));
 }
 
+SizedValues Values(const DeclaredResources& r) {
+  return {r.cpu_request_millis, r.memory_request_bytes, r.memory_limit_bytes};
+}
+
+const DeclaredResources* Named(const std::vector<DeclaredResources>& list, absl::string_view name) {
+  const auto it = std::find_if(list.begin(), list.end(),
+                               [&](const DeclaredResources& c) { return c.name == name; });
+  return it == list.end() ? nullptr : &*it;
+}
+
+int64_t Sum(const std::vector<DeclaredResources>& containers, bool cpu) {
+  int64_t sum = 0;
+  for (const DeclaredResources& c : containers) {
+    sum += (cpu ? c.cpu_request_millis : c.memory_request_bytes).value_or(0);
+  }
+  return sum;
+}
+
+// The shared plan's view of one reported pod, with what the API says about it.
+PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
+                 const ApiView& view) {
+  PodState state;
+  PodDemand& demand = state.demand;
+  demand.pod_namespace = reported.pod_namespace;
+  demand.name = reported.name;
+  demand.requests = reported.requests;
+  demand.containers = reported.containers;
+  demand.daemonset = reported.daemonset;
+  demand.ranking = reported.ranking;
+  if (!api) {
+    // Never acted on, counted at its declared requests.
+    demand.optimizable = false;
+    state.containers.resize(reported.containers.size());
+    state.resize_blocked_by = "not in the Kubernetes API";
+    state.disruption.verified = false;
+    return state;
+  }
+  const std::string controller = ControllerKey(*api);
+  WorkloadCount count;
+  if (const auto it = view.counts.find(controller); it != view.counts.end()) count = it->second;
+  const WorkloadPolicy policy = PolicyOf(
+      *api, controller.empty() ? std::nullopt : std::optional<int>(count.pods), view.defaults);
+  demand.daemonset = demand.daemonset || api->owner_kind == "DaemonSet";
+  demand.ranking = policy.ranking.ranking;
+  // The API is authoritative for what the pod requests.
+  demand.requests = {Sum(api->containers, true), Sum(api->containers, false)};
+  demand.optimizable = !reported.containers.empty() && SizingBlockedBy(policy).empty();
+  state.allow_below_declared = policy.allow_below_declared;
+  state.resize_blocked_by = ResizeBlockedBy(*api);
+  state.disruption = DisruptionFactsFor(*api, count, view.defaults);
+  const std::vector<DeclaredResources> declared = DeclaredOf(*api);
+  for (ContainerDemand& container : demand.containers) {
+    ContainerState container_state;
+    const DeclaredResources* current = Named(api->containers, container.name);
+    const DeclaredResources* original = Named(declared, container.name);
+    if (current == nullptr) {
+      demand.optimizable = false;  // the API and the node disagree on the pod's containers
+    } else {
+      container_state.current = Values(*current);
+      container_state.manage_memory_limit = current->memory_limit_bytes.has_value();
+      // The API's declared amounts are the ones placement falls back to.
+      container.declared_requests = {current->cpu_request_millis.value_or(0),
+                                     current->memory_request_bytes.value_or(0)};
+      container.declared_limits = {current->cpu_limit_millis.value_or(0),
+                                   current->memory_limit_bytes.value_or(0)};
+    }
+    container_state.declared = Values(
+        original != nullptr ? *original : (current != nullptr ? *current : DeclaredResources{}));
+    if (view.ledger != nullptr) {
+      if (const auto it = view.ledger->find(ShrinkKey(api->uid, container.name));
+          it != view.ledger->end()) {
+        container_state.last_shrink = it->second;
+      }
+    }
+    state.containers.push_back(container_state);
+  }
+  return state;
+}
+
+// The shared plan's resize of one pod as a pods/resize change, or nullopt with `why`.
+std::optional<PlannedResize> ToApiResize(const ApiPod& pod, const PodState& state,
+                                         const PlannedPodResize& planned, double min_change,
+                                         std::string& why) {
+  PlannedResize resize{pod.pod_namespace, pod.name, pod.uid, pod.node, {}, planned.message};
+  std::vector<DeclaredResources> after_all = pod.containers;
+  for (const ContainerChange& change : planned.containers) {
+    const std::string& name = state.demand.containers[change.container].name;
+    auto it = std::find_if(after_all.begin(), after_all.end(),
+                           [&](const DeclaredResources& c) { return c.name == name; });
+    if (it == after_all.end()) continue;
+    const DeclaredResources before = *it;
+    DeclaredResources after = before;
+    after.cpu_request_millis = change.after.cpu_request_millis;
+    after.memory_request_bytes = change.after.memory_request_bytes;
+    if (before.memory_limit_bytes) after.memory_limit_bytes = change.after.memory_limit_bytes;
+    // A CPU limit the pod still declares caps the request (the API rejects request > limit).
+    if (after.cpu_limit_millis && after.cpu_request_millis &&
+        *after.cpu_request_millis > *after.cpu_limit_millis) {
+      after.cpu_request_millis = after.cpu_limit_millis;
+    }
+    if (!MovedEnough(before.cpu_request_millis, after.cpu_request_millis, min_change) &&
+        !MovedEnough(before.memory_request_bytes, after.memory_request_bytes, min_change) &&
+        !MovedEnough(before.memory_limit_bytes, after.memory_limit_bytes, min_change)) {
+      continue;
+    }
+    *it = after;
+    resize.containers.push_back({name, before, after, change.last_shrink});
+  }
+  if (resize.containers.empty()) {
+    why = absl::StrCat("requests within ", std::lround(min_change * 100),
+                       "% of the guarded sizes once capped by the declared CPU limit");
+    return std::nullopt;
+  }
+  const QosClass qos_before = QosWithInit(pod.containers, pod.init_containers);
+  const QosClass qos_after = QosWithInit(after_all, pod.init_containers);
+  if (qos_before != qos_after) {
+    why = absl::StrCat("the resize would change the QoS class from ", QosClassName(qos_before),
+                       " to ", QosClassName(qos_after), ", which the API forbids");
+    return std::nullopt;
+  }
+  return resize;
+}
+
 }  // namespace
+
+std::string ShrinkKey(absl::string_view uid, absl::string_view container) {
+  return absl::StrCat(uid, "/", container);
+}
 
 std::string ResizeBlockedBy(const ApiPod& pod) {
   if (std::string why = SizingBlockedBy(PolicyOf(pod)); !why.empty()) return why;
@@ -51,140 +157,72 @@ std::string ResizeBlockedBy(const ApiPod& pod) {
   return "";
 }
 
-std::string EvictionBlockedBy(const ApiPod& pod) {
-  if (pod.owner_kind == "DaemonSet") return "DaemonSet pods are never evicted";
-  if (pod.mirror) return "a static pod's mirror cannot be evicted";
-  if (pod.terminating) return "already terminating";
-  if (AnnotatedTrue(pod.annotations, kDoNotDisruptAnnotation)) {
-    return std::string("annotated ") + std::string(kDoNotDisruptAnnotation);
-  }
-  if (AnnotatedTrue(pod.annotations, kKarpenterDoNotDisruptAnnotation)) {
-    return std::string("annotated ") + std::string(kKarpenterDoNotDisruptAnnotation);
-  }
-  const WorkloadPolicy policy = PolicyOf(pod);
-  if (policy.disabled) return "annotated headroom.dev/disable";
-  if (policy.recommend_only) return "mode recommend";
-  if (policy.ranking.ranking == EvictionRanking::kNoEviction) return "eviction ranking no-eviction";
-  return "";
+DisruptionFacts DisruptionFactsFor(const ApiPod& pod, const WorkloadCount& count,
+                                   const PolicyDefaults& defaults) {
+  const bool owned = !pod.owner_kind.empty();
+  DisruptionFacts facts = DisruptionFactsOf(
+      PolicyOf(pod, owned ? std::optional<int>(count.pods) : std::nullopt, defaults));
+  facts.owner_kind = pod.owner_kind;
+  facts.workload_pods = owned ? count.pods : 1;
+  facts.workload_ready = owned ? count.ready : (pod.ready ? 1 : 0);
+  facts.ready = pod.ready;
+  facts.mirror = pod.mirror;
+  facts.terminating = pod.terminating;
+  return facts;
 }
 
-std::optional<PlannedResize> PlanResize(
-    const ApiPod& pod, const std::vector<std::pair<std::string, ContainerSizing>>& targets,
-    const PlanOptions& options, std::string& why) {
-  why = ResizeBlockedBy(pod);
-  if (!why.empty()) return std::nullopt;
-  PlannedResize resize{pod.pod_namespace, pod.name, pod.uid, pod.node, {}, ""};
-  std::vector<DeclaredResources> after_all = pod.containers;
-  std::vector<std::string> notes;
-  for (const auto& target : targets) {
-    // Named, not a structured binding: clang before 16 cannot capture those in a lambda.
-    const std::string& container = target.first;
-    const ContainerSizing& sizing = target.second;
-    auto it = std::find_if(after_all.begin(), after_all.end(),
-                           [&](const DeclaredResources& c) { return c.name == container; });
-    if (it == after_all.end()) continue;
-    const DeclaredResources before = *it;
-    DeclaredResources after = before;
-    after.cpu_request_millis = sizing.cpu_request_millis;
-    // A CPU limit the pod still declares caps the request (the API rejects request > limit).
-    if (after.cpu_limit_millis && *after.cpu_request_millis > *after.cpu_limit_millis) {
-      after.cpu_request_millis = after.cpu_limit_millis;
-    }
-    after.memory_request_bytes = sizing.memory_request_bytes;
-    // A declared memory limit follows the formula; none is added where there was none.
-    if (after.memory_limit_bytes) after.memory_limit_bytes = sizing.memory_limit_bytes;
-    if (!MovedEnough(before.cpu_request_millis, after.cpu_request_millis, options.min_change) &&
-        !MovedEnough(before.memory_request_bytes, after.memory_request_bytes, options.min_change)) {
-      continue;
-    }
-    *it = after;
-    resize.containers.push_back({container, before, after});
-    notes.push_back(absl::StrCat(
-        container, ": cpu request ", Amount(before.cpu_request_millis, true), " -> ",
-        Amount(after.cpu_request_millis, true), ", memory request ",
-        Amount(before.memory_request_bytes, false), " -> ",
-        Amount(after.memory_request_bytes, false), ", memory limit ",
-        Amount(before.memory_limit_bytes, false), " -> ", Amount(after.memory_limit_bytes, false)));
-  }
-  if (resize.containers.empty()) {
-    why = absl::StrCat("requests within ", std::lround(options.min_change * 100),
-                       "% of the optimised sizes");
-    return std::nullopt;
-  }
-  const QosClass qos_before = QosWithInit(pod.containers, pod.init_containers);
-  const QosClass qos_after = QosWithInit(after_all, pod.init_containers);
-  if (qos_before != qos_after) {
-    why = absl::StrCat("the resize would change the QoS class from ", QosClassName(qos_before),
-                       " to ", QosClassName(qos_after), ", which the API forbids");
-    return std::nullopt;
-  }
-  resize.message =
-      absl::StrCat("base + shared headroom on ", pod.node, ": ", absl::StrJoin(notes, "; "));
-  return resize;
+std::string EvictionBlockedBy(const ApiPod& pod, const WorkloadCount& count) {
+  return headroom::EvictionBlockedBy(DisruptionFactsFor(pod, count));
 }
 
-NodePlan PlanNode(const NodeReport& report,
-                  const std::function<std::optional<ApiPod>(const ReportedPod&)>& find,
-                  const PlanOptions& options) {
+std::vector<DeclaredResources> DeclaredOf(const ApiPod& pod) {
+  if (const auto it = pod.annotations.find(kDeclaredAnnotation); it != pod.annotations.end()) {
+    absl::StatusOr<std::vector<DeclaredResources>> declared = DecodeDeclaredAnnotation(it->second);
+    if (declared.ok()) return *std::move(declared);
+  }
+  return pod.containers;
+}
+
+NodePlan PlanNode(const NodeReport& report, const ApiView& api, const ActionConfig& config,
+                  SustainedConditions& cpu_over, absl::Time now) {
   NodePlan plan;
-  NodeDemand node{report.node, report.allocatable, {}};
   std::vector<std::optional<ApiPod>> api_pods;
+  std::vector<PodState> states;
+  api_pods.reserve(report.pods.size());
+  states.reserve(report.pods.size());
   for (const ReportedPod& reported : report.pods) {
-    std::optional<ApiPod> api = find(reported);
-    if (api && !reported.uid.empty() && api->uid != reported.uid) api.reset();
-    PodDemand demand;
-    demand.pod_namespace = reported.pod_namespace;
-    demand.name = reported.name;
-    demand.daemonset = reported.daemonset || (api && api->owner_kind == "DaemonSet");
-    demand.ranking = reported.ranking;
-    demand.requests = reported.requests;
-    demand.containers = reported.containers;
-    bool with_history = !reported.containers.empty();
-    for (const ContainerDemand& c : reported.containers) {
-      with_history = with_history && c.cpu.has_value() && c.memory.has_value();
+    std::optional<ApiPod> pod = api.find(reported);
+    // A namesake (same name, another UID) or a pod the API places elsewhere is not this one.
+    if (pod && ((!reported.uid.empty() && pod->uid != reported.uid) ||
+                (!pod->node.empty() && pod->node != report.node))) {
+      pod.reset();
     }
-    demand.optimizable = api.has_value() && with_history;
-    if (api) {
-      const WorkloadPolicy policy = PolicyOf(*api);
-      demand.optimizable = demand.optimizable && SizingBlockedBy(policy).empty();
-      if (policy.ranking.ranking == EvictionRanking::kNoEviction) {
-        demand.ranking = EvictionRanking::kNoEviction;
-      }
-    }
-    node.pods.push_back(std::move(demand));
-    api_pods.push_back(std::move(api));
+    states.push_back(StateOf(reported, pod, api));
+    api_pods.push_back(std::move(pod));
   }
-  absl::StatusOr<NodeOptimization> optimized = OptimizeNode(node);
-  if (!optimized.ok()) {
-    plan.skipped.push_back({report.node, "node", std::string(optimized.status().message())});
+  absl::StatusOr<NodeActions> actions =
+      PlanNodeActions(report.node, report.allocatable, states, now, config, cpu_over);
+  if (!actions.ok()) {
+    plan.skipped.push_back({report.node, "node", std::string(actions.status().message())});
     return plan;
   }
-  std::map<size_t, std::vector<std::pair<std::string, ContainerSizing>>> targets;
-  for (const ContainerResult& result : optimized->containers) {
-    targets[result.pod].emplace_back(node.pods[result.pod].containers[result.container].name,
-                                     result.sizing);
+  const auto key = [&](size_t pod) { return states[pod].demand.Key(); };
+  for (const SkippedPodAction& skipped : actions->skipped) {
+    plan.skipped.push_back({key(skipped.pod), skipped.action, skipped.why});
   }
-  for (const auto& [index, sized] : targets) {
+  for (const PlannedPodResize& planned : actions->resizes) {
     std::string why;
-    std::optional<PlannedResize> resize = PlanResize(*api_pods[index], sized, options, why);
+    std::optional<PlannedResize> resize =
+        ToApiResize(*api_pods[planned.pod], states[planned.pod], planned, config.min_change, why);
     if (resize) {
       plan.resizes.push_back(*std::move(resize));
     } else {
-      plan.skipped.push_back({node.pods[index].Key(), "resize", why});
+      plan.skipped.push_back({key(planned.pod), "resize", why});
     }
   }
-  for (const PodEviction& eviction : optimized->evictions) {
-    const std::optional<ApiPod>& api = api_pods[eviction.pod];
-    const std::string key = node.pods[eviction.pod].Key();
-    if (!api) {
-      plan.skipped.push_back({key, "evict", "not in the Kubernetes API"});
-      continue;
-    }
-    if (std::string why = EvictionBlockedBy(*api); !why.empty()) {
-      plan.skipped.push_back({key, "evict", why});
-      continue;
-    }
-    plan.evictions.push_back({api->pod_namespace, api->name, api->uid, report.node,
+  for (const PlannedPodEviction& eviction : actions->evictions) {
+    const ApiPod& pod = *api_pods[eviction.pod];
+    plan.evictions.push_back({pod.pod_namespace, pod.name, pod.uid, report.node,
                               "NodeOverCommitted", eviction.reason.message});
   }
   return plan;

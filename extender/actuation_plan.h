@@ -1,42 +1,39 @@
 #pragma once
 
 // What the actuator should do to the Kubernetes API, decided without touching it (pure
-// functions, table-tested):
-// - resizes: the per-node optimisation (shared/node_optimizer.h) run on a node's report
-//   gives each optimised container its request; a pod is resized through pods/resize when a
-//   request moves by at least `min_change`, unless the pod is excluded, disabled, in
-//   recommend mode, a static pod's mirror, terminating, has a resize still pending or in
-//   progress, or the new resources would change its QoS class (the API forbids that);
-// - evictions: the pods the optimisation gives up (the node does not fit), and pods whose
-//   container was OOM-killed (seed 000's flow: cooldown, exclusion annotation, per-workload
-//   disable), never a DaemonSet pod, a mirror pod, a no-eviction pod or one annotated
-//   do-not-disrupt.
+// functions, table-tested). The decisions are shared/node_actions.h's, the same the simulator
+// makes: the per-node optimisation on a node's report, the guard rails on every sized
+// container, the resize threshold and the disruption policy. This file adds what only the API
+// knows:
+// - which pods exist (a reported pod that the API does not show, or shows with another UID, is
+//   counted at its declared requests and never acted on);
+// - the declared values (headroom.dev/declared when the webhook wrote it, else the spec), the
+//   owner, replica and readiness counts, the annotations;
+// - resize rules of the API: never for a static pod's mirror, a terminating pod, a pod with a
+//   resize pending or in progress, or when the QoS class would change; a CPU limit the pod
+//   still declares caps the request; no memory limit is added where none was declared.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "extender/cluster_view.h"
 #include "extender/pod_index.h"
-#include "shared/sizing.h"
+#include "shared/disruption.h"
+#include "shared/guard_rails.h"
+#include "shared/node_actions.h"
 
 namespace headroom::extender {
-
-// karpenter.sh/do-not-disrupt is the ecosystem's; headroom honours it as well as its own.
-inline constexpr absl::string_view kDoNotDisruptAnnotation = "headroom.dev/do-not-disrupt";
-inline constexpr absl::string_view kKarpenterDoNotDisruptAnnotation = "karpenter.sh/do-not-disrupt";
-
-struct PlanOptions {
-  // A resize is made only when a CPU or memory request moves by at least this fraction.
-  double min_change = 0.10;
-};
 
 struct ContainerResize {
   std::string name;
   DeclaredResources before;
   DeclaredResources after;
+  ShrinkTimes last_shrink;  // remembered once the resize is applied
 };
 
 struct PlannedResize {
@@ -69,22 +66,32 @@ struct NodePlan {
   std::vector<SkippedAction> skipped;
 };
 
+// When each container value last shrank, by "<pod uid>/<container>": the guard rails' step
+// bound between rounds.
+using ShrinkLedger = absl::flat_hash_map<std::string, ShrinkTimes>;
+std::string ShrinkKey(absl::string_view uid, absl::string_view container);
+
+// What the API says, for one actuation round.
+struct ApiView {
+  std::function<std::optional<ApiPod>(const ReportedPod&)> find;
+  absl::flat_hash_map<std::string, WorkloadCount> counts;  // by ControllerKey
+  const ShrinkLedger* ledger = nullptr;                    // may be null: nothing shrank yet
+  PolicyDefaults defaults;
+};
+
 // Why headroom must not resize `pod` at all ("" when it may).
 std::string ResizeBlockedBy(const ApiPod& pod);
+// The disruption facts of `pod` (shared/disruption.h), with its workload's counts.
+DisruptionFacts DisruptionFactsFor(const ApiPod& pod, const WorkloadCount& count,
+                                   const PolicyDefaults& defaults = {});
 // Why headroom must not evict `pod` ("" when it may).
-std::string EvictionBlockedBy(const ApiPod& pod);
+std::string EvictionBlockedBy(const ApiPod& pod, const WorkloadCount& count);
 
-// The resize that brings `pod` to `targets` (container name -> sizing), or nullopt with
-// `why` set when none is due or allowed.
-std::optional<PlannedResize> PlanResize(
-    const ApiPod& pod, const std::vector<std::pair<std::string, ContainerSizing>>& targets,
-    const PlanOptions& options, std::string& why);
+// Each container's declared values: headroom.dev/declared when readable, else the spec.
+std::vector<DeclaredResources> DeclaredOf(const ApiPod& pod);
 
-// Runs the per-node optimisation on `report` and plans its resizes and evictions. Pods the
-// API does not show (`find` returns nullopt) are counted at their declared requests and never
-// acted on.
-NodePlan PlanNode(const NodeReport& report,
-                  const std::function<std::optional<ApiPod>(const ReportedPod&)>& find,
-                  const PlanOptions& options);
+// Runs shared/node_actions.h's plan on `report` and turns it into API actions.
+NodePlan PlanNode(const NodeReport& report, const ApiView& api, const ActionConfig& config,
+                  SustainedConditions& cpu_over, absl::Time now);
 
 }  // namespace headroom::extender

@@ -22,19 +22,6 @@ std::string Timestamp(absl::Time at) {
 
 }  // namespace
 
-bool RateLimiter::TryTake(absl::Time now) {
-  if (tokens_ < 0) {
-    tokens_ = burst_;
-  } else {
-    const double minutes = std::max(0.0, absl::ToDoubleMinutes(now - last_));
-    tokens_ = std::min(burst_, tokens_ + minutes * per_minute_);
-  }
-  last_ = now;
-  if (tokens_ < 1) return false;
-  tokens_ -= 1;
-  return true;
-}
-
 bool KillSwitchEngaged(const std::string& file) {
   if (file.empty()) return false;
   std::error_code error;
@@ -97,8 +84,8 @@ Actuator::Actuator(ClusterView& view, PodIndex& pods, KubeClient& kube, Metrics&
       metrics_(metrics),
       options_(std::move(options)),
       logger_(std::move(logger)),
-      eviction_limiter_(options_.evictions_per_minute,
-                        std::max(1.0, options_.evictions_per_minute)),
+      eviction_budget_(options_.budget),
+      cpu_over_(options_.actions.cpu_eviction_after),
       oom_cooldown_(options_.oom) {}
 
 bool Actuator::Withheld(const std::string& action, const std::string& what) {
@@ -134,7 +121,7 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
       absl::StrCat(resize.pod_namespace, "/", resize.name, ": ", resize.message);
   if (Withheld("resize", what)) return;
   auto [limiter, inserted] =
-      resize_limiters_.try_emplace(resize.node, options_.resizes_per_node_per_minute,
+      resize_limiters_.try_emplace(resize.node, options_.resizes_per_node_per_minute * 60,
                                    std::max(1.0, options_.resizes_per_node_per_minute));
   if (!limiter->second.TryTake(now)) {
     logger_->debug("resize of {}/{} deferred: node {} is at its resize rate limit",
@@ -164,6 +151,9 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
   }
   logger_->info("resized {}", what);
   metrics_.CountAction("resize", "applied");
+  for (const ContainerResize& container : resize.containers) {
+    shrinks_[ShrinkKey(resize.uid, container.name)] = container.last_shrink;
+  }
   RecordEvent(resize.pod_namespace, resize.name, resize.uid, "Normal", "Resized", resize.message,
               now);
 }
@@ -177,9 +167,8 @@ void Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
     return;
   }
   if (Withheld("evict", what)) return;
-  if (!eviction_limiter_.TryTake(now)) {
-    logger_->info("eviction of {}/{} deferred: at --evictions-per-minute", eviction.pod_namespace,
-                  eviction.name);
+  if (std::string why; !eviction_budget_.TryTake(eviction.node, now, &why)) {
+    logger_->info("eviction of {}/{} deferred: {}", eviction.pod_namespace, eviction.name, why);
     metrics_.CountAction("evict", "rate_limited");
     return;
   }
@@ -217,7 +206,8 @@ void Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
               now);
 }
 
-void Actuator::HandleOomKills(absl::Time now) {
+void Actuator::HandleOomKills(absl::Time now,
+                              const absl::flat_hash_map<std::string, WorkloadCount>& counts) {
   for (const ApiPod& pod : pods_.WithOomKills()) {
     for (const OomKill& kill : pod.oom_kills) {
       const std::string id =
@@ -226,7 +216,7 @@ void Actuator::HandleOomKills(absl::Time now) {
               : kill.container_id;
       if (!handled_oom_kills_.insert(id).second) continue;
       if (kill.finished_at < started_ - options_.oom_lookback) continue;  // before our time
-      const WorkloadPolicy policy = PolicyOf(pod);
+      const WorkloadPolicy policy = PolicyOf(pod, std::nullopt, options_.defaults);
       const OomDecision decision = oom_cooldown_.Evaluate(
           {absl::StrCat(pod.uid, "/", kill.container), pod.name, kill.finished_at, 0},
           {!options_.oom_evict, policy.excluded, policy.disabled || policy.recommend_only});
@@ -236,7 +226,9 @@ void Actuator::HandleOomKills(absl::Time now) {
         metrics_.CountAction("evict", "oom_skipped");
         continue;
       }
-      if (std::string why = EvictionBlockedBy(pod); !why.empty()) {
+      WorkloadCount count;
+      if (const auto it = counts.find(ControllerKey(pod)); it != counts.end()) count = it->second;
+      if (std::string why = EvictionBlockedBy(pod, count); !why.empty()) {
         logger_->info("OOM kill of {}/{} container {}: no eviction ({})", pod.pod_namespace,
                       pod.name, kill.container, why);
         metrics_.CountAction("evict", "oom_skipped");
@@ -259,21 +251,34 @@ void Actuator::RunOnce(absl::Time now) {
                   kill_switch_logged_ ? "engaged: no changes are made" : "released: changes resume",
                   options_.kill_switch_file);
   }
-  const auto find = [this](const ReportedPod& reported) {
+  ApiView api;
+  api.find = [this](const ReportedPod& reported) {
     return pods_.Find(reported.pod_namespace, reported.name);
   };
+  api.counts = pods_.WorkloadCounts();
+  api.ledger = &shrinks_;
+  api.defaults = options_.defaults;
   for (const NodeReport& report : view_.FreshReports(now)) {
-    const NodePlan plan = PlanNode(report, find, options_.plan);
+    const NodePlan plan = PlanNode(report, api, options_.actions, cpu_over_, now);
     for (const SkippedAction& skipped : plan.skipped) {
       logger_->debug("{} {}: skipped: {}", skipped.action, skipped.pod, skipped.why);
     }
     for (const PlannedResize& resize : plan.resizes) Resize(resize, now);
     for (const PlannedEviction& eviction : plan.evictions) Evict(eviction, now);
   }
-  HandleOomKills(now);
+  HandleOomKills(now, api.counts);
   // Forget what no longer matters, so the maps stay bounded.
   absl::erase_if(blocked_until_, [&](const auto& entry) { return entry.second < now; });
   if (handled_oom_kills_.size() > 100000) handled_oom_kills_.clear();
+  const absl::Duration interval = options_.actions.guard.shrink_interval;
+  absl::erase_if(shrinks_, [&](const auto& entry) {
+    const ShrinkTimes& t = entry.second;
+    for (const std::optional<absl::Time>& at : {t.cpu_request, t.memory_request, t.memory_limit}) {
+      if (at.has_value() && now - *at < interval) return false;
+    }
+    return true;  // no step bound left to enforce
+  });
+  eviction_budget_.Forget(now);
 }
 
 void Actuator::Run() {

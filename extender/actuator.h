@@ -1,16 +1,20 @@
 #pragma once
 
 // The actuator: every --actuation-interval it plans each freshly reported node
-// (actuation_plan.h) and carries the plan out through the Kubernetes API:
+// (actuation_plan.h: the shared plan with its guard rails and disruption policy) and carries
+// the plan out through the Kubernetes API:
 // - resizes with PATCH pods/<name>/resize (strategic merge; Kubernetes 1.33+), at most
-//   `resizes_per_node_per_minute` per node;
+//   `resizes_per_node_per_minute` per node; after each, it remembers when each value shrank
+//   (the guard rails' step bound);
 // - evictions only with POST pods/<name>/eviction, so PodDisruptionBudgets hold: a 429 from
 //   the API is recorded (EvictionBlocked) and the pod is not tried again for
-//   `blocked_eviction_backoff`; headroom never deletes a pod itself. At most
-//   `evictions_per_minute` across the cluster;
+//   `blocked_eviction_backoff`; headroom never deletes a pod itself. Within the eviction
+//   budgets (shared/disruption.h: per node and cluster-wide);
 // - the OOM flow of seed 000: a container status showing OOMKilled leads to an eviction
 //   (so the pod is recreated and sized by the webhook with the memory at OOM), subject to
-//   the cooldown per pod instance and container, the exclusion annotation and disable.
+//   the cooldown per pod instance and container, the exclusion annotation, disable and the
+//   disruption policy (never the last ready replica, a StatefulSet or a single-replica pod
+//   without the opt-in).
 // Every change is recorded as an Event on the pod with the numbers behind it. In dry run, or
 // while the kill switch file exists, nothing is written to the API (decisions are logged
 // and counted as dry_run / kill_switch).
@@ -29,23 +33,11 @@
 #include "extender/kube_client.h"
 #include "extender/metrics.h"
 #include "extender/pod_index.h"
+#include "shared/disruption.h"
 #include "shared/oom_policy.h"
 #include "spdlog/logger.h"
 
 namespace headroom::extender {
-
-// A token bucket: `per_minute` tokens a minute, up to `burst` saved.
-class RateLimiter {
- public:
-  RateLimiter(double per_minute, double burst) : per_minute_(per_minute), burst_(burst) {}
-  bool TryTake(absl::Time now);
-
- private:
-  double per_minute_;
-  double burst_;
-  double tokens_ = -1;  // full at first use
-  absl::Time last_ = absl::InfinitePast();
-};
 
 // Whether the kill switch `file` exists ("" : there is none). Checked on every decision, by
 // the actuator and by the admission webhook.
@@ -67,13 +59,14 @@ class Actuator {
     std::string kill_switch_file;  // "" : none
     absl::Duration interval = absl::Seconds(30);
     double resizes_per_node_per_minute = 10;
-    double evictions_per_minute = 5;
+    EvictionBudgetConfig budget;
     absl::Duration blocked_eviction_backoff = absl::Minutes(5);
     bool oom_evict = true;
     // OOM kills that finished longer ago than this before start-up are history, not events.
     absl::Duration oom_lookback = absl::Minutes(10);
     OomPolicyConfig oom;
-    PlanOptions plan;
+    ActionConfig actions;     // guard rails, resize threshold, CPU eviction delay
+    PolicyDefaults defaults;  // allow_below_declared: the cluster-wide default
   };
 
   Actuator(ClusterView& view, PodIndex& pods, KubeClient& kube, Metrics& metrics, Options options,
@@ -88,7 +81,8 @@ class Actuator {
  private:
   void Resize(const PlannedResize& resize, absl::Time now);
   void Evict(const PlannedEviction& eviction, absl::Time now);
-  void HandleOomKills(absl::Time now);
+  void HandleOomKills(absl::Time now,
+                      const absl::flat_hash_map<std::string, WorkloadCount>& counts);
   void RecordEvent(const std::string& pod_namespace, const std::string& name,
                    const std::string& uid, const std::string& type, const std::string& reason,
                    const std::string& message, absl::Time now);
@@ -105,8 +99,10 @@ class Actuator {
   absl::Notification stop_;
 
   // Only the Run() thread touches these.
-  absl::flat_hash_map<std::string, RateLimiter> resize_limiters_;  // by node
-  RateLimiter eviction_limiter_;
+  absl::flat_hash_map<std::string, TokenBucket> resize_limiters_;  // by node
+  EvictionBudget eviction_budget_;
+  SustainedConditions cpu_over_;  // by node: since when its CPU bases exceed its CPU
+  ShrinkLedger shrinks_;
   absl::flat_hash_map<std::string, absl::Time> blocked_until_;  // by pod UID
   absl::flat_hash_set<std::string> handled_oom_kills_;          // killed container IDs
   OomCooldownTracker oom_cooldown_;

@@ -9,6 +9,7 @@
 #include "extender/json_access.h"
 #include "extender/pod_resources.h"
 #include "shared/annotations.h"
+#include "shared/node_actions.h"
 #include "shared/quantity.h"
 #include "shared/sizing.h"
 #include "shared/workload_policy.h"
@@ -31,22 +32,24 @@ std::string Describe(const DeclaredResources& r) {
                       amount(r.memory_limit_bytes, false));
 }
 
-// The container's new resources; `from_history` says whether statistics were used.
+// The container's new resources; `from_history` says whether statistics were used, `reasons`
+// which guard rails shaped them.
 DeclaredResources Sized(const DeclaredResources& before,
                         const std::optional<WorkloadContainerStats>& stats,
-                        const AdmissionOptions& options, bool& from_history) {
+                        bool allow_below_declared, const AdmissionOptions& options,
+                        bool& from_history, std::vector<Reason>& reasons) {
   DeclaredResources after = before;
   from_history = false;
-  if (stats && stats->cpu && stats->cpu->peak_millis > 0) {
-    after.cpu_request_millis = stats->cpu->peak_millis;
-    from_history = true;
-  }
-  if (stats && stats->memory && stats->memory->peak_bytes > 0) {
-    const ContainerSizing sizing =
-        SizeForAdmission(stats->cpu.value_or(CpuStats{}), *stats->memory);
-    after.memory_request_bytes = sizing.memory_request_bytes;
-    after.memory_limit_bytes = sizing.memory_limit_bytes;
-    from_history = true;
+  if (stats.has_value()) {
+    const SizedValues declared{before.cpu_request_millis, before.memory_request_bytes,
+                               before.memory_limit_bytes};
+    GuardResult sized = SizeNewContainer(*stats, declared, allow_below_declared, options.guard);
+    reasons = std::move(sized.reasons);
+    // While warming up these are the declared values (a memory limit raised by an OOM kill).
+    after.cpu_request_millis = sized.values.cpu_request_millis;
+    after.memory_request_bytes = sized.values.memory_request_bytes;
+    after.memory_limit_bytes = sized.values.memory_limit_bytes;
+    from_history = !sized.warming_up && stats->cpu.has_value() && stats->memory.has_value();
   }
   if (options.strip_cpu_limits && after.cpu_limit_millis) {
     // The API defaults a missing request to the limit; keep that request once the limit goes.
@@ -149,8 +152,15 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
       if (value.is_string()) annotations[key] = value.get<std::string>();
     }
   }
-  if (std::string why = SizingBlockedBy(ResolveWorkloadPolicy({}, annotations, "", std::nullopt));
-      !why.empty()) {
+  PolicyDefaults defaults;
+  defaults.allow_below_declared = options.guard.allow_below_declared;
+  std::string owner_kind;
+  if (owners != nullptr) {
+    if (std::optional<OwnerReference> owner = ControllingOwner(*owners)) owner_kind = owner->kind;
+  }
+  const WorkloadPolicy policy =
+      ResolveWorkloadPolicy({}, annotations, owner_kind, std::nullopt, defaults);
+  if (std::string why = SizingBlockedBy(policy); !why.empty()) {
     return Skip(std::move(decision), std::move(why));
   }
 
@@ -161,11 +171,17 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
                 absl::StrCat("unreadable pod: ", containers.status().message()));
   }
   std::vector<std::string> notes;
+  std::string warming;  // why containers kept their declared values, for the skip message
   for (size_t i = 0; i < containers->size(); ++i) {
     const DeclaredResources& before = (*containers)[i];
     bool from_history = false;
+    std::vector<Reason> reasons;
     const DeclaredResources after =
-        Sized(before, stats(decision.workload_key, before.name), options, from_history);
+        Sized(before, stats(decision.workload_key, before.name), policy.allow_below_declared,
+              options, from_history, reasons);
+    for (const Reason& reason : reasons) {
+      if (reason.code == "WarmingUp") warming = absl::StrCat(before.name, ": ", reason.message);
+    }
     if (after == before) continue;
     // Decoding succeeded, so spec.containers[i] exists and is an object.
     const json& container = object->at("spec").at("containers").at(i);
@@ -173,25 +189,40 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
     decision.patch.push_back({{"op", "add"},
                               {"path", absl::StrCat("/spec/containers/", i, "/resources")},
                               {"value", ResourcesValue(original, after)}});
-    decision.changes.push_back({before.name, Describe(before), Describe(after), from_history});
+    std::string guard_notes;
+    for (const Reason& reason : reasons) absl::StrAppend(&guard_notes, " [", reason.message, "]");
     notes.push_back(absl::StrCat(before.name, ": ", Describe(before), " -> ", Describe(after),
-                                 from_history ? " (from history)" : " (CPU limit removed)"));
+                                 from_history ? " (from history)" : " (CPU limit removed)",
+                                 guard_notes));
+    decision.changes.push_back(
+        {before.name, Describe(before), Describe(after), from_history, std::move(reasons)});
   }
   if (decision.changes.empty()) {
     return Skip(std::move(decision),
-                absl::StrCat("no history for ", decision.workload_key, " and no CPU limit"));
+                warming.empty()
+                    ? absl::StrCat("no history for ", decision.workload_key, " and no CPU limit")
+                    : absl::StrCat("warming up, declared values kept (", warming, ")"));
   }
   decision.annotation = absl::StrJoin(notes, "; ");
+  decision.declared = EncodeDeclaredAnnotation(*containers);
   if (annotations_json == nullptr) {
-    decision.patch.push_back(
-        {{"op", "add"},
-         {"path", "/metadata/annotations"},
-         {"value", {{std::string(kAdmissionAnnotation), decision.annotation}}}});
+    decision.patch.push_back({{"op", "add"},
+                              {"path", "/metadata/annotations"},
+                              {"value",
+                               {{std::string(kAdmissionAnnotation), decision.annotation},
+                                {std::string(kDeclaredAnnotation), decision.declared}}}});
   } else {
-    decision.patch.push_back(
-        {{"op", "add"},
-         {"path", absl::StrCat("/metadata/annotations/", PointerSegment(kAdmissionAnnotation))},
-         {"value", decision.annotation}});
+    for (const auto& [key, value] : {std::pair<absl::string_view, const std::string*>{
+                                         kAdmissionAnnotation, &decision.annotation},
+                                     {kDeclaredAnnotation, &decision.declared}}) {
+      // A declared annotation already there (a pod re-created from a headroom-sized spec)
+      // holds the original values: keep it.
+      if (key == kDeclaredAnnotation && annotations.contains(key)) continue;
+      decision.patch.push_back(
+          {{"op", "add"},
+           {"path", absl::StrCat("/metadata/annotations/", PointerSegment(key))},
+           {"value", *value}});
+    }
   }
   return decision;
 }

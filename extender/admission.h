@@ -1,13 +1,17 @@
 #pragma once
 
 // The mutating admission webhook (phase 1 of seed 000): a new pod's containers are sized
-// from their workload's history before the scheduler sees them:
-//   CPU request    = the CPU peak,
-//   memory request = the memory peak,
-//   memory limit   = 2 x max(7-day max, memory at OOM), at least the request,
+// from their workload's history before the scheduler sees them, through the guard rails
+// (shared/node_actions.h's SizeNewContainer, shared/guard_rails.h):
+//   CPU request    = the CPU peak (at least the daily peak of the base),
+//   memory request = the memory peak (likewise),
+//   memory limit   = 2 x max(7-day max, memory at OOM), at least the request and the floor,
 //   CPU limit      = removed (kubelet then puts no CPU quota on the pod's cgroup either); a
-//                    container that only had a limit keeps it as its request.
-// A container without history keeps its requests (only its CPU limit goes). Nothing is done
+//                    container that only had a limit keeps it as its request;
+// never below the declared requests unless the pod opted in (headroom.dev/allow-below-
+// declared). A container whose workload has been observed for less than the warm-up
+// (--min-history) keeps its declared values (only its CPU limit goes). The original values
+// are written to headroom.dev/declared, so later resizes know the declared floor. Nothing is done
 // for pods in excluded namespaces, pods annotated headroom.dev/disable, headroom.dev/exclude,
 // mode recommend or policy static, or operations other than a Pod CREATE. What was changed
 // is written, with the numbers, to the pod's headroom.dev/admission annotation.
@@ -22,6 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "shared/guard_rails.h"
 #include "shared/usage_stats.h"
 
 namespace headroom::extender {
@@ -29,12 +34,10 @@ namespace headroom::extender {
 struct AdmissionOptions {
   std::vector<std::string> excluded_namespaces = {"kube-system", "kube-public", "kube-node-lease"};
   bool strip_cpu_limits = true;
+  GuardRailConfig guard;  // guard.allow_below_declared: the cluster-wide default
 };
 
-struct WorkloadContainerStats {
-  std::optional<CpuStats> cpu;
-  std::optional<MemoryStats> memory;
-};
+using WorkloadContainerStats = UsageSnapshot;
 // Statistics of one container of a workload ("ns/Kind/name", container name).
 using StatsLookup = std::function<std::optional<WorkloadContainerStats>(
     const std::string& workload_key, const std::string& container)>;
@@ -43,7 +46,8 @@ struct ContainerAdmission {
   std::string name;
   std::string before;  // "cpu 100m/limit 500m, memory 64Mi/limit 128Mi"
   std::string after;
-  bool from_history = false;  // sized from statistics (else only the CPU limit was removed)
+  bool from_history = false;          // sized from statistics (else only the CPU limit was removed)
+  std::vector<Reason> guard_reasons;  // guard rails that shaped it (warm-up, floors)
 };
 
 struct AdmissionDecision {
@@ -54,6 +58,7 @@ struct AdmissionDecision {
   std::string skipped;     // why nothing was changed; "" when there are changes
   nlohmann::json patch;    // JSONPatch (an array; empty when nothing changes)
   std::string annotation;  // the headroom.dev/admission value written by the patch
+  std::string declared;    // the headroom.dev/declared value written by the patch
 };
 
 // Decides what to do with an AdmissionReview. InvalidArgument (answer 400) when the body is

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "shared/footprint.h"
 
 namespace headroom::extender {
 namespace {
@@ -15,19 +16,14 @@ std::string ContainerKey(const std::string& workload, const std::string& contain
 
 }  // namespace
 
-PodFootprint FootprintOf(const ReportedPod& pod) {
-  PodFootprint footprint;
-  for (const ContainerDemand& c : pod.containers) {
-    if (!c.cpu.has_value() || !c.memory.has_value()) return {pod.requests, {}};
-  }
-  if (pod.containers.empty()) return {pod.requests, {}};
-  for (const ContainerDemand& c : pod.containers) {
-    footprint.base.cpu_millis += c.cpu->base_millis;
-    footprint.base.memory_bytes += c.memory->base_bytes;
-    footprint.headroom.cpu_millis =
-        std::max(footprint.headroom.cpu_millis, c.cpu->peak_millis - c.cpu->base_millis);
-    footprint.headroom.memory_bytes =
-        std::max(footprint.headroom.memory_bytes, c.memory->peak_bytes - c.memory->base_bytes);
+PodFootprint FootprintOf(const ReportedPod& pod, absl::Duration min_history) {
+  PodFootprint footprint = PodFootprintOf(pod.containers, min_history);
+  bool warm = !pod.containers.empty();
+  for (const ContainerDemand& c : pod.containers) warm = warm && HasTrustedHistory(c, min_history);
+  if (!warm) {
+    // Reports that give the declared amounts only per pod are judged at them as before.
+    footprint.base.cpu_millis = std::max(footprint.base.cpu_millis, pod.requests.cpu_millis);
+    footprint.base.memory_bytes = std::max(footprint.base.memory_bytes, pod.requests.memory_bytes);
   }
   return footprint;
 }
@@ -52,17 +48,28 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
       return absl::InvalidArgumentError(
           absl::StrCat("node report for ", report.node, ": pod ", key, " appears twice"));
     }
-    footprint.Add(FootprintOf(pod));
+    footprint.Add(FootprintOf(pod, options_.min_history));
   }
   absl::MutexLock lock(&mu_);
+  // This node's part of each workload container: the union of its replicas here.
+  absl::flat_hash_map<std::string, ContainerStats> here;
   for (const ReportedPod& pod : report.pods) {
+    placements_.erase(pod.uid);  // the report covers it now
     if (pod.workload_key.empty()) continue;
     for (const ContainerDemand& c : pod.containers) {
-      if (c.cpu.has_value() || c.memory.has_value()) {
-        workloads_[ContainerKey(pod.workload_key, c.name)] = {c.cpu, c.memory};
-      }
+      if (!c.cpu.has_value() && !c.memory.has_value()) continue;
+      ContainerStats& merged = here[ContainerKey(pod.workload_key, c.name)];
+      merged = MergeSnapshots(merged, {c.cpu, c.memory, c.history});
     }
-    placements_.erase(pod.uid);  // the report covers it now
+  }
+  for (auto& [key, stats] : here) {
+    std::vector<Contribution>& parts = workloads_[key];
+    // The checkpoint's part stands in only until a live report covers the container.
+    std::erase_if(parts, [&](const Contribution& part) {
+      return part.node.empty() || part.node == report.node ||
+             report.reported_at - part.at > options_.workload_retention;
+    });
+    parts.push_back({report.node, report.reported_at, std::move(stats)});
   }
   NodeState& state = nodes_[report.node];
   state.report = report;
@@ -122,22 +129,35 @@ std::vector<std::optional<NodeFootprint>> ClusterView::Nodes(
   return out;
 }
 
+ClusterView::ContainerStats ClusterView::Merged(const std::vector<Contribution>& parts) {
+  ContainerStats merged;
+  for (const Contribution& part : parts) merged = MergeSnapshots(merged, part.stats);
+  return merged;
+}
+
 std::optional<ClusterView::ContainerStats> ClusterView::WorkloadContainer(
     const std::string& workload_key, const std::string& container) const {
   absl::MutexLock lock(&mu_);
   const auto it = workloads_.find(ContainerKey(workload_key, container));
-  if (it == workloads_.end()) return std::nullopt;
-  return it->second;
+  if (it == workloads_.end() || it->second.empty()) return std::nullopt;
+  return Merged(it->second);
 }
 
 std::map<std::string, ClusterView::ContainerStats> ClusterView::ExportWorkloads() const {
   absl::MutexLock lock(&mu_);
-  return {workloads_.begin(), workloads_.end()};
+  std::map<std::string, ContainerStats> out;
+  for (const auto& [key, parts] : workloads_) {
+    if (!parts.empty()) out.emplace(key, Merged(parts));
+  }
+  return out;
 }
 
 void ClusterView::ImportWorkloads(const std::map<std::string, ContainerStats>& workloads) {
   absl::MutexLock lock(&mu_);
-  for (const auto& [key, stats] : workloads) workloads_.try_emplace(key, stats);
+  for (const auto& [key, stats] : workloads) {
+    std::vector<Contribution>& parts = workloads_[key];
+    if (parts.empty()) parts.push_back({"", absl::InfinitePast(), stats});
+  }
 }
 
 void ClusterView::SetApiNode(const std::string& name, const ApiNode& node) {

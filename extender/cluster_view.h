@@ -1,9 +1,11 @@
 #pragma once
 
 // What headroom-extender knows about the cluster: the latest report of each node (its pods'
-// footprints and its load), the workloads' statistics learned from those reports, and pods
-// it has recently seen placed that no report covers yet, so two pods in a row cannot both
-// take the last free headroom. Thread-safe: HTTP handlers read while reports arrive.
+// footprints and its load), the workloads' statistics learned from those reports -- the union
+// over a workload's replicas on every node (MergeSnapshots), each node's part kept until it is
+// older than `workload_retention` -- and pods it has recently seen placed that no report covers
+// yet, so two pods in a row cannot both take the last free headroom. Thread-safe: HTTP
+// handlers read while reports arrive.
 
 #include <map>
 #include <optional>
@@ -18,6 +20,7 @@
 #include "shared/load_cordon.h"
 #include "shared/node_optimizer.h"
 #include "shared/placement.h"
+#include "shared/usage_stats.h"
 
 namespace headroom::extender {
 
@@ -42,9 +45,10 @@ struct NodeReport {
   std::vector<ReportedPod> pods;
 };
 
-// A pod as the extender judges it: base + its largest container headroom when every
-// container has statistics, its declared requests (no headroom) otherwise.
-PodFootprint FootprintOf(const ReportedPod& pod);
+// A pod as the extender judges it: shared/footprint.h's rule over its containers (the daily
+// peak of the base + headroom once warm, the declared amounts before), never below the pod's
+// declared requests while a container is still warming up.
+PodFootprint FootprintOf(const ReportedPod& pod, absl::Duration min_history);
 
 class ClusterView {
  public:
@@ -54,6 +58,12 @@ class ClusterView {
     absl::Duration report_stale_after = absl::Minutes(3);
     // How long a placement the extender has seen counts before a report must cover it.
     absl::Duration placement_ttl = absl::Minutes(2);
+    // Statistics of a workload container observed for less than this are not trusted
+    // (guard_rails.h's warm-up): pods are judged by their declared amounts.
+    absl::Duration min_history = absl::Hours(24);
+    // A node's part of a workload's statistics is dropped once this much older than the
+    // newest report (the statistics' own horizon).
+    absl::Duration workload_retention = absl::Hours(7 * 24);
   };
 
   explicit ClusterView(Options options);
@@ -68,17 +78,16 @@ class ClusterView {
   std::vector<std::optional<NodeFootprint>> Nodes(const std::vector<absl::string_view>& names,
                                                   absl::Time now);
 
-  // Statistics for a workload's container, from the most recent report that had them.
-  struct ContainerStats {
-    std::optional<CpuStats> cpu;
-    std::optional<MemoryStats> memory;
-  };
+  // Statistics for a workload's container: the union over its replicas' reports.
+  using ContainerStats = UsageSnapshot;
   std::optional<ContainerStats> WorkloadContainer(const std::string& workload_key,
                                                   const std::string& container) const;
+  absl::Duration min_history() const { return options_.min_history; }
 
   // Workload statistics keyed "namespace/Kind/name#container", for checkpoints.
   std::map<std::string, ContainerStats> ExportWorkloads() const;
-  // Adds checkpointed statistics; newer reports overwrite them as they arrive.
+  // Adds checkpointed statistics; the first report that covers a workload container replaces
+  // them.
   void ImportWorkloads(const std::map<std::string, ContainerStats>& workloads);
 
   void RecordPlacement(const std::string& pod_uid, const std::string& node,
@@ -123,10 +132,18 @@ class ClusterView {
     absl::Time at;
   };
 
+  // One node's part of a workload container's statistics ("" : from the checkpoint).
+  struct Contribution {
+    std::string node;
+    absl::Time at;
+    ContainerStats stats;
+  };
+  static ContainerStats Merged(const std::vector<Contribution>& parts);
+
   Options options_;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, NodeState> nodes_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, ContainerStats> workloads_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::vector<Contribution>> workloads_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, Placement> placements_ ABSL_GUARDED_BY(mu_);  // by pod UID
   absl::flat_hash_map<std::string, ApiNode> api_nodes_ ABSL_GUARDED_BY(mu_);
 };

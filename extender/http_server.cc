@@ -99,12 +99,8 @@ void ExtenderHttpServer::Repack(const std::string& body, const std::string& time
 
 void ExtenderHttpServer::Admit(const std::string& body, httplib::Response& response) {
   const nlohmann::json review = nlohmann::json::parse(body, nullptr, false);
-  const StatsLookup stats =
-      [this](const std::string& workload,
-             const std::string& container) -> std::optional<WorkloadContainerStats> {
-    std::optional<ClusterView::ContainerStats> found = view_.WorkloadContainer(workload, container);
-    if (!found) return std::nullopt;
-    return WorkloadContainerStats{found->cpu, found->memory};
+  const StatsLookup stats = [this](const std::string& workload, const std::string& container) {
+    return view_.WorkloadContainer(workload, container);
   };
   absl::StatusOr<AdmissionDecision> decision =
       review.is_discarded() ? absl::InvalidArgumentError("body is not JSON")

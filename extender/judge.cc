@@ -3,32 +3,27 @@
 #include <algorithm>
 #include <optional>
 
+#include "shared/footprint.h"
+
 namespace headroom::extender {
 
 PodFootprint CandidateFootprint(const PodSpec& pod, const ClusterView& view) {
-  PodFootprint footprint;
+  std::vector<ContainerDemand> containers;
+  containers.reserve(pod.containers.size());
   for (const ContainerSpec& c : pod.containers) {
-    const std::optional<ClusterView::ContainerStats> stats =
-        view.WorkloadContainer(pod.workload_key, c.name);
-    int64_t cpu_base = c.requests.cpu_millis;
-    int64_t cpu_peak = std::max(c.limits.cpu_millis, c.requests.cpu_millis);
-    int64_t memory_base = c.requests.memory_bytes;
-    int64_t memory_peak = std::max(c.limits.memory_bytes, c.requests.memory_bytes);
-    if (stats.has_value() && stats->cpu.has_value()) {
-      cpu_base = stats->cpu->base_millis;
-      cpu_peak = stats->cpu->peak_millis;
+    ContainerDemand demand;
+    demand.name = c.name;
+    if (const std::optional<ClusterView::ContainerStats> stats =
+            view.WorkloadContainer(pod.workload_key, c.name)) {
+      demand.cpu = stats->cpu;
+      demand.memory = stats->memory;
+      demand.history = stats->history;
     }
-    if (stats.has_value() && stats->memory.has_value()) {
-      memory_base = stats->memory->base_bytes;
-      memory_peak = stats->memory->peak_bytes;
-    }
-    footprint.base.cpu_millis += cpu_base;
-    footprint.base.memory_bytes += memory_base;
-    footprint.headroom.cpu_millis = std::max(footprint.headroom.cpu_millis, cpu_peak - cpu_base);
-    footprint.headroom.memory_bytes =
-        std::max(footprint.headroom.memory_bytes, memory_peak - memory_base);
+    demand.declared_requests = c.requests;
+    demand.declared_limits = c.limits;
+    containers.push_back(std::move(demand));
   }
-  return footprint;
+  return PodFootprintOf(containers, view.min_history());
 }
 
 namespace {

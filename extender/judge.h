@@ -8,8 +8,9 @@
 //   rejects a node for lack of data.
 // - prioritize: ScoreNode (spread or pack, load penalty) for reported nodes; 5, neutral, for
 //   nodes without data.
-// The candidate is sized from its workload's statistics where reports have them, otherwise
-// from its declared requests (base) and limits (peak).
+// The candidate is judged by shared/footprint.h's rule: its workload's statistics once they
+// are trusted (observed for the warm-up), otherwise its declared requests (base) and limits
+// (peak).
 
 #include <string>
 #include <vector>

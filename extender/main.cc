@@ -16,6 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "app/actuation_flags.h"
 #include "cli/flag_args.h"
 #include "extender/actuator.h"
 #include "extender/api_nodes.h"
@@ -96,10 +97,10 @@ ABSL_FLAG(std::string, kill_switch_file, "",
           "decision; e.g. a key of an optional ConfigMap volume.");
 ABSL_FLAG(absl::Duration, actuation_interval, absl::Seconds(30),
           "How often the actuator plans every freshly reported node.");
-ABSL_FLAG(double, resize_min_change, 0.10,
-          "A pod is resized only when a CPU or memory request moves by at least this fraction.");
 ABSL_FLAG(double, resizes_per_node_per_minute, 10, "Resize rate limit, per node.");
-ABSL_FLAG(double, evictions_per_minute, 5, "Eviction rate limit, cluster-wide.");
+ABSL_FLAG(bool, allow_below_declared, false,
+          "Guard rail default: let headroom request less than pods declare (webhook and "
+          "resizes); a pod overrides it with headroom.dev/allow-below-declared.");
 ABSL_FLAG(absl::Duration, blocked_eviction_backoff, absl::Minutes(5),
           "After an eviction is refused (e.g. by a PodDisruptionBudget), the pod is not tried "
           "again for this long.");
@@ -227,7 +228,13 @@ int main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_placement_ttl) <= absl::ZeroDuration()) {
     return Fail("--placement-ttl must be positive");
   }
+  absl::StatusOr<headroom::ActionConfig> action_config =
+      headroom::app::ActionConfigFromFlags(absl::GetFlag(FLAGS_allow_below_declared));
+  if (!action_config.ok()) return Fail(std::string(action_config.status().message()));
+  absl::StatusOr<headroom::EvictionBudgetConfig> budget = headroom::app::EvictionBudgetFromFlags();
+  if (!budget.ok()) return Fail(std::string(budget.status().message()));
   headroom::extender::ClusterView::Options view_options;
+  view_options.min_history = action_config->guard.min_history;
   view_options.placement_ttl = absl::GetFlag(FLAGS_placement_ttl);
   view_options.report_stale_after = absl::GetFlag(FLAGS_report_stale_after);
   view_options.cordon.cordon_above = absl::GetFlag(FLAGS_cordon_above);
@@ -304,22 +311,23 @@ int main(int argc, char** argv) {
   }
   options.admission.excluded_namespaces = absl::GetFlag(FLAGS_admission_exclude_namespaces);
   options.admission.strip_cpu_limits = absl::GetFlag(FLAGS_admission_strip_cpu_limits);
+  options.admission.guard = action_config->guard;
   headroom::extender::Actuator::Options actuation;
   actuation.dry_run = absl::GetFlag(FLAGS_dry_run);
   actuation.kill_switch_file = absl::GetFlag(FLAGS_kill_switch_file);
   actuation.interval = absl::GetFlag(FLAGS_actuation_interval);
   actuation.resizes_per_node_per_minute = absl::GetFlag(FLAGS_resizes_per_node_per_minute);
-  actuation.evictions_per_minute = absl::GetFlag(FLAGS_evictions_per_minute);
+  actuation.budget = *budget;
+  actuation.actions = *action_config;
+  actuation.defaults.allow_below_declared = action_config->guard.allow_below_declared;
   actuation.blocked_eviction_backoff = absl::GetFlag(FLAGS_blocked_eviction_backoff);
   actuation.oom_evict = absl::GetFlag(FLAGS_oom_evict);
   actuation.oom.cooldown = absl::GetFlag(FLAGS_oom_cooldown);
-  actuation.plan.min_change = absl::GetFlag(FLAGS_resize_min_change);
   if (actuation.interval <= absl::ZeroDuration())
     return Fail("--actuation-interval must be positive");
-  if (actuation.resizes_per_node_per_minute <= 0 || actuation.evictions_per_minute <= 0) {
-    return Fail("--resizes-per-node-per-minute and --evictions-per-minute must be positive");
+  if (actuation.resizes_per_node_per_minute <= 0) {
+    return Fail("--resizes-per-node-per-minute must be positive");
   }
-  if (actuation.plan.min_change < 0) return Fail("--resize-min-change must not be negative");
   if (absl::Status valid = actuation.oom.Validate(); !valid.ok()) {
     return Fail(std::string(valid.message()));
   }

@@ -46,6 +46,7 @@ absl::StatusOr<ApiPod> DecodeApiPod(const json& object) {
   for (const json& condition : ArrayField(status, "conditions")) {
     const std::string type = StringField(condition, "type");
     if (StringField(condition, "status") != "True") continue;
+    if (type == "Ready") pod.ready = true;
     if (type == "PodResizePending") {
       pod.resize_pending = StringField(condition, "reason");
       if (pod.resize_pending.empty()) pod.resize_pending = "Pending";
@@ -67,8 +68,26 @@ absl::StatusOr<ApiPod> DecodeApiPod(const json& object) {
   return pod;
 }
 
-WorkloadPolicy PolicyOf(const ApiPod& pod) {
-  return ResolveWorkloadPolicy({}, pod.annotations, pod.owner_kind, std::nullopt);
+std::string ControllerKey(const ApiPod& pod) {
+  if (pod.owner_kind.empty()) return "";
+  return absl::StrCat(pod.pod_namespace, "/", pod.owner_kind, "/", pod.owner_name);
+}
+
+WorkloadPolicy PolicyOf(const ApiPod& pod, std::optional<int> replicas,
+                        const PolicyDefaults& defaults) {
+  return ResolveWorkloadPolicy({}, pod.annotations, pod.owner_kind, replicas, defaults);
+}
+
+absl::flat_hash_map<std::string, WorkloadCount> PodIndex::WorkloadCounts() const {
+  absl::flat_hash_map<std::string, WorkloadCount> counts;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [key, pod] : pods_) {
+    if (pod.owner_kind.empty() || pod.terminating) continue;
+    WorkloadCount& count = counts[ControllerKey(pod)];
+    ++count.pods;
+    if (pod.ready) ++count.ready;
+  }
+  return counts;
 }
 
 void PodIndex::Replace(const std::vector<json>& pods) {

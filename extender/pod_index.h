@@ -41,14 +41,25 @@ struct ApiPod {
   bool resize_in_progress = false;
   std::string resize_message;  // the conditions' message, if any
   bool terminating = false;    // deletionTimestamp set
+  bool ready = false;          // the Ready condition is True
   bool mirror = false;         // a static pod's mirror (kubernetes.io/config.mirror)
   std::vector<OomKill> oom_kills;
 
   std::string Key() const { return pod_namespace + "/" + name; }
 };
 
-// The pod's policy from its annotations (docs/annotations.md).
-WorkloadPolicy PolicyOf(const ApiPod& pod);
+// Pods and Ready pods of one controller (a workload's replicas as the API shows them).
+struct WorkloadCount {
+  int pods = 0;
+  int ready = 0;
+};
+// "namespace/Kind/name" of the pod's controller; "" without one.
+std::string ControllerKey(const ApiPod& pod);
+
+// The pod's policy from its annotations (docs/annotations.md), its owner's kind and, when
+// known, its workload's replica count (the default eviction ranking).
+WorkloadPolicy PolicyOf(const ApiPod& pod, std::optional<int> replicas = std::nullopt,
+                        const PolicyDefaults& defaults = {});
 
 // InvalidArgument for an object without metadata.name/namespace/uid or with bad resources.
 absl::StatusOr<ApiPod> DecodeApiPod(const nlohmann::json& pod);
@@ -61,6 +72,8 @@ class PodIndex {
   std::optional<ApiPod> Find(const std::string& pod_namespace, const std::string& name) const;
   // Every pod with at least one OOM kill in its container statuses.
   std::vector<ApiPod> WithOomKills() const;
+  // Pods and Ready pods per controller (ControllerKey), in one pass for an actuation round.
+  absl::flat_hash_map<std::string, WorkloadCount> WorkloadCounts() const;
   size_t size() const;
 
  private:

@@ -71,6 +71,46 @@ absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredResources(const jso
   return out;
 }
 
+std::string EncodeDeclaredAnnotation(const std::vector<DeclaredResources>& containers) {
+  json list = json::array();
+  for (const DeclaredResources& c : containers) {
+    json requests = json::object();
+    json limits = json::object();
+    if (c.cpu_request_millis) requests["cpu"] = FormatCpuMillis(*c.cpu_request_millis);
+    if (c.memory_request_bytes) requests["memory"] = FormatMemoryBytes(*c.memory_request_bytes);
+    if (c.cpu_limit_millis) limits["cpu"] = FormatCpuMillis(*c.cpu_limit_millis);
+    if (c.memory_limit_bytes) limits["memory"] = FormatMemoryBytes(*c.memory_limit_bytes);
+    json resources = json::object();
+    if (!requests.empty()) resources["requests"] = std::move(requests);
+    if (!limits.empty()) resources["limits"] = std::move(limits);
+    list.push_back({{"name", c.name}, {"resources", std::move(resources)}});
+  }
+  return list.dump();
+}
+
+absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredAnnotation(absl::string_view text) {
+  // A nesting limit well above the shape's four levels: a hostile annotation cannot recurse.
+  int depth = 0;
+  bool too_deep = false;
+  json list = json::parse(
+      text.begin(), text.end(),
+      [&](int, json::parse_event_t event, json&) {
+        if (event == json::parse_event_t::object_start ||
+            event == json::parse_event_t::array_start) {
+          too_deep = too_deep || ++depth > 16;
+        } else if (event == json::parse_event_t::object_end ||
+                   event == json::parse_event_t::array_end) {
+          --depth;
+        }
+        return !too_deep;
+      },
+      /*allow_exceptions=*/false);
+  if (too_deep || list.is_discarded() || !list.is_array()) {
+    return absl::InvalidArgumentError("headroom.dev/declared: not a list of containers");
+  }
+  return DecodeDeclaredResources(json{{"spec", {{"containers", std::move(list)}}}}, "containers");
+}
+
 std::vector<ContainerResourceSpec> ResourceSpecs(const std::vector<DeclaredResources>& containers) {
   std::vector<ContainerResourceSpec> specs;
   specs.reserve(containers.size());

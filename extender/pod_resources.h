@@ -31,6 +31,15 @@ struct DeclaredResources {
 absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredResources(const nlohmann::json& pod,
                                                                        absl::string_view field);
 
+// The headroom.dev/declared annotation the admission webhook writes and the actuator reads:
+// each container's CPU and memory as the pod spec declared them before headroom changed them,
+//   [{"name": "app", "resources": {"requests": {"cpu": "1", "memory": "1Gi"},
+//                                  "limits": {"memory": "2Gi"}}}]
+// (the shape of spec.containers[*], so one decoder reads both). The decoder refuses anything
+// else with InvalidArgument; its input is bounded by the API server's annotation size.
+std::string EncodeDeclaredAnnotation(const std::vector<DeclaredResources>& containers);
+absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredAnnotation(absl::string_view text);
+
 // The amounts alone, for shared/kubelet_eviction.h's PodQosClass.
 std::vector<ContainerResourceSpec> ResourceSpecs(const std::vector<DeclaredResources>& containers);
 

@@ -61,15 +61,30 @@ absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
     pod.ranking = RankingFromProto(p.ranking());
     pod.requests = {p.requests().cpu_millis(), p.requests().memory_bytes()};
     for (const headroom::v1::ContainerReport& c : p.containers()) {
-      ContainerDemand container{c.name(), std::nullopt, std::nullopt};
-      if (c.has_cpu()) container.cpu = CpuStats{c.cpu().base_millis(), c.cpu().peak_millis()};
+      ContainerDemand container;
+      container.name = c.name();
+      if (c.has_cpu()) {
+        container.cpu = CpuStats{c.cpu().base_millis(), c.cpu().peak_millis(),
+                                 c.cpu().daily_base_millis(), c.cpu().daily_peak_millis()};
+      }
       if (c.has_memory()) {
         const int64_t peak = c.memory().peak_bytes();
         container.memory =
-            MemoryStats{c.memory().base_bytes(), peak,
+            MemoryStats{c.memory().base_bytes(),
+                        peak,
                         c.memory().max_7d_bytes() > 0 ? c.memory().max_7d_bytes() : peak,
-                        c.memory().oom_bytes()};
+                        c.memory().oom_bytes(),
+                        c.memory().daily_base_bytes(),
+                        c.memory().daily_peak_bytes()};
       }
+      if (c.history_seconds() < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("report for node ", report.node, ": pod ",
+                                                       pod.name, " container ", c.name(),
+                                                       ": historySeconds must not be negative"));
+      }
+      container.history = absl::Seconds(c.history_seconds());
+      container.declared_requests = {c.requests().cpu_millis(), c.requests().memory_bytes()};
+      container.declared_limits = {c.limits().cpu_millis(), c.limits().memory_bytes()};
       pod.containers.push_back(std::move(container));
     }
     PodDemand check;
@@ -116,15 +131,24 @@ headroom::v1::NodeReport ToProto(const NodeReport& report) {
     for (const ContainerDemand& c : pod.containers) {
       headroom::v1::ContainerReport* container = p->add_containers();
       container->set_name(c.name);
+      container->set_history_seconds(absl::ToInt64Seconds(c.history));
+      container->mutable_requests()->set_cpu_millis(c.declared_requests.cpu_millis);
+      container->mutable_requests()->set_memory_bytes(c.declared_requests.memory_bytes);
+      container->mutable_limits()->set_cpu_millis(c.declared_limits.cpu_millis);
+      container->mutable_limits()->set_memory_bytes(c.declared_limits.memory_bytes);
       if (c.cpu.has_value()) {
         container->mutable_cpu()->set_base_millis(c.cpu->base_millis);
         container->mutable_cpu()->set_peak_millis(c.cpu->peak_millis);
+        container->mutable_cpu()->set_daily_base_millis(c.cpu->daily_base_millis);
+        container->mutable_cpu()->set_daily_peak_millis(c.cpu->daily_peak_millis);
       }
       if (c.memory.has_value()) {
         container->mutable_memory()->set_base_bytes(c.memory->base_bytes);
         container->mutable_memory()->set_peak_bytes(c.memory->peak_bytes);
         container->mutable_memory()->set_max_7d_bytes(c.memory->max_7d_bytes);
         container->mutable_memory()->set_oom_bytes(c.memory->oom_bytes);
+        container->mutable_memory()->set_daily_base_bytes(c.memory->daily_base_bytes);
+        container->mutable_memory()->set_daily_peak_bytes(c.memory->daily_peak_bytes);
       }
     }
   }

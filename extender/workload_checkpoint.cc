@@ -23,6 +23,11 @@ int64_t NonNegative(const json& object, const char* key, const std::string& wher
   return it->get<int64_t>();
 }
 
+// Fields added after version 1 shipped: 0 when absent.
+int64_t OptionalNonNegative(const json& object, const char* key, const std::string& where) {
+  return object.contains(key) ? NonNegative(object, key, where) : 0;
+}
+
 }  // namespace
 
 std::string EncodeWorkloads(const std::map<std::string, ClusterView::ContainerStats>& workloads,
@@ -30,15 +35,20 @@ std::string EncodeWorkloads(const std::map<std::string, ClusterView::ContainerSt
   json entries = json::object();
   for (const auto& [key, stats] : workloads) {
     json entry = json::object();
+    entry["historySeconds"] = absl::ToInt64Seconds(stats.history);
     if (stats.cpu.has_value()) {
       entry["cpu"] = {{"baseMillis", stats.cpu->base_millis},
-                      {"peakMillis", stats.cpu->peak_millis}};
+                      {"peakMillis", stats.cpu->peak_millis},
+                      {"dailyBaseMillis", stats.cpu->daily_base_millis},
+                      {"dailyPeakMillis", stats.cpu->daily_peak_millis}};
     }
     if (stats.memory.has_value()) {
       entry["memory"] = {{"baseBytes", stats.memory->base_bytes},
                          {"peakBytes", stats.memory->peak_bytes},
                          {"max7dBytes", stats.memory->max_7d_bytes},
-                         {"oomBytes", stats.memory->oom_bytes}};
+                         {"oomBytes", stats.memory->oom_bytes},
+                         {"dailyBaseBytes", stats.memory->daily_base_bytes},
+                         {"dailyPeakBytes", stats.memory->daily_peak_bytes}};
     }
     entries[key] = std::move(entry);
   }
@@ -63,15 +73,21 @@ absl::StatusOr<std::map<std::string, ClusterView::ContainerStats>> DecodeWorkloa
     for (const auto& [key, entry] : workloads->items()) {
       const std::string where = absl::StrCat("workloads[\"", key, "\"]");
       ClusterView::ContainerStats stats;
+      stats.history = absl::Seconds(OptionalNonNegative(entry, "historySeconds", where));
       if (const auto cpu = entry.find("cpu"); cpu != entry.end()) {
         stats.cpu = CpuStats{NonNegative(*cpu, "baseMillis", where + ".cpu"),
-                             NonNegative(*cpu, "peakMillis", where + ".cpu")};
+                             NonNegative(*cpu, "peakMillis", where + ".cpu"),
+                             OptionalNonNegative(*cpu, "dailyBaseMillis", where + ".cpu"),
+                             OptionalNonNegative(*cpu, "dailyPeakMillis", where + ".cpu")};
       }
       if (const auto memory = entry.find("memory"); memory != entry.end()) {
-        stats.memory = MemoryStats{NonNegative(*memory, "baseBytes", where + ".memory"),
-                                   NonNegative(*memory, "peakBytes", where + ".memory"),
-                                   NonNegative(*memory, "max7dBytes", where + ".memory"),
-                                   NonNegative(*memory, "oomBytes", where + ".memory")};
+        stats.memory =
+            MemoryStats{NonNegative(*memory, "baseBytes", where + ".memory"),
+                        NonNegative(*memory, "peakBytes", where + ".memory"),
+                        NonNegative(*memory, "max7dBytes", where + ".memory"),
+                        NonNegative(*memory, "oomBytes", where + ".memory"),
+                        OptionalNonNegative(*memory, "dailyBaseBytes", where + ".memory"),
+                        OptionalNonNegative(*memory, "dailyPeakBytes", where + ".memory")};
       }
       out[key] = stats;
     }

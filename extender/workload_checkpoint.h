@@ -1,11 +1,15 @@
 #pragma once
 
 // The extender's workload statistics on disk, so a restart keeps what the nodes reported:
-// <state-dir>/workloads.json, written atomically (io/atomic_file.h). Format (version 1):
+// <state-dir>/workloads.json, written atomically (io/atomic_file.h): per workload container the
+// union of its replicas' statistics. Format (version 1; fields marked * were added later and
+// are optional when read):
 //   {"version": 1, "savedAt": "2026-11-22T08:00:00Z",
-//    "workloads": {"ns/Deployment/web#app": {"cpu": {"baseMillis": 100, "peakMillis": 300},
+//    "workloads": {"ns/Deployment/web#app": {"historySeconds"*: 90000,
+//                  "cpu": {"baseMillis": 100, "peakMillis": 300, "dailyBaseMillis"*: ..,
+//                          "dailyPeakMillis"*: ..},
 //                  "memory": {"baseBytes": .., "peakBytes": .., "max7dBytes": .., "oomBytes":
-//                  ..}}}}
+//                  .., "dailyBaseBytes"*: .., "dailyPeakBytes"*: ..}}}}
 
 #include <map>
 #include <string>

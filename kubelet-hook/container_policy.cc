@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "shared/resource.h"
 #include "shared/sizing.h"
 
@@ -15,6 +16,23 @@ constexpr uint64_t kMinShares = 2;
 constexpr uint64_t kMaxShares = 262144;
 
 std::string Mem(int64_t bytes) { return FormatAmount(Resource::kMemory, bytes); }
+
+std::optional<int64_t> Millis(const std::optional<uint64_t>& shares) {
+  if (!shares.has_value()) return std::nullopt;
+  return MillisForCpuShares(*shares);
+}
+
+// Shares for the guarded request, keeping the runtime's own number where the request is the
+// declared or the current one (shares -> millis -> shares does not always round-trip).
+uint64_t SharesFor(int64_t millis, const ContainerPolicyInput& input) {
+  if (input.current.cpu_shares.has_value() && Millis(input.current.cpu_shares) == millis) {
+    return *input.current.cpu_shares;
+  }
+  if (input.declared.cpu_shares.has_value() && Millis(input.declared.cpu_shares) == millis) {
+    return *input.declared.cpu_shares;
+  }
+  return CpuSharesForMillis(millis);
+}
 
 }  // namespace
 
@@ -30,37 +48,70 @@ int64_t MillisForCpuShares(uint64_t shares) {
 
 ResourcePlan PlanContainerResources(const ContainerPolicyInput& input) {
   ResourcePlan plan;
-  if (input.declared.cpu_quota.has_value() && *input.declared.cpu_quota > 0) {
+  plan.last_shrink = input.last_shrink;
+  if (input.current.cpu_quota.has_value() && *input.current.cpu_quota > 0) {
     plan.cpu_quota = kRemoveCpuQuota;
     plan.reasons.push_back(
-        {"cpu-quota-removed", absl::StrCat("CPU quota ", *input.declared.cpu_quota, "us per ",
-                                           input.declared.cpu_period.value_or(100000),
+        {"cpu-quota-removed", absl::StrCat("CPU quota ", *input.current.cpu_quota, "us per ",
+                                           input.current.cpu_period.value_or(100000),
                                            "us removed: CPU is shared by weight, not capped")});
   }
-  if (input.cpu_request_millis.has_value()) {
-    plan.cpu_shares = CpuSharesForMillis(*input.cpu_request_millis);
-    plan.reasons.push_back(
-        {"cpu-weight", absl::StrCat("CPU shares ", *plan.cpu_shares, " from the sized request ",
-                                    FormatAmount(Resource::kCpu, *input.cpu_request_millis))});
-  }
+
+  // The algorithm's proposal, then the guard rails.
+  GuardInput guard;
+  guard.declared = {Millis(input.declared.cpu_shares), std::nullopt,
+                    input.declared.memory_limit_bytes};
+  guard.current = {Millis(input.current.cpu_shares), std::nullopt,
+                   input.current.memory_limit_bytes};
+  if (input.cpu_request_millis.has_value())
+    guard.proposed.cpu_request_millis = *input.cpu_request_millis;
+  std::string formula;
   if (input.memory.has_value()) {
     const MemoryStats& memory = *input.memory;
-    const int64_t formula = MemoryLimitBytes(memory, memory.peak_bytes);
-    const int64_t limit = std::max(formula, input.memory_usage_bytes);
-    plan.memory_limit_bytes = limit;
+    guard.proposed.memory_limit_bytes = MemoryLimitBytes(memory, memory.peak_bytes);
+    guard.max_memory_bytes = memory.max_7d_bytes;
+    guard.oom_memory_bytes = memory.oom_bytes;
+    formula = absl::StrCat("2 x max(7-day max ", Mem(memory.max_7d_bytes), ", memory at OOM ",
+                           Mem(memory.oom_bytes), ") = ", Mem(*guard.proposed.memory_limit_bytes));
+  }
+  guard.memory_in_use_bytes = input.memory_usage_bytes;
+  guard.history = input.history;
+  guard.allow_below_declared = input.allow_below_declared;
+  guard.running = input.running;
+  guard.last_shrink = input.last_shrink;
+  guard.now = input.now;
+  const GuardResult guarded = ApplyGuardRails(guard, input.guard);
+  plan.last_shrink = guarded.last_shrink;
+
+  if (guard.proposed.cpu_request_millis.has_value() &&
+      guarded.values.cpu_request_millis.has_value()) {
+    plan.cpu_shares = SharesFor(*guarded.values.cpu_request_millis, input);
     plan.reasons.push_back(
-        {"memory-limit",
-         absl::StrCat("memory limit ", Mem(limit), " = 2 x max(7-day max ",
-                      Mem(memory.max_7d_bytes), ", memory at OOM ", Mem(memory.oom_bytes), ")",
-                      limit > formula ? absl::StrCat(", raised to the usage ", Mem(limit)) : "")});
+        {"cpu-weight",
+         absl::StrCat("CPU shares ", *plan.cpu_shares, " for a request of ",
+                      FormatAmount(Resource::kCpu, *guarded.values.cpu_request_millis), " (sized ",
+                      FormatAmount(Resource::kCpu, *input.cpu_request_millis), ")")});
+  }
+  if (guard.proposed.memory_limit_bytes.has_value()) {
+    if (guarded.values.memory_limit_bytes.has_value()) {
+      plan.memory_limit_bytes = *guarded.values.memory_limit_bytes;
+      plan.reasons.push_back(
+          {"memory-limit",
+           absl::StrCat("memory limit ", Mem(*plan.memory_limit_bytes), " (", formula, ")")});
+    } else {
+      plan.reasons.push_back(
+          {"memory-unlimited", "no declared memory limit: left unlimited while warming up"});
+    }
   } else {
     plan.reasons.push_back(
         {"memory-no-history",
-         input.declared.memory_limit_bytes.has_value()
-             ? absl::StrCat("no memory history: declared limit ",
-                            Mem(*input.declared.memory_limit_bytes), " kept")
+         input.current.memory_limit_bytes.has_value()
+             ? absl::StrCat("no memory history: limit ", Mem(*input.current.memory_limit_bytes),
+                            " kept")
              : std::string("no memory history and no declared limit: left unlimited")});
   }
+  for (const Reason& reason : guarded.reasons) plan.reasons.push_back(reason);
+
   if (!input.enforce || input.excluded) {
     plan.reasons.push_back({input.excluded ? "excluded" : "recommend-only",
                             input.excluded ? "headroom is disabled for this container: nothing set"
@@ -68,11 +119,12 @@ ResourcePlan PlanContainerResources(const ContainerPolicyInput& input) {
     plan.cpu_quota.reset();
     plan.cpu_shares.reset();
     plan.memory_limit_bytes.reset();
+    plan.last_shrink = input.last_shrink;
   }
   return plan;
 }
 
-ResourcePlan WithoutNoOps(ResourcePlan plan, const DeclaredResources& current) {
+ResourcePlan WithoutNoOps(ResourcePlan plan, const RuntimeResources& current) {
   if (plan.cpu_quota.has_value() && current.cpu_quota.has_value() &&
       *current.cpu_quota == *plan.cpu_quota) {
     plan.cpu_quota.reset();
@@ -85,6 +137,35 @@ ResourcePlan WithoutNoOps(ResourcePlan plan, const DeclaredResources& current) {
     plan.memory_limit_bytes.reset();
   }
   return plan;
+}
+
+std::string DescribePlan(const RuntimeResources& before, const ResourcePlan& plan) {
+  std::vector<std::string> parts;
+  const auto value = [](const auto& optional, auto format) {
+    return optional.has_value() ? format(*optional) : std::string("unset");
+  };
+  if (plan.cpu_quota.has_value()) {
+    parts.push_back(absl::StrCat("cpu quota ",
+                                 value(before.cpu_quota, [](int64_t q) { return absl::StrCat(q); }),
+                                 " -> ", *plan.cpu_quota == kRemoveCpuQuota ? "none" : "set"));
+  }
+  if (plan.cpu_shares.has_value()) {
+    parts.push_back(absl::StrCat(
+        "cpu shares ", value(before.cpu_shares, [](uint64_t s) { return absl::StrCat(s); }), " -> ",
+        *plan.cpu_shares));
+  }
+  if (plan.memory_limit_bytes.has_value()) {
+    parts.push_back(absl::StrCat("memory limit ", value(before.memory_limit_bytes, Mem), " -> ",
+                                 Mem(*plan.memory_limit_bytes)));
+  }
+  return parts.empty() ? std::string("no change") : absl::StrJoin(parts, ", ");
+}
+
+std::string PlanReasons(const ResourcePlan& plan) {
+  std::vector<std::string> parts;
+  parts.reserve(plan.reasons.size());
+  for (const Reason& reason : plan.reasons) parts.push_back(reason.message);
+  return absl::StrJoin(parts, "; ");
 }
 
 }  // namespace headroom::nri

@@ -1,43 +1,60 @@
 #pragma once
 
 // What headroom-nri asks the runtime to set on one container (seed 000, phase 2 at the runtime
-// layer): no CPU quota (CPU limits are replaced by PSI-watched sharing), CPU weight from the
-// container's sized request, and memory limit = 2 x max(7-day max, memory at OOM) once there is
-// history -- never below the memory in use, so applying it cannot itself OOM-kill. Without
-// history the declared memory limit and CPU weight stay as they are.
+// layer), through the guard rails of shared/guard_rails.h:
+// - no CPU quota (CPU limits are replaced by PSI-watched sharing);
+// - CPU weight from the container's sized request -- but nothing is tightened while the
+//   workload warms up (--min-history), the weight never goes below what the declared request
+//   gives (unless the workload opted in) nor below the floor's, and a running container's
+//   weight shrinks in bounded steps;
+// - memory limit = 2 x max(7-day max, memory at OOM), at least the floor and the memory in
+//   use, once the workload is warm; until then the declared limit stays (raised only by an OOM
+//   kill: 2 x the memory at OOM).
 
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "absl/time/time.h"
+#include "shared/guard_rails.h"
 #include "shared/reason.h"
 #include "shared/usage_stats.h"
 
 namespace headroom::nri {
 
-// What kubelet asked for, as NRI shows it (absent = not set).
-struct DeclaredResources {
+// CPU and memory resources as NRI shows them (absent = not set).
+struct RuntimeResources {
   std::optional<uint64_t> cpu_shares;
   std::optional<int64_t> cpu_quota;
   std::optional<uint64_t> cpu_period;
   std::optional<int64_t> memory_limit_bytes;
+
+  bool operator==(const RuntimeResources&) const = default;
 };
 
 struct ContainerPolicyInput {
-  DeclaredResources declared;
+  RuntimeResources declared;  // what kubelet asked for, before headroom
+  RuntimeResources current;   // what the runtime has now (== declared for a new container)
   // The workload container's memory history (samples and/or OOM kills); absent: none.
   std::optional<MemoryStats> memory;
   // The CPU request the optimisation sized for the container; absent: not sized yet.
   std::optional<int64_t> cpu_request_millis;
-  int64_t memory_usage_bytes = 0;  // in use now; 0 for a container being created
-  bool enforce = true;             // false: recommend only (headroom.dev/mode, --dry-run)
-  bool excluded = false;           // headroom.dev/disable or an excluded namespace
+  int64_t memory_usage_bytes = 0;                 // in use now; 0 for a container being created
+  absl::Duration history = absl::ZeroDuration();  // how long the workload has been observed
+  bool allow_below_declared = false;  // headroom.dev/allow-below-declared or the default
+  bool running = true;                // false: the container is being created
+  ShrinkTimes last_shrink;
+  absl::Time now = absl::InfinitePast();
+  bool enforce = true;    // false: recommend only (headroom.dev/mode, --dry-run)
+  bool excluded = false;  // headroom.dev/disable or an excluded namespace
+  GuardRailConfig guard;
 };
 
 struct ResourcePlan {
   std::optional<int64_t> cpu_quota;  // -1: remove the quota
   std::optional<uint64_t> cpu_shares;
   std::optional<int64_t> memory_limit_bytes;
+  ShrinkTimes last_shrink;      // to remember once the plan is applied
   std::vector<Reason> reasons;  // one per decision, with the numbers
 
   bool changes_anything() const {
@@ -57,6 +74,11 @@ int64_t MillisForCpuShares(uint64_t shares);
 ResourcePlan PlanContainerResources(const ContainerPolicyInput& input);
 
 // The plan minus what `current` already has (for updates of running containers).
-ResourcePlan WithoutNoOps(ResourcePlan plan, const DeclaredResources& current);
+ResourcePlan WithoutNoOps(ResourcePlan plan, const RuntimeResources& current);
+
+// "cpu shares 1024 -> 256, memory limit 1Gi -> 512Mi" for what `plan` changes from `before`.
+std::string DescribePlan(const RuntimeResources& before, const ResourcePlan& plan);
+// The reasons, joined with "; ".
+std::string PlanReasons(const ResourcePlan& plan);
 
 }  // namespace headroom::nri

@@ -14,12 +14,14 @@
 #include <thread>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/notification.h"
+#include "app/guard_rail_flags.h"
 #include "cli/flag_args.h"
 #include "httplib.h"
 #include "io/grpc_tls.h"
@@ -46,6 +48,9 @@ ABSL_FLAG(std::string, extender, "",
 ABSL_FLAG(std::string, node_name, "",
           "Node name in reports (default: $NODE_NAME, else the host name).");
 ABSL_FLAG(bool, dry_run, false, "Compute and log every decision, change nothing.");
+ABSL_FLAG(bool, allow_below_declared, false,
+          "Guard rail default: let headroom set CPU weights below what the declared request "
+          "gives (a pod overrides it with headroom.dev/allow-below-declared).");
 ABSL_FLAG(absl::Duration, interval, absl::Seconds(60),
           "Sampling, optimisation, checkpoint and report period.");
 ABSL_FLAG(absl::Duration, oom_poll_interval, absl::Seconds(1),
@@ -155,6 +160,10 @@ int main(int argc, char** argv) {
 
   hnri::PluginConfig config;
   config.dry_run = absl::GetFlag(FLAGS_dry_run);
+  absl::StatusOr<headroom::GuardRailConfig> guard =
+      headroom::app::GuardRailConfigFromFlags(absl::GetFlag(FLAGS_allow_below_declared));
+  if (!guard.ok()) return Fail(std::string(guard.status().message()));
+  config.guard = *guard;
   config.excluded_namespaces =
       absl::StrSplit(absl::GetFlag(FLAGS_excluded_namespaces), ',', absl::SkipEmpty());
 
@@ -314,9 +323,19 @@ int main(int argc, char** argv) {
         } else {
           counters.updates_sent += outcome.updates.update_size() - sent->failed_size();
           counters.updates_failed += sent->failed_size();
-          for (const auto& update : outcome.updates.update()) {
-            state.Mutate(update.container_id(), [&](hnri::TrackedContainer& c) {
-              c.declared = hnri::WithResources(c.declared, update.linux().resources());
+          absl::flat_hash_set<std::string> refused;
+          for (const auto& failed : sent->failed()) refused.insert(failed.container_id());
+          for (size_t i = 0; i < outcome.changes.size(); ++i) {
+            const auto& change = outcome.changes[i];
+            if (refused.contains(change.container_id)) {
+              spdlog::warn("nri: periodic update refused by the runtime: {}", change.description);
+              continue;
+            }
+            spdlog::info("nri: periodic update {}", change.description);
+            state.Mutate(change.container_id, [&](hnri::TrackedContainer& c) {
+              c.current = hnri::WithResources(
+                  c.current, outcome.updates.update(static_cast<int>(i)).linux().resources());
+              c.last_shrink = change.plan.last_shrink;
             });
           }
           spdlog::info("nri: updated {} containers ({} refused)", outcome.updates.update_size(),

@@ -16,16 +16,62 @@ absl::StatusOr<int64_t> Int(const json& object, const char* key, const std::stri
   if (it == object.end() || !it->is_number_integer()) {
     return absl::InvalidArgumentError(absl::StrCat(where, ".", key, ": missing or not an integer"));
   }
-  return it->get<int64_t>();
+  const int64_t value = it->get<int64_t>();
+  if (value < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ".", key, ": negative (", value, ")"));
+  }
+  return value;
+}
+
+// An optional amount: 0 when absent.
+absl::StatusOr<int64_t> OptionalInt(const json& object, const char* key, const std::string& where) {
+  if (!object.contains(key)) return 0;
+  return Int(object, key, where);
+}
+
+json DeclaredJson(const RuntimeResources& declared) {
+  json out = json::object();
+  if (declared.cpu_shares) out["cpuShares"] = *declared.cpu_shares;
+  if (declared.cpu_quota) out["cpuQuota"] = *declared.cpu_quota;
+  if (declared.cpu_period) out["cpuPeriod"] = *declared.cpu_period;
+  if (declared.memory_limit_bytes) out["memoryLimitBytes"] = *declared.memory_limit_bytes;
+  return out;
+}
+
+absl::StatusOr<RuntimeResources> DeclaredFromJson(const json& object, const std::string& where) {
+  if (!object.is_object()) return absl::InvalidArgumentError(where + ": not an object");
+  RuntimeResources declared;
+  if (object.contains("cpuShares")) {
+    HEADROOM_ASSIGN_OR_RETURN(int64_t shares, Int(object, "cpuShares", where));
+    declared.cpu_shares = static_cast<uint64_t>(shares);
+  }
+  if (object.contains("cpuQuota")) {
+    // -1 is the runtime's "no quota".
+    auto it = object.find("cpuQuota");
+    if (!it->is_number_integer() || it->get<int64_t>() < -1) {
+      return absl::InvalidArgumentError(where + ".cpuQuota: not an integer >= -1");
+    }
+    declared.cpu_quota = it->get<int64_t>();
+  }
+  if (object.contains("cpuPeriod")) {
+    HEADROOM_ASSIGN_OR_RETURN(int64_t period, Int(object, "cpuPeriod", where));
+    declared.cpu_period = static_cast<uint64_t>(period);
+  }
+  if (object.contains("memoryLimitBytes")) {
+    HEADROOM_ASSIGN_OR_RETURN(declared.memory_limit_bytes, Int(object, "memoryLimitBytes", where));
+  }
+  return declared;
 }
 
 }  // namespace
 
-std::string EncodeNodeCheckpoint(const std::map<std::string, WorkloadRecord>& records,
-                                 absl::Time saved_at) {
+std::string EncodeNodeCheckpoint(const NodeCheckpoint& checkpoint, absl::Time saved_at) {
   json workloads = json::object();
-  for (const auto& [key, record] : records) {
+  for (const auto& [key, record] : checkpoint.workloads) {
     json entry = json::object();
+    if (record.first_sample) {
+      entry["firstSampleUnixMillis"] = absl::ToUnixMillis(*record.first_sample);
+    }
     json ooms = json::array();
     for (const auto& oom : record.ooms) {
       ooms.push_back({{"atUnixMillis", absl::ToUnixMillis(oom.at)}, {"bytes", oom.memory_bytes}});
@@ -34,23 +80,30 @@ std::string EncodeNodeCheckpoint(const std::map<std::string, WorkloadRecord>& re
     if (record.sized_cpu_millis) entry["sizedCpuMillis"] = *record.sized_cpu_millis;
     if (record.last_cpu) {
       entry["cpu"] = {{"baseMillis", record.last_cpu->base_millis},
-                      {"peakMillis", record.last_cpu->peak_millis}};
+                      {"peakMillis", record.last_cpu->peak_millis},
+                      {"dailyBaseMillis", record.last_cpu->daily_base_millis},
+                      {"dailyPeakMillis", record.last_cpu->daily_peak_millis}};
     }
     if (record.last_memory) {
       entry["memory"] = {{"baseBytes", record.last_memory->base_bytes},
                          {"peakBytes", record.last_memory->peak_bytes},
                          {"max7dBytes", record.last_memory->max_7d_bytes},
-                         {"oomBytes", record.last_memory->oom_bytes}};
+                         {"oomBytes", record.last_memory->oom_bytes},
+                         {"dailyBaseBytes", record.last_memory->daily_base_bytes},
+                         {"dailyPeakBytes", record.last_memory->daily_peak_bytes}};
     }
     workloads[key] = std::move(entry);
   }
+  json containers = json::object();
+  for (const auto& [id, declared] : checkpoint.declared) containers[id] = DeclaredJson(declared);
   json document = {{"version", 1},
                    {"savedAt", absl::FormatTime(absl::RFC3339_sec, saved_at, absl::UTCTimeZone())},
-                   {"workloads", std::move(workloads)}};
+                   {"workloads", std::move(workloads)},
+                   {"containers", std::move(containers)}};
   return document.dump(2) + "\n";
 }
 
-absl::StatusOr<std::map<std::string, WorkloadRecord>> DecodeNodeCheckpoint(absl::string_view text) {
+absl::StatusOr<NodeCheckpoint> DecodeNodeCheckpoint(absl::string_view text) {
   json document = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded() || !document.is_object()) {
     return absl::InvalidArgumentError("node checkpoint is not a JSON object");
@@ -64,11 +117,15 @@ absl::StatusOr<std::map<std::string, WorkloadRecord>> DecodeNodeCheckpoint(absl:
   if (workloads == document.end() || !workloads->is_object()) {
     return absl::InvalidArgumentError("checkpoint.workloads: missing or not an object");
   }
-  std::map<std::string, WorkloadRecord> out;
+  NodeCheckpoint out;
   for (auto it = workloads->begin(); it != workloads->end(); ++it) {
     const std::string where = absl::StrCat("workloads[\"", it.key(), "\"]");
     if (!it->is_object()) return absl::InvalidArgumentError(where + ": not an object");
     WorkloadRecord record;
+    if (it->contains("firstSampleUnixMillis")) {
+      HEADROOM_ASSIGN_OR_RETURN(int64_t first, Int(*it, "firstSampleUnixMillis", where));
+      record.first_sample = absl::FromUnixMillis(first);
+    }
     if (auto ooms = it->find("ooms"); ooms != it->end()) {
       if (!ooms->is_array()) return absl::InvalidArgumentError(where + ".ooms: not an array");
       for (const json& oom : *ooms) {
@@ -84,6 +141,10 @@ absl::StatusOr<std::map<std::string, WorkloadRecord>> DecodeNodeCheckpoint(absl:
       CpuStats stats;
       HEADROOM_ASSIGN_OR_RETURN(stats.base_millis, Int(*cpu, "baseMillis", where + ".cpu"));
       HEADROOM_ASSIGN_OR_RETURN(stats.peak_millis, Int(*cpu, "peakMillis", where + ".cpu"));
+      HEADROOM_ASSIGN_OR_RETURN(stats.daily_base_millis,
+                                OptionalInt(*cpu, "dailyBaseMillis", where + ".cpu"));
+      HEADROOM_ASSIGN_OR_RETURN(stats.daily_peak_millis,
+                                OptionalInt(*cpu, "dailyPeakMillis", where + ".cpu"));
       record.last_cpu = stats;
     }
     if (auto memory = it->find("memory"); memory != it->end()) {
@@ -93,28 +154,43 @@ absl::StatusOr<std::map<std::string, WorkloadRecord>> DecodeNodeCheckpoint(absl:
       HEADROOM_ASSIGN_OR_RETURN(stats.peak_bytes, Int(*memory, "peakBytes", at));
       HEADROOM_ASSIGN_OR_RETURN(stats.max_7d_bytes, Int(*memory, "max7dBytes", at));
       HEADROOM_ASSIGN_OR_RETURN(stats.oom_bytes, Int(*memory, "oomBytes", at));
+      HEADROOM_ASSIGN_OR_RETURN(stats.daily_base_bytes, OptionalInt(*memory, "dailyBaseBytes", at));
+      HEADROOM_ASSIGN_OR_RETURN(stats.daily_peak_bytes, OptionalInt(*memory, "dailyPeakBytes", at));
       record.last_memory = stats;
     }
-    out.emplace(it.key(), std::move(record));
+    out.workloads.emplace(it.key(), std::move(record));
+  }
+  if (auto containers = document.find("containers"); containers != document.end()) {
+    if (!containers->is_object()) {
+      return absl::InvalidArgumentError("checkpoint.containers: not an object");
+    }
+    for (auto it = containers->begin(); it != containers->end(); ++it) {
+      HEADROOM_ASSIGN_OR_RETURN(
+          RuntimeResources declared,
+          DeclaredFromJson(*it, absl::StrCat("containers[\"", it.key(), "\"]")));
+      out.declared.emplace(it.key(), declared);
+    }
   }
   return out;
 }
 
 absl::Status SaveNodeCheckpoint(const NodeState& state, const std::string& state_dir,
                                 absl::Time now) {
-  return io::WriteFileAtomically(absl::StrCat(state_dir, "/", kNodeCheckpointFile),
-                                 EncodeNodeCheckpoint(state.Records(now), now));
+  return io::WriteFileAtomically(
+      absl::StrCat(state_dir, "/", kNodeCheckpointFile),
+      EncodeNodeCheckpoint({state.Records(now), state.DeclaredByContainer()}, now));
 }
 
 absl::StatusOr<size_t> LoadNodeCheckpoint(NodeState& state, const std::string& state_dir) {
   const std::string path = absl::StrCat(state_dir, "/", kNodeCheckpointFile);
   HEADROOM_ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
-  absl::StatusOr<std::map<std::string, WorkloadRecord>> records = DecodeNodeCheckpoint(text);
-  if (!records.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": ", records.status().message()));
+  absl::StatusOr<NodeCheckpoint> checkpoint = DecodeNodeCheckpoint(text);
+  if (!checkpoint.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", checkpoint.status().message()));
   }
-  state.Restore(*records);
-  return records->size();
+  state.Restore(checkpoint->workloads);
+  state.RestoreDeclared(std::move(checkpoint->declared));
+  return checkpoint->workloads.size();
 }
 
 }  // namespace headroom::nri

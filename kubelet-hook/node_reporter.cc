@@ -10,6 +10,23 @@
 #include "kubelet-hook/container_policy.h"
 
 namespace headroom::nri {
+namespace {
+
+headroom::v1::EvictionRanking RankingProto(EvictionRanking ranking) {
+  switch (ranking) {
+    case EvictionRanking::kLow:
+      return headroom::v1::EVICTION_RANKING_LOW;
+    case EvictionRanking::kMedium:
+      return headroom::v1::EVICTION_RANKING_MEDIUM;
+    case EvictionRanking::kHigh:
+      return headroom::v1::EVICTION_RANKING_HIGH;
+    case EvictionRanking::kNoEviction:
+      return headroom::v1::EVICTION_RANKING_NO_EVICTION;
+  }
+  return headroom::v1::EVICTION_RANKING_UNSPECIFIED;
+}
+
+}  // namespace
 
 headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::string& node_name,
                                          ResourceAmounts allocatable, std::optional<double> load1,
@@ -31,17 +48,26 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
       pod->set_uid(c.pod_uid);
       pod->set_workload_key(c.workload_key);
       pod->set_daemonset(c.daemonset);
+      pod->set_ranking(RankingProto(c.ranking));
     }
-    // Declared requests as the runtime knows them: CPU from shares, memory from the limit.
-    if (c.declared.cpu_shares.has_value()) {
-      pod->mutable_requests()->set_cpu_millis(pod->requests().cpu_millis() +
-                                              MillisForCpuShares(*c.declared.cpu_shares));
-    }
+    // Declared requests as the runtime knows them (kubelet's, before headroom): CPU from
+    // shares, memory from the limit.
+    const int64_t cpu_request =
+        c.declared.cpu_shares.has_value() ? MillisForCpuShares(*c.declared.cpu_shares) : 0;
+    const int64_t memory_limit = c.declared.memory_limit_bytes.value_or(0);
+    pod->mutable_requests()->set_cpu_millis(pod->requests().cpu_millis() + cpu_request);
+    pod->mutable_requests()->set_memory_bytes(pod->requests().memory_bytes() + memory_limit);
     headroom::v1::ContainerReport* container = pod->add_containers();
     container->set_name(c.name);
+    container->set_history_seconds(absl::ToInt64Seconds(state.History(c.stats_key, now)));
+    container->mutable_requests()->set_cpu_millis(cpu_request);
+    container->mutable_requests()->set_memory_bytes(memory_limit);
+    container->mutable_limits()->set_memory_bytes(memory_limit);
     if (std::optional<CpuStats> cpu = state.CpuHistory(c.stats_key, now); cpu.has_value()) {
       container->mutable_cpu()->set_base_millis(cpu->base_millis);
       container->mutable_cpu()->set_peak_millis(cpu->peak_millis);
+      container->mutable_cpu()->set_daily_base_millis(cpu->daily_base_millis);
+      container->mutable_cpu()->set_daily_peak_millis(cpu->daily_peak_millis);
     }
     if (std::optional<MemoryStats> memory = state.MemoryHistory(c.stats_key, now);
         memory.has_value() && memory->peak_bytes > 0) {
@@ -49,6 +75,8 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
       container->mutable_memory()->set_peak_bytes(memory->peak_bytes);
       container->mutable_memory()->set_max_7d_bytes(memory->max_7d_bytes);
       container->mutable_memory()->set_oom_bytes(memory->oom_bytes);
+      container->mutable_memory()->set_daily_base_bytes(memory->daily_base_bytes);
+      container->mutable_memory()->set_daily_peak_bytes(memory->daily_peak_bytes);
     }
   }
   return report;

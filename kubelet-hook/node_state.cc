@@ -10,6 +10,8 @@ void CarrySamplerState(const TrackedContainer& from, TrackedContainer& to) {
   to.last_cpu_nanos = from.last_cpu_nanos;
   to.last_waiting_micros = from.last_waiting_micros;
   to.memory_usage_bytes = from.memory_usage_bytes;
+  to.declared = from.declared;
+  to.last_shrink = from.last_shrink;
 }
 
 void NodeState::Upsert(const TrackedContainer& container) {
@@ -20,6 +22,7 @@ void NodeState::Upsert(const TrackedContainer& container) {
 void NodeState::Remove(const std::string& id) {
   absl::MutexLock lock(&mu_);
   containers_.erase(id);
+  restored_declared_.erase(id);
 }
 
 std::optional<TrackedContainer> NodeState::Get(const std::string& id) const {
@@ -96,6 +99,13 @@ std::optional<CpuStats> NodeState::CpuHistory(const std::string& stats_key, absl
   return cpu.has_value() ? cpu : it->second.restored_cpu;
 }
 
+absl::Duration NodeState::History(const std::string& stats_key, absl::Time now) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = workloads_.find(stats_key);
+  if (it == workloads_.end()) return absl::ZeroDuration();
+  return it->second.stats.History(now);
+}
+
 std::optional<int64_t> NodeState::SizedCpu(const std::string& stats_key) const {
   absl::ReaderMutexLock lock(&mu_);
   auto it = workloads_.find(stats_key);
@@ -108,6 +118,7 @@ std::map<std::string, WorkloadRecord> NodeState::Records(absl::Time now) const {
   std::map<std::string, WorkloadRecord> out;
   for (const auto& [key, workload] : workloads_) {
     WorkloadRecord record;
+    record.first_sample = workload.stats.first_sample();
     record.ooms.assign(workload.stats.oom_records().begin(), workload.stats.oom_records().end());
     record.sized_cpu_millis = workload.sized_cpu_millis;
     const UsageSnapshot snapshot = workload.stats.Snapshot(now);
@@ -122,11 +133,31 @@ void NodeState::Restore(const std::map<std::string, WorkloadRecord>& records) {
   absl::MutexLock lock(&mu_);
   for (const auto& [key, record] : records) {
     Workload& workload = WorkloadFor(key);
+    if (record.first_sample.has_value()) workload.stats.RestoreFirstSample(*record.first_sample);
     for (const auto& oom : record.ooms) workload.stats.RecordOom(oom.at, oom.memory_bytes);
     workload.sized_cpu_millis = record.sized_cpu_millis;
     workload.restored_memory = record.last_memory;
     workload.restored_cpu = record.last_cpu;
   }
+}
+
+std::map<std::string, RuntimeResources> NodeState::DeclaredByContainer() const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::map<std::string, RuntimeResources> out;
+  for (const auto& [id, container] : containers_) out.emplace(id, container.declared);
+  return out;
+}
+
+void NodeState::RestoreDeclared(std::map<std::string, RuntimeResources> declared) {
+  absl::MutexLock lock(&mu_);
+  restored_declared_ = std::move(declared);
+}
+
+std::optional<RuntimeResources> NodeState::RestoredDeclared(const std::string& id) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = restored_declared_.find(id);
+  if (it == restored_declared_.end()) return std::nullopt;
+  return it->second;
 }
 
 size_t NodeState::workload_count() const {

@@ -16,6 +16,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "kubelet-hook/container_policy.h"
+#include "shared/eviction_ranking.h"
+#include "shared/guard_rails.h"
 #include "shared/usage_stats.h"
 
 namespace headroom::nri {
@@ -30,10 +32,14 @@ struct TrackedContainer {
   std::string workload_key;  // "ns/Kind/name"
   std::string stats_key;     // "ns/Kind/name#container"
   std::string cgroups_path;
-  DeclaredResources declared;  // what the runtime has set now, our adjustments included
+  RuntimeResources declared;  // what kubelet asked for, before headroom (the guard rails' floor)
+  RuntimeResources current;   // what the runtime has set now, our adjustments included
   bool daemonset = false;
   bool enforce = true;
   bool excluded = false;
+  bool allow_below_declared = false;  // headroom.dev/allow-below-declared or the default
+  EvictionRanking ranking = EvictionRanking::kLow;  // from annotations and the owner kind
+  ShrinkTimes last_shrink;                          // when each value last went down
   // Sampler bookkeeping (carried across re-tracking by CarrySamplerState).
   // OOM kills already accounted for; nullopt: unknown (a container first seen in Synchronize,
   // whose cgroup may count kills from before we watched), so the first reading is a baseline.
@@ -44,12 +50,14 @@ struct TrackedContainer {
   int64_t memory_usage_bytes = 0;
 };
 
-// Copies the sampler's bookkeeping from `from` (the container as tracked so far) into `to` (the
-// same container described afresh by the runtime).
+// Copies the sampler's bookkeeping and the guard rails' memory (declared values, last shrinks)
+// from `from` (the container as tracked so far) into `to` (the same container described afresh
+// by the runtime).
 void CarrySamplerState(const TrackedContainer& from, TrackedContainer& to);
 
 // The part of a workload container's statistics that must survive a restart.
 struct WorkloadRecord {
+  std::optional<absl::Time> first_sample;  // the warm-up counts from here
   std::vector<ContainerUsageStats::OomRecord> ooms;
   std::optional<int64_t> sized_cpu_millis;
   std::optional<MemoryStats> last_memory;  // the last snapshot, a floor until samples return
@@ -82,10 +90,17 @@ class NodeState {
   std::optional<MemoryStats> MemoryHistory(const std::string& stats_key, absl::Time now) const;
   std::optional<CpuStats> CpuHistory(const std::string& stats_key, absl::Time now) const;
   std::optional<int64_t> SizedCpu(const std::string& stats_key) const;
+  // How long the workload container has been observed (zero when never).
+  absl::Duration History(const std::string& stats_key, absl::Time now) const;
 
-  // Checkpoint support.
+  // Checkpoint support: the workload records, and what kubelet declared for each tracked
+  // container (so a restarted plugin knows the floors of containers it already adjusted).
   std::map<std::string, WorkloadRecord> Records(absl::Time now) const;
+  std::map<std::string, RuntimeResources> DeclaredByContainer() const;
   void Restore(const std::map<std::string, WorkloadRecord>& records);
+  void RestoreDeclared(std::map<std::string, RuntimeResources> declared);
+  // What kubelet declared for container `id` before a restart; nullopt when unknown.
+  std::optional<RuntimeResources> RestoredDeclared(const std::string& id) const;
 
   size_t workload_count() const;
 
@@ -105,6 +120,7 @@ class NodeState {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, TrackedContainer> containers_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Workload> workloads_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, RuntimeResources> restored_declared_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace headroom::nri

@@ -33,17 +33,27 @@ LabelList ToList(const google::protobuf::RepeatedPtrField<napi::StringEntry>& en
   return out;
 }
 
-std::string Reasons(const ResourcePlan& plan) {
-  std::vector<std::string> parts;
-  parts.reserve(plan.reasons.size());
-  for (const Reason& reason : plan.reasons) parts.push_back(reason.message);
-  return absl::StrJoin(parts, "; ");
+// The owner kind in a workload key "ns/Kind/name".
+std::string KindOf(absl::string_view workload_key) {
+  const size_t first = workload_key.find('/');
+  if (first == absl::string_view::npos) return "";
+  const size_t second = workload_key.find('/', first + 1);
+  if (second == absl::string_view::npos) return "";
+  return std::string(workload_key.substr(first + 1, second - first - 1));
+}
+
+// One log line per container headroom changes, with the old and new values and the reasons.
+void LogChange(absl::string_view event, const TrackedContainer& container,
+               const RuntimeResources& before, const ResourcePlan& plan) {
+  spdlog::info("nri: {} {}/{} container {} ({}): {}; {}", std::string(event),
+               container.pod_namespace, container.pod_name, container.name, container.stats_key,
+               DescribePlan(before, plan), PlanReasons(plan));
 }
 
 }  // namespace
 
-DeclaredResources DeclaredFrom(const napi::LinuxResources& resources) {
-  DeclaredResources declared;
+RuntimeResources ResourcesFrom(const napi::LinuxResources& resources) {
+  RuntimeResources declared;
   if (resources.has_cpu()) {
     const napi::LinuxCPU& cpu = resources.cpu();
     if (cpu.has_shares()) declared.cpu_shares = cpu.shares().value();
@@ -68,15 +78,15 @@ void ApplyPlan(const ResourcePlan& plan, napi::LinuxResources& resources) {
   }
 }
 
-DeclaredResources WithPlan(DeclaredResources declared, const ResourcePlan& plan) {
+RuntimeResources WithPlan(RuntimeResources declared, const ResourcePlan& plan) {
   if (plan.cpu_quota.has_value()) declared.cpu_quota = plan.cpu_quota;
   if (plan.cpu_shares.has_value()) declared.cpu_shares = plan.cpu_shares;
   if (plan.memory_limit_bytes.has_value()) declared.memory_limit_bytes = plan.memory_limit_bytes;
   return declared;
 }
 
-DeclaredResources WithResources(DeclaredResources declared, const napi::LinuxResources& applied) {
-  const DeclaredResources set = DeclaredFrom(applied);
+RuntimeResources WithResources(RuntimeResources declared, const napi::LinuxResources& applied) {
+  const RuntimeResources set = ResourcesFrom(applied);
   if (set.cpu_shares.has_value()) declared.cpu_shares = set.cpu_shares;
   if (set.cpu_quota.has_value()) declared.cpu_quota = set.cpu_quota;
   if (set.cpu_period.has_value()) declared.cpu_period = set.cpu_period;
@@ -101,13 +111,21 @@ TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod,
   tracked.daemonset = absl::StrContains(tracked.workload_key, "/DaemonSet/");
   if (container.has_linux()) {
     tracked.cgroups_path = container.linux().cgroups_path();
-    tracked.declared = DeclaredFrom(container.linux().resources());
+    tracked.current = ResourcesFrom(container.linux().resources());
+    tracked.declared = tracked.current;
   }
   Annotations annotations;
   for (const napi::StringEntry& entry : pod.annotations()) {
     annotations[entry.key()] = entry.value();
   }
-  const WorkloadPolicy policy = ResolveWorkloadPolicy({}, annotations, "", std::nullopt);
+  PolicyDefaults defaults;
+  defaults.allow_below_declared = config_.guard.allow_below_declared;
+  // The node knows the owner kind from the pod's labels, not its replica count: the ranking
+  // comes from the annotation and the kind here, and the extender resolves it fully.
+  const WorkloadPolicy policy =
+      ResolveWorkloadPolicy({}, annotations, KindOf(tracked.workload_key), std::nullopt, defaults);
+  tracked.allow_below_declared = policy.allow_below_declared;
+  tracked.ranking = policy.ranking.ranking;
   const bool namespace_excluded =
       std::find(config_.excluded_namespaces.begin(), config_.excluded_namespaces.end(),
                 pod.namespace_()) != config_.excluded_namespaces.end();
@@ -116,14 +134,22 @@ TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod,
   return tracked;
 }
 
-ResourcePlan NriPlugin::PlanFor(const TrackedContainer& container, absl::Time now) const {
+ResourcePlan NriPlugin::PlanFor(const TrackedContainer& container, absl::Time now,
+                                bool running) const {
   ContainerPolicyInput input;
   input.declared = container.declared;
+  input.current = container.current;
   input.memory = state_.MemoryHistory(container.stats_key, now);
   input.cpu_request_millis = state_.SizedCpu(container.stats_key);
   input.memory_usage_bytes = container.memory_usage_bytes;
+  input.history = state_.History(container.stats_key, now);
+  input.allow_below_declared = container.allow_below_declared;
+  input.running = running;
+  input.last_shrink = container.last_shrink;
+  input.now = now;
   input.enforce = container.enforce;
   input.excluded = container.excluded;
+  input.guard = config_.guard;
   return PlanContainerResources(input);
 }
 
@@ -183,14 +209,20 @@ std::string NriPlugin::Synchronize(const std::string& payload) {
     if (container.state() == napi::CONTAINER_STOPPED) continue;
     if (std::optional<TrackedContainer> known = state_.Get(tracked.id); known.has_value()) {
       CarrySamplerState(*known, tracked);
+    } else if (std::optional<RuntimeResources> declared = state_.RestoredDeclared(tracked.id)) {
+      // Adjusted by this plugin before a restart: the runtime shows our values, the
+      // checkpoint kubelet's.
+      tracked.declared = *declared;
     }
-    const ResourcePlan plan = WithoutNoOps(PlanFor(tracked, now), tracked.declared);
+    const ResourcePlan plan = WithoutNoOps(PlanFor(tracked, now), tracked.current);
     if (plan.changes_anything()) {
       napi::ContainerUpdate* update = reply.add_update();
       update->set_container_id(tracked.id);
       update->set_ignore_failure(true);
       ApplyPlan(plan, *update->mutable_linux()->mutable_resources());
-      tracked.declared = WithPlan(tracked.declared, plan);
+      LogChange("synchronize", tracked, tracked.current, plan);
+      tracked.current = WithPlan(tracked.current, plan);
+      tracked.last_shrink = plan.last_shrink;
       ++updates;
     }
     state_.Upsert(tracked);
@@ -211,15 +243,15 @@ std::string NriPlugin::CreateContainer(const std::string& payload) {
   }
   TrackedContainer tracked = Track(request.pod(), request.container());
   tracked.oom_kills_seen = 0;  // a new cgroup: every kill from now on is this container's
-  const ResourcePlan plan = PlanFor(tracked, clock_());
+  const ResourcePlan plan =
+      WithoutNoOps(PlanFor(tracked, clock_(), /*running=*/false), tracked.current);
   napi::CreateContainerResponse reply;
+  LogChange("create", tracked, tracked.current, plan);
   if (plan.changes_anything()) {
     ApplyPlan(plan, *reply.mutable_adjust()->mutable_linux()->mutable_resources());
-    tracked.declared = WithPlan(tracked.declared, plan);
+    tracked.current = WithPlan(tracked.current, plan);
     ++adjustments_made_;
   }
-  spdlog::info("nri: create {}/{} container {} ({}): {}", tracked.pod_namespace, tracked.pod_name,
-               tracked.name, tracked.stats_key, Reasons(plan));
   state_.Upsert(tracked);
   return Ok(reply);
 }
@@ -234,19 +266,21 @@ std::string NriPlugin::UpdateContainer(const std::string& payload) {
   if (std::optional<TrackedContainer> known = state_.Get(tracked.id); known.has_value()) {
     CarrySamplerState(*known, tracked);
   }
-  // The resources kubelet asks for now; where they conflict with the policy, the policy wins.
-  tracked.declared = DeclaredFrom(request.linux_resources());
-  const ResourcePlan plan = PlanFor(tracked, clock_());
+  // The resources kubelet asks for now (an in-place resize): they are the new declared values;
+  // where they conflict with the policy, the policy wins.
+  tracked.current = ResourcesFrom(request.linux_resources());
+  tracked.declared = tracked.current;
+  const ResourcePlan plan = WithoutNoOps(PlanFor(tracked, clock_()), tracked.current);
   napi::UpdateContainerResponse reply;
+  LogChange("update", tracked, tracked.current, plan);
   if (plan.changes_anything()) {
     napi::ContainerUpdate* update = reply.add_update();
     update->set_container_id(tracked.id);
     ApplyPlan(plan, *update->mutable_linux()->mutable_resources());
-    tracked.declared = WithPlan(tracked.declared, plan);
+    tracked.current = WithPlan(tracked.current, plan);
+    tracked.last_shrink = plan.last_shrink;
     ++adjustments_made_;
   }
-  spdlog::info("nri: update {}/{} container {}: {}", tracked.pod_namespace, tracked.pod_name,
-               tracked.name, Reasons(plan));
   state_.Upsert(tracked);
   return Ok(reply);
 }

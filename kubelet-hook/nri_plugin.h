@@ -31,6 +31,9 @@ inline constexpr int32_t kSubscribedEvents = 0x0008 | 0x0080 | 0x0400 | 0x0004;
 struct PluginConfig {
   bool dry_run = false;  // compute and log, change nothing
   std::vector<std::string> excluded_namespaces = {"kube-system"};
+  // Guard rails (warm-up, floors, bounded shrinking); guard.allow_below_declared is the
+  // cluster-wide default of headroom.dev/allow-below-declared.
+  GuardRailConfig guard = {};
 };
 
 class NriPlugin {
@@ -40,8 +43,12 @@ class NriPlugin {
   // Answers one ttrpc request from the runtime with a Response body.
   std::string Handle(const ttrpc::Request& request);
 
-  // Plan for a container as NRI describes it, against its current resources.
-  ResourcePlan PlanFor(const TrackedContainer& container, absl::Time now) const;
+  // Plan for a container as NRI describes it, against its current resources; `running` is
+  // false for a container being created (no shrink steps).
+  ResourcePlan PlanFor(const TrackedContainer& container, absl::Time now,
+                       bool running = true) const;
+
+  const PluginConfig& config() const { return config_; }
 
   // What the runtime said in Configure (empty before).
   const std::string& runtime() const { return runtime_; }
@@ -69,10 +76,10 @@ class NriPlugin {
 };
 
 // Conversions between NRI's LinuxResources and the policy's view.
-DeclaredResources DeclaredFrom(const napi::LinuxResources& resources);
+RuntimeResources ResourcesFrom(const napi::LinuxResources& resources);
 void ApplyPlan(const ResourcePlan& plan, napi::LinuxResources& resources);
-DeclaredResources WithPlan(DeclaredResources declared, const ResourcePlan& plan);
-// `declared` with what `applied` (an update the runtime accepted) sets.
-DeclaredResources WithResources(DeclaredResources declared, const napi::LinuxResources& applied);
+RuntimeResources WithPlan(RuntimeResources declared, const ResourcePlan& plan);
+// `current` with what `applied` (an update the runtime accepted) sets.
+RuntimeResources WithResources(RuntimeResources declared, const napi::LinuxResources& applied);
 
 }  // namespace headroom::nri

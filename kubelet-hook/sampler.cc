@@ -33,7 +33,7 @@ void Sampler::RecordOomKill(const TrackedContainer& container, absl::Time now) {
   // At an OOM kill the container was at its limit; the high-water mark says the same when the
   // cgroup is still there to have one.
   int64_t memory =
-      std::max(container.declared.memory_limit_bytes.value_or(0), container.memory_usage_bytes);
+      std::max(container.current.memory_limit_bytes.value_or(0), container.memory_usage_bytes);
   if (absl::StatusOr<CgroupSample> sample = cgroups_.Read(container.cgroups_path); sample.ok()) {
     memory = std::max(memory, sample->memory_max_usage_bytes);
   }
@@ -120,6 +120,7 @@ OptimizeOutcome Sampler::Optimize(absl::Time now) {
     pod.pod_namespace = members.front()->pod_namespace;
     pod.name = members.front()->pod_name.empty() ? pod_id : members.front()->pod_name;
     pod.daemonset = members.front()->daemonset;
+    pod.ranking = members.front()->ranking;
     bool all_history = true;
     for (const TrackedContainer* c : members) {
       ContainerDemand demand;
@@ -127,18 +128,25 @@ OptimizeOutcome Sampler::Optimize(absl::Time now) {
       demand.cpu = state_.CpuHistory(c->stats_key, now);
       demand.memory = state_.MemoryHistory(c->stats_key, now);
       if (demand.memory.has_value() && demand.memory->peak_bytes == 0) demand.memory.reset();
+      demand.history = state_.History(c->stats_key, now);
+      // The runtime shows the CPU request as shares and no memory request: the limit stands in.
+      const RuntimeResources& d = c->declared;
+      demand.declared_requests = {d.cpu_shares.has_value() ? MillisForCpuShares(*d.cpu_shares) : 0,
+                                  d.memory_limit_bytes.value_or(0)};
+      demand.declared_limits.memory_bytes = d.memory_limit_bytes.value_or(0);
       all_history = all_history && demand.cpu.has_value() && demand.memory.has_value();
+      pod.requests.cpu_millis += demand.declared_requests.cpu_millis;
+      pod.requests.memory_bytes += demand.declared_requests.memory_bytes;
       pod.containers.push_back(std::move(demand));
-      const DeclaredResources& d = c->declared;
-      pod.requests.cpu_millis += d.cpu_shares.has_value() ? MillisForCpuShares(*d.cpu_shares) : 0;
-      pod.requests.memory_bytes += d.memory_limit_bytes.value_or(0);
     }
     pod.optimizable = all_history && !members.front()->excluded;
     node.pods.push_back(std::move(pod));
     pod_members.push_back(members);
   }
   outcome.pods = node.pods.size();
-  absl::StatusOr<NodeOptimization> result = OptimizeNode(node);
+  OptimizeOptions options;
+  options.min_history = plugin_.config().guard.min_history;
+  absl::StatusOr<NodeOptimization> result = OptimizeNode(node, options);
   if (!result.ok()) {
     spdlog::warn("nri: node optimisation refused its input: {}",
                  std::string(result.status().message()));
@@ -154,12 +162,16 @@ OptimizeOutcome Sampler::Optimize(absl::Time now) {
     ++outcome.optimized_containers;
   }
   for (const TrackedContainer& c : containers) {
-    const ResourcePlan plan = WithoutNoOps(plugin_.PlanFor(c, now), c.declared);
+    const ResourcePlan plan = WithoutNoOps(plugin_.PlanFor(c, now), c.current);
     if (!plan.changes_anything()) continue;
     napi::ContainerUpdate* update = outcome.updates.add_update();
     update->set_container_id(c.id);
     update->set_ignore_failure(true);
     ApplyPlan(plan, *update->mutable_linux()->mutable_resources());
+    outcome.changes.push_back(
+        {c.id, plan,
+         absl::StrCat(c.pod_namespace, "/", c.pod_name, " container ", c.name, " (", c.stats_key,
+                      "): ", DescribePlan(c.current, plan), "; ", PlanReasons(plan))});
   }
   return outcome;
 }

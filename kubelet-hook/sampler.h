@@ -10,7 +10,8 @@
 //   (CPU PSI-adjusted where the cgroup has cpu.pressure);
 // - Optimize: runs the per-node optimisation (shared/node_optimizer.h) over the node's pods,
 //   stores each container's sized CPU request, and returns the updates (CPU weight, no quota,
-//   memory limit) that differ from what the runtime has, for UpdateContainers.
+//   memory limit; through the guard rails) that differ from what the runtime has, for
+//   UpdateContainers.
 
 #include <cstdint>
 #include <optional>
@@ -35,9 +36,18 @@ struct SamplerStats {
 
 struct OptimizeOutcome {
   napi::UpdateContainersRequest updates;
+  // One per update, in the same order: the plan (its shrink times are remembered once the
+  // runtime accepts it) and "ns/pod container c: old -> new; reasons" for the log.
+  struct Change {
+    std::string container_id;
+    ResourcePlan plan;
+    std::string description;
+  };
+  std::vector<Change> changes;
   size_t pods = 0;
   size_t optimized_containers = 0;
-  std::vector<std::string> eviction_candidates;  // "ns/name: reason"; executed by #8, not here
+  // "ns/name: reason"; the extender's actuator decides, with the disruption policy.
+  std::vector<std::string> eviction_candidates;
 };
 
 class Sampler {

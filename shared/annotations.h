@@ -20,5 +20,18 @@ inline constexpr absl::string_view kEvictionRankingAnnotation = "headroom.dev/ev
 inline constexpr absl::string_view kEvictionEnabledLabel = "headroom.dev/eviction-enabled";
 // Workload or pod: the CPU eviction strategies allowed on it, e.g. ["CPUEvict","BECPUEvict"].
 inline constexpr absl::string_view kEvictionPolicyAnnotation = "headroom.dev/eviction-policy";
+// Pod: "true" lets headroom request less than the pod declares (guard_rails.h); overrides the
+// cluster-wide default (--allow-below-declared).
+inline constexpr absl::string_view kAllowBelowDeclaredAnnotation =
+    "headroom.dev/allow-below-declared";
+// Pod: "true" lets headroom evict a pod it otherwise protects (disruption.h): a StatefulSet
+// pod, a single-replica workload's pod, the last ready replica, a pod without a controller.
+inline constexpr absl::string_view kAllowDisruptionAnnotation = "headroom.dev/allow-disruption";
+// Pod: "true": never evicted by headroom. karpenter.sh/do-not-disrupt is honoured as well.
+inline constexpr absl::string_view kDoNotDisruptAnnotation = "headroom.dev/do-not-disrupt";
+inline constexpr absl::string_view kKarpenterDoNotDisruptAnnotation = "karpenter.sh/do-not-disrupt";
+// Pod (written by the admission webhook): each container's declared CPU and memory before
+// headroom changed them, so later resizes know the declared floor.
+inline constexpr absl::string_view kDeclaredAnnotation = "headroom.dev/declared";
 
 }  // namespace headroom

@@ -27,12 +27,15 @@ int64_t Saturate(Wide value) {
 
 size_t Slot(Resource resource) { return resource == Resource::kCpu ? 0 : 1; }
 
+// The planning values of footprint.h: the daily peak of the base, and the peak above it.
 int64_t Base(const ContainerDemand& container, Resource resource) {
-  return resource == Resource::kCpu ? container.cpu->base_millis : container.memory->base_bytes;
+  return resource == Resource::kCpu ? PlanningBase(*container.cpu)
+                                    : PlanningBase(*container.memory);
 }
 
 int64_t Peak(const ContainerDemand& container, Resource resource) {
-  return resource == Resource::kCpu ? container.cpu->peak_millis : container.memory->peak_bytes;
+  return resource == Resource::kCpu ? PlanningPeak(*container.cpu)
+                                    : PlanningPeak(*container.memory);
 }
 
 int64_t Headroom(const ContainerDemand& container, Resource resource) {
@@ -67,7 +70,8 @@ std::vector<size_t> PodsByName(const std::vector<PodDemand>& pods) {
 }
 
 bool Evictable(const PodDemand& pod) {
-  return !pod.daemonset && pod.ranking != EvictionRanking::kNoEviction;
+  return !pod.daemonset && pod.ranking != EvictionRanking::kNoEviction &&
+         !pod.protected_from_eviction;
 }
 
 absl::Status FieldError(size_t pod, const PodDemand& demand, absl::string_view field,
@@ -82,7 +86,7 @@ absl::Status ValidateContainer(size_t pod_index, const PodDemand& pod, size_t in
   const auto path = [index] { return absl::StrCat(".containers[", index, "]"); };
   if (container.cpu.has_value()) {
     const CpuStats& cpu = *container.cpu;
-    if (cpu.base_millis < 0 || cpu.peak_millis < 0) {
+    if (cpu.base_millis < 0 || cpu.peak_millis < 0 || cpu.daily_base_millis < 0) {
       return FieldError(pod_index, pod, absl::StrCat(path(), ".cpu"), "must not be negative");
     }
     if (cpu.peak_millis < cpu.base_millis) {
@@ -95,7 +99,7 @@ absl::Status ValidateContainer(size_t pod_index, const PodDemand& pod, size_t in
   if (container.memory.has_value()) {
     const MemoryStats& memory = *container.memory;
     if (memory.base_bytes < 0 || memory.peak_bytes < 0 || memory.max_7d_bytes < 0 ||
-        memory.oom_bytes < 0) {
+        memory.oom_bytes < 0 || memory.daily_base_bytes < 0) {
       return FieldError(pod_index, pod, absl::StrCat(path(), ".memory"), "must not be negative");
     }
     if (memory.peak_bytes < memory.base_bytes) {
@@ -110,28 +114,43 @@ absl::Status ValidateContainer(size_t pod_index, const PodDemand& pod, size_t in
                                      " is below the peak ", FormatMemoryBytes(memory.peak_bytes)));
     }
   }
+  if (container.history < absl::ZeroDuration()) {
+    return FieldError(pod_index, pod, absl::StrCat(path(), ".history"), "must not be negative");
+  }
   return absl::OkStatus();
 }
 
-bool HasHistory(const PodDemand& pod, std::string* missing) {
+// Whether every container has trusted statistics (footprint.h); `missing` says why not.
+bool HasHistory(const PodDemand& pod, absl::Duration min_history, std::string* missing) {
   for (const ContainerDemand& container : pod.containers) {
     if (!container.cpu.has_value() || !container.memory.has_value()) {
       *missing = absl::StrCat("container ", container.name, " has no ",
                               container.cpu.has_value() ? "memory" : "cpu", " usage history");
       return false;
     }
+    if (!HasTrustedHistory(container, min_history)) {
+      *missing = absl::StrCat(
+          "container ", container.name, " has been observed for ",
+          absl::FormatDuration(absl::Trunc(container.history, absl::Minutes(1))), " of the ",
+          absl::FormatDuration(min_history), " warm-up (guard rail: no tightening before)");
+      return false;
+    }
   }
   return true;
 }
 
-// Step 3/4 order: DaemonSets last, then ranking (low first), then larger headroom first,
-// then namespace/name so that the result never depends on input order.
+// Step 3/4 order: pods that may be evicted first, DaemonSets last, then ranking (low first),
+// then larger headroom first, then namespace/name so that the result never depends on input
+// order.
 void SortForEviction(std::vector<size_t>& order, const std::vector<PodWork>& work,
                      const std::vector<PodDemand>& pods, Resource resource) {
   const size_t slot = Slot(resource);
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     const PodDemand& pa = pods[work[a].pod];
     const PodDemand& pb = pods[work[b].pod];
+    if (pa.protected_from_eviction != pb.protected_from_eviction) {
+      return !pa.protected_from_eviction;
+    }
     if (pa.daemonset != pb.daemonset) return !pa.daemonset;
     if (pa.ranking != pb.ranking) return pa.ranking < pb.ranking;
     if (work[a].max_headroom[slot] != work[b].max_headroom[slot]) {
@@ -167,6 +186,18 @@ absl::string_view DoesNotFitCode(Resource resource) {
   return resource == Resource::kCpu ? "CpuDoesNotFit" : "MemoryDoesNotFit";
 }
 
+// What must fit: memory at base + the largest headroom (running out kills); CPU at its bases
+// alone (running out throttles, and the shared headroom is what weights and PSI arbitrate).
+Wide Need(Resource resource, const Totals& totals) {
+  return resource == Resource::kMemory ? totals.base + totals.max_headroom : totals.base;
+}
+
+std::string EvictionText(Resource resource, const Totals& totals, Wide available) {
+  if (resource == Resource::kMemory) return NeedText(resource, totals, available);
+  return absl::StrCat("bases ", Amount(resource, totals.base), " > available ",
+                      Amount(resource, available), " for a sustained period");
+}
+
 // Steps 3 and 4 for one resource: evicts in order until the node fits or only protected
 // pods remain. The base total is kept running and the largest surviving headroom is read
 // from a headroom-sorted list that skips evicted pods, so the loop is O(n log n) overall.
@@ -186,8 +217,7 @@ void EvictUntilFits(Resource resource, Wide available, const NodeDemand& node,
   Totals totals = AliveTotals(work, resource);
   size_t largest = 0;  // first pod in by_headroom that is still alive
   // Evictable pods form a prefix of `order` (protected pods sort after them).
-  for (size_t next = 0; totals.base + totals.max_headroom > available && next < order.size();
-       ++next) {
+  for (size_t next = 0; Need(resource, totals) > available && next < order.size(); ++next) {
     PodWork& victim = work[order[next]];
     const PodDemand& pod = node.pods[victim.pod];
     if (!Evictable(pod)) break;
@@ -197,7 +227,7 @@ void EvictUntilFits(Resource resource, Wide available, const NodeDemand& node,
          resource,
          {std::string(DoesNotFitCode(resource)),
           absl::StrCat(ResourceName(resource), " does not fit on node ", node.name, ": ",
-                       NeedText(resource, totals, available), "; evicted first as ranking ",
+                       EvictionText(resource, totals, available), "; evicted first as ranking ",
                        EvictionRankingName(pod.ranking), " with ", ResourceName(resource),
                        " headroom ", Amount(resource, victim.max_headroom[slot]))}});
     totals.base -= victim.base[slot];
@@ -209,7 +239,8 @@ void EvictUntilFits(Resource resource, Wide available, const NodeDemand& node,
 
 ResourceOutcome Outcome(Resource resource, const NodeDemand& node, Wide reserved,
                         const std::vector<PodWork>& work,
-                        const std::vector<ContainerDemand const*>& alive_containers) {
+                        const std::vector<ContainerDemand const*>& alive_containers,
+                        const OptimizeOptions& options) {
   ResourceOutcome outcome;
   const Wide allocatable = node.allocatable.Get(resource);
   const Wide available = allocatable - reserved;
@@ -224,14 +255,22 @@ ResourceOutcome Outcome(Resource resource, const NodeDemand& node, Wide reserved
   outcome.max_headroom = totals.max_headroom;
   outcome.total_headroom = Saturate(total_headroom);
   outcome.fits = totals.base + totals.max_headroom <= available;
-  if (!outcome.fits) {
-    outcome.shortfall = Reason{
-        "ProtectedPodsDoNotFit",
-        absl::StrCat(ResourceName(resource), " does not fit on node ", node.name,
-                     " and no evictable pod is left (DaemonSet and no-eviction pods are never "
-                     "evicted): ",
-                     NeedText(resource, totals, available))};
+  outcome.bases_fit = totals.base <= available;
+  if (Need(resource, totals) <= available) return outcome;
+  if (resource == Resource::kCpu && !options.evict_for_cpu) {
+    outcome.shortfall =
+        Reason{"CpuBasesOverAllocatable",
+               absl::StrCat("cpu bases on node ", node.name, " exceed the available cpu (",
+                            EvictionText(resource, totals, available),
+                            " not yet): no eviction until that lasts (CPU is compressible)")};
+    return outcome;
   }
+  outcome.shortfall = Reason{
+      "ProtectedPodsDoNotFit",
+      absl::StrCat(ResourceName(resource), " does not fit on node ", node.name,
+                   " and no evictable pod is left (DaemonSet, no-eviction and protected pods "
+                   "are never evicted): ",
+                   NeedText(resource, totals, available))};
   return outcome;
 }
 
@@ -285,7 +324,8 @@ absl::Status ValidateNodeDemand(const NodeDemand& node) {
   return ValidateNode(node, PodsByName(node.pods));
 }
 
-absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node) {
+absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node,
+                                              const OptimizeOptions& options) {
   const std::vector<size_t> by_name = PodsByName(node.pods);
   HEADROOM_RETURN_IF_ERROR(ValidateNode(node, by_name));
   std::vector<uint32_t> name_rank(node.pods.size());
@@ -301,7 +341,7 @@ absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node) {
   for (size_t i = 0; i < node.pods.size(); ++i) {
     const PodDemand& pod = node.pods[i];
     std::string missing;
-    if (!pod.optimizable || !HasHistory(pod, &missing)) {
+    if (!pod.optimizable || !HasHistory(pod, options.min_history, &missing)) {
       reserved[Slot(Resource::kCpu)] += pod.requests.cpu_millis;
       reserved[Slot(Resource::kMemory)] += pod.requests.memory_bytes;
       const std::string requests =
@@ -327,8 +367,10 @@ absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node) {
     work.push_back(pod_work);
   }
 
-  // Steps 3 and 4: memory first (running out kills), then CPU (running out throttles).
+  // Steps 3 and 4: memory first (running out kills), then CPU (running out throttles) when
+  // the caller has seen its bases over for a sustained period.
   for (Resource resource : kEvictionPasses) {
+    if (resource == Resource::kCpu && !options.evict_for_cpu) continue;
     const Wide available =
         static_cast<Wide>(node.allocatable.Get(resource)) - reserved[Slot(resource)];
     EvictUntilFits(resource, available, node, work, result.evictions);
@@ -341,10 +383,10 @@ absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node) {
       alive_containers.push_back(&container);
     }
   }
-  result.cpu =
-      Outcome(Resource::kCpu, node, reserved[Slot(Resource::kCpu)], work, alive_containers);
-  result.memory =
-      Outcome(Resource::kMemory, node, reserved[Slot(Resource::kMemory)], work, alive_containers);
+  result.cpu = Outcome(Resource::kCpu, node, reserved[Slot(Resource::kCpu)], work, alive_containers,
+                       options);
+  result.memory = Outcome(Resource::kMemory, node, reserved[Slot(Resource::kMemory)], work,
+                          alive_containers, options);
 
   // Steps 5 and 6: share the single largest headroom, then size every surviving container.
   result.containers.reserve(alive_containers.size());
@@ -355,10 +397,10 @@ absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node) {
       const ContainerDemand& container = demand.containers[c];
       ContainerSizing sizing;
       sizing.cpu_request_millis =
-          FinalAmount(container.cpu->base_millis, Headroom(container, Resource::kCpu),
+          FinalAmount(Base(container, Resource::kCpu), Headroom(container, Resource::kCpu),
                       result.cpu.max_headroom, result.cpu.total_headroom);
       sizing.memory_request_bytes =
-          FinalAmount(container.memory->base_bytes, Headroom(container, Resource::kMemory),
+          FinalAmount(Base(container, Resource::kMemory), Headroom(container, Resource::kMemory),
                       result.memory.max_headroom, result.memory.total_headroom);
       sizing.memory_limit_bytes = MemoryLimitBytes(*container.memory, sizing.memory_request_bytes);
       result.containers.push_back({pod.pod, c, sizing});

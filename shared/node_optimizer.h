@@ -7,14 +7,23 @@
 //   3. memory: order pods by (DaemonSet last, eviction ranking, max memory headroom desc,
 //      then namespace/name), and while sum(base) + max(headroom) > available, evict the
 //      first pod in that order;
-//   4. the same for CPU, over the survivors;
+//   4. CPU, over the survivors, in the same order -- but CPU is compressible, so headroom's
+//      guard rail replaces the seed's rule: a pod is evicted for CPU only while the sum of the
+//      bases alone exceeds the available CPU, and only when the caller has seen that last for
+//      a sustained period (OptimizeOptions::evict_for_cpu, disruption.h's
+//      SustainedConditions). A short shared CPU headroom never evicts: CPU weights and PSI
+//      handle it;
 //   5. share the node's single largest headroom among all surviving containers in
 //      proportion to their own: final = base + maxHeadroom x own / totalHeadroom
 //      (final = base when total headroom is zero);
 //   6. CPU request = final CPU, no CPU limit; memory request = final memory, memory limit =
 //      2 x max(7-day max, memory at OOM).
-// DaemonSet and no-eviction pods are never evicted; if the node still does not fit with only
-// those left, the result says so (a shortfall) and evicts nothing protected.
+// DaemonSet, no-eviction and protected pods are never evicted; if the node still does not fit
+// with only those left, the result says so (a shortfall) and evicts nothing protected. Base and
+// peak are the planning values of footprint.h (the daily peak of the base); a pod with a container
+// not yet observed for `min_history` is not optimised and keeps its declared requests (warm-up).
+// The eviction list is a proposal: callers filter it through disruption.h's protections and
+// budgets before acting.
 //
 // Rounding: each container's share is rounded up to the millicore / byte, so the node total
 // may exceed sum(base) + maxHeadroom by at most one unit per container.
@@ -26,7 +35,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "shared/eviction_ranking.h"
+#include "shared/footprint.h"
 #include "shared/reason.h"
 #include "shared/resource.h"
 #include "shared/sizing.h"
@@ -34,11 +45,12 @@
 
 namespace headroom {
 
-struct ContainerDemand {
-  std::string name;
-  // Statistics; a container without either has no history and its pod is not optimised.
-  std::optional<CpuStats> cpu;
-  std::optional<MemoryStats> memory;
+struct OptimizeOptions {
+  // Pods with a container observed for less than this keep their declared requests.
+  absl::Duration min_history = absl::Hours(24);
+  // Step 4 may evict (only while the CPU bases alone exceed the available CPU): set by a
+  // caller that has seen them over for a sustained period.
+  bool evict_for_cpu = false;
 };
 
 struct PodDemand {
@@ -46,6 +58,8 @@ struct PodDemand {
   std::string name;
   bool daemonset = false;
   EvictionRanking ranking = EvictionRanking::kLow;
+  // Protected by the disruption policy (disruption.h): never chosen for eviction.
+  bool protected_from_eviction = false;
   // False: headroom leaves the pod alone and reserves its declared requests.
   bool optimizable = true;
   // Declared requests; only counted for pods that are not optimised.
@@ -87,6 +101,7 @@ struct ResourceOutcome {
   int64_t max_headroom = 0;    // largest single container headroom among survivors
   int64_t total_headroom = 0;  // sum of the surviving containers' headroom
   bool fits = true;            // base_total + max_headroom <= allocatable - reserved
+  bool bases_fit = true;       // base_total <= allocatable - reserved
   // Set when the node does not fit even though nothing more may be evicted.
   std::optional<Reason> shortfall;
 };
@@ -105,6 +120,7 @@ struct NodeOptimization {
 absl::Status ValidateNodeDemand(const NodeDemand& node);
 
 // Runs steps 1-6 on one node. Validates first.
-absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node);
+absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node,
+                                              const OptimizeOptions& options = {});
 
 }  // namespace headroom

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "shared/footprint.h"
+
 namespace headroom {
 
 int64_t MemoryLimitBytes(const MemoryStats& memory, int64_t memory_request_bytes) {
@@ -15,8 +17,9 @@ int64_t MemoryLimitBytes(const MemoryStats& memory, int64_t memory_request_bytes
 
 ContainerSizing SizeForAdmission(const CpuStats& cpu, const MemoryStats& memory) {
   ContainerSizing sizing;
-  sizing.cpu_request_millis = cpu.peak_millis;
-  sizing.memory_request_bytes = memory.peak_bytes;
+  // The peak, at least the daily peak of the base that placement judges the pod by.
+  sizing.cpu_request_millis = std::max(cpu.peak_millis, PlanningBase(cpu));
+  sizing.memory_request_bytes = std::max(memory.peak_bytes, PlanningBase(memory));
   sizing.memory_limit_bytes = MemoryLimitBytes(memory, sizing.memory_request_bytes);
   return sizing;
 }

@@ -1,8 +1,9 @@
 #pragma once
 
 // Container sizing rules of seed 000 (CruiseKube):
-// - admission (phase 1): requests = peak, so the pod fits where it is placed even before the
-//   per-node optimisation shares headroom; no CPU limit;
+// - admission (phase 1): requests = peak (at least the daily peak of the base, footprint.h),
+//   so the pod fits where it is placed even before the per-node optimisation shares headroom;
+//   no CPU limit;
 // - memory limit = 2 x max(7-day max memory, memory at OOM kill), never below the request.
 // CPU limits are never set: PSI gives the contention signal that throttling used to.
 
@@ -23,7 +24,8 @@ struct ContainerSizing {
 // 2 x max(max_7d, oom), at least `memory_request_bytes`; saturates at INT64_MAX.
 int64_t MemoryLimitBytes(const MemoryStats& memory, int64_t memory_request_bytes);
 
-// Phase 1 sizing for a container with history.
+// Phase 1 sizing for a container with history (before the guard rails: callers use
+// node_actions.h's SizeNewContainer).
 ContainerSizing SizeForAdmission(const CpuStats& cpu, const MemoryStats& memory);
 
 }  // namespace headroom

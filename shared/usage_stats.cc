@@ -16,7 +16,8 @@ int64_t FloorMod(int64_t value, int64_t modulus) { return ((value % modulus) + m
 }  // namespace
 
 absl::Status UsageStatsConfig::Validate() const {
-  if (cpu_base_window <= absl::ZeroDuration() || memory_base_window <= absl::ZeroDuration()) {
+  if (cpu_base_window <= absl::ZeroDuration() || memory_base_window <= absl::ZeroDuration() ||
+      daily_base_window <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("base windows must be positive");
   }
   if (cpu_base_window > recent_peak_window || memory_base_window > recent_peak_window) {
@@ -26,9 +27,11 @@ absl::Status UsageStatsConfig::Validate() const {
         absl::FormatDuration(memory_base_window), ") must not exceed the recent peak window (",
         absl::FormatDuration(recent_peak_window), ")"));
   }
-  if (!(base_percentile > 0 && base_percentile <= 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("base percentile must be in (0, 1], got ", base_percentile));
+  if (!(base_percentile > 0 && base_percentile <= 1) ||
+      !(daily_base_percentile > 0 && daily_base_percentile <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat("base percentiles must be in (0, 1], got ",
+                                                   base_percentile, " and ",
+                                                   daily_base_percentile));
   }
   if (peak_history_days < 1 || peak_history_days > 28) {
     return absl::InvalidArgumentError(
@@ -48,18 +51,34 @@ absl::Status UsageStatsConfig::Validate() const {
 
 ResourceUsage::ResourceUsage(absl::Duration base_window, const UsageStatsConfig& config)
     : percentile_(config.base_percentile),
+      steady_percentile_(config.daily_base_percentile),
       history_days_(config.peak_history_days),
       recent_window_(config.recent_peak_window),
       base_(base_window, config.max_window_samples),
       // Today's current hour plus the same hour on each of the previous days.
       hourly_(kHour, config.peak_history_days * kHoursPerDay + 1),
-      recent_(kMinute, static_cast<int>(absl::ToInt64Minutes(config.recent_peak_window))) {}
+      recent_(kMinute, static_cast<int>(absl::ToInt64Minutes(config.recent_peak_window))),
+      steady_(config.daily_base_window, config.max_window_samples),
+      // The current hour plus the 24 before it: every steady state of the last day.
+      daily_base_(kHour, kHoursPerDay + 1) {}
 
 absl::Status ResourceUsage::Add(absl::Time at, int64_t value) {
   if (absl::Status status = base_.Add(at, value); !status.ok()) return status;
   hourly_.Add(at, value);
   recent_.Add(at, value);
+  if (steady_.Add(at, value).ok()) {
+    // The window holds the sample just added, so the percentile exists.
+    daily_base_.Add(at, steady_.Percentile(steady_percentile_, at).value_or(value));
+  }
   return absl::OkStatus();
+}
+
+std::optional<int64_t> ResourceUsage::DailyPeak(absl::Time now) const {
+  return hourly_.Max(now, kHoursPerDay * kHour);
+}
+
+std::optional<int64_t> ResourceUsage::DailyBase(absl::Time now) const {
+  return daily_base_.Max(now, kHoursPerDay * kHour);
 }
 
 std::optional<int64_t> ResourceUsage::Base(absl::Time now) const {
@@ -86,6 +105,29 @@ ContainerUsageStats::ContainerUsageStats(const UsageStatsConfig& config)
       cpu_(config.cpu_base_window, config),
       memory_(config.memory_base_window, config) {}
 
+void ContainerUsageStats::NoteSample(absl::Time at) {
+  if (!first_sample_.has_value() || at < *first_sample_) first_sample_ = at;
+}
+
+absl::Status ContainerUsageStats::AddCpu(absl::Time at, int64_t millis) {
+  absl::Status added = cpu_.Add(at, millis);
+  if (added.ok()) NoteSample(at);
+  return added;
+}
+
+absl::Status ContainerUsageStats::AddMemory(absl::Time at, int64_t bytes) {
+  absl::Status added = memory_.Add(at, bytes);
+  if (added.ok()) NoteSample(at);
+  return added;
+}
+
+absl::Duration ContainerUsageStats::History(absl::Time now) const {
+  if (!first_sample_.has_value() || now <= *first_sample_) return absl::ZeroDuration();
+  return now - *first_sample_;
+}
+
+void ContainerUsageStats::RestoreFirstSample(absl::Time at) { NoteSample(at); }
+
 void ContainerUsageStats::RecordOom(absl::Time at, int64_t memory_bytes) {
   ooms_.push_back({at, memory_bytes});
   while (ooms_.size() > kMaxOomRecords) ooms_.pop_front();
@@ -105,7 +147,10 @@ UsageSnapshot ContainerUsageStats::Snapshot(absl::Time now) const {
   std::optional<int64_t> cpu_base = cpu_.Base(now);
   std::optional<int64_t> cpu_peak = cpu_.Peak(now);
   if (cpu_base.has_value() && cpu_peak.has_value()) {
-    snapshot.cpu = CpuStats{*cpu_base, std::max(*cpu_base, *cpu_peak)};
+    // The daily base is the steady state's daily peak: a short-window base above it is a spike.
+    const int64_t daily_base = cpu_.DailyBase(now).value_or(*cpu_base);
+    snapshot.cpu = CpuStats{*cpu_base, std::max(*cpu_base, *cpu_peak), daily_base,
+                            std::max(daily_base, cpu_.DailyPeak(now).value_or(0))};
   }
   std::optional<int64_t> memory_base = memory_.Base(now);
   std::optional<int64_t> memory_peak = memory_.Peak(now);
@@ -115,9 +160,36 @@ UsageSnapshot ContainerUsageStats::Snapshot(absl::Time now) const {
     memory.peak_bytes = std::max(*memory_base, *memory_peak);
     memory.max_7d_bytes = std::max(memory.peak_bytes, memory_.HistoryMax(now).value_or(0));
     memory.oom_bytes = OomMemory(now).value_or(0);
+    memory.daily_base_bytes = memory_.DailyBase(now).value_or(*memory_base);
+    memory.daily_peak_bytes = std::max(memory.daily_base_bytes, memory_.DailyPeak(now).value_or(0));
     snapshot.memory = memory;
   }
+  snapshot.history = History(now);
   return snapshot;
+}
+
+UsageSnapshot MergeSnapshots(const UsageSnapshot& a, const UsageSnapshot& b) {
+  UsageSnapshot merged;
+  merged.history = std::max(a.history, b.history);
+  if (a.cpu.has_value() && b.cpu.has_value()) {
+    merged.cpu = CpuStats{std::max(a.cpu->base_millis, b.cpu->base_millis),
+                          std::max(a.cpu->peak_millis, b.cpu->peak_millis),
+                          std::max(a.cpu->daily_base_millis, b.cpu->daily_base_millis),
+                          std::max(a.cpu->daily_peak_millis, b.cpu->daily_peak_millis)};
+  } else {
+    merged.cpu = a.cpu.has_value() ? a.cpu : b.cpu;
+  }
+  if (a.memory.has_value() && b.memory.has_value()) {
+    merged.memory = MemoryStats{std::max(a.memory->base_bytes, b.memory->base_bytes),
+                                std::max(a.memory->peak_bytes, b.memory->peak_bytes),
+                                std::max(a.memory->max_7d_bytes, b.memory->max_7d_bytes),
+                                std::max(a.memory->oom_bytes, b.memory->oom_bytes),
+                                std::max(a.memory->daily_base_bytes, b.memory->daily_base_bytes),
+                                std::max(a.memory->daily_peak_bytes, b.memory->daily_peak_bytes)};
+  } else {
+    merged.memory = a.memory.has_value() ? a.memory : b.memory;
+  }
+  return merged;
 }
 
 }  // namespace headroom

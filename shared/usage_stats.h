@@ -4,15 +4,24 @@
 // - base (steady state): P75 of CPU over the last 10 minutes, of memory over the last 30;
 // - peak: the max observed in the current hour of the day over the last 7 days (the
 //   recurring daily peak), and at least the max of the last hour, so a fresh spike counts;
-// - memory's 7-day max and the memory at the last OOM kill, for the memory limit.
+// - memory's 7-day max and the memory at the last OOM kill, for the memory limit;
+// - the daily peak of the base: the largest steady-state P75 of the last 24 hours, which
+//   placement, the per-node optimisation and scale-down judge by (shared/footprint.h), so a
+//   node packed off-peak still holds its pods when their correlated daily peak arrives. The
+//   steady state here is the P75 over `daily_base_window` (1 h), not the 10- or 30-minute
+//   base: over a day, the short window's largest value is a burst, which is headroom's to
+//   share, not a base (measured in docs/simulate.md);
+// - how long the workload container has been observed (the guard rails' warm-up,
+//   shared/guard_rails.h).
 //
 // The caller feeds samples with their timestamps (CPU already PSI-adjusted, see psi.h);
 // nothing here reads a clock. Hours of the day are UTC hours.
 //
-// Memory bound per container: two WindowedPercentile windows (at most max_window_samples
-// samples of 24 bytes each), two hourly rings of 7 x 24 + 1 buckets and two minute rings of
-// 60 buckets (16 bytes per bucket), and at most kMaxOomRecords OOM records: about 7.3 KiB of
-// rings plus the window samples (1.4 KiB at one sample a minute).
+// Memory bound per container: four WindowedPercentile windows (at most max_window_samples
+// samples of 24 bytes each), two hourly rings of 7 x 24 + 1 buckets, two hourly rings of 25
+// buckets (the daily base) and two minute rings of 60 buckets (16 bytes per bucket), and at
+// most kMaxOomRecords OOM records: about 8.1 KiB of rings plus the window samples (4.3 KiB at
+// one sample a minute).
 
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +39,9 @@ struct UsageStatsConfig {
   absl::Duration cpu_base_window = absl::Minutes(10);
   absl::Duration memory_base_window = absl::Minutes(30);
   double base_percentile = 0.75;
+  // Window and percentile of the steady state whose daily peak is the daily base.
+  absl::Duration daily_base_window = absl::Hours(2);
+  double daily_base_percentile = 0.5;
   // Days of hour-of-day history for the recurring peak and the memory max.
   int peak_history_days = 7;
   // A spike within this window always counts towards the peak.
@@ -44,21 +56,31 @@ struct UsageStatsConfig {
 struct CpuStats {
   int64_t base_millis = 0;
   int64_t peak_millis = 0;
+  int64_t daily_base_millis = 0;  // largest steady state of the last 24 h; 0: unknown
+  int64_t daily_peak_millis = 0;  // largest sample of the last 24 h; 0: unknown
 };
 
 struct MemoryStats {
   int64_t base_bytes = 0;
   int64_t peak_bytes = 0;
-  int64_t max_7d_bytes = 0;  // max over the peak history (7 days by default)
-  int64_t oom_bytes = 0;     // memory at the largest recent OOM kill; 0 if none
+  int64_t max_7d_bytes = 0;      // max over the peak history (7 days by default)
+  int64_t oom_bytes = 0;         // memory at the largest recent OOM kill; 0 if none
+  int64_t daily_base_bytes = 0;  // largest steady state of the last 24 h; 0: unknown
+  int64_t daily_peak_bytes = 0;  // largest sample of the last 24 h; 0: unknown
 };
 
 // What the statistics say at one moment; a resource without samples in its windows has no
-// value (no history).
+// value (no history). `history` is how long the workload container has been observed (since
+// its first sample); zero without samples.
 struct UsageSnapshot {
   std::optional<CpuStats> cpu;
   std::optional<MemoryStats> memory;
+  absl::Duration history = absl::ZeroDuration();
 };
+
+// The union of two replicas' (or two sources') statistics: every amount is the larger, the
+// history the longer. A resource known to either is known to the result.
+UsageSnapshot MergeSnapshots(const UsageSnapshot& a, const UsageSnapshot& b);
 
 // Base and peak tracking for one resource of one container.
 class ResourceUsage {
@@ -70,20 +92,27 @@ class ResourceUsage {
 
   std::optional<int64_t> Base(absl::Time now) const;
   std::optional<int64_t> Peak(absl::Time now) const;
-  // Max over the whole peak history (7 days by default).
+  // Max over the whole peak history (7 days by default), and over the last 24 hours.
   std::optional<int64_t> HistoryMax(absl::Time now) const;
+  std::optional<int64_t> DailyPeak(absl::Time now) const;
+  // The largest steady-state P75 of the last 24 hours (as it stood after each sample).
+  std::optional<int64_t> DailyBase(absl::Time now) const;
 
   const WindowedPercentile& base_window() const { return base_; }
   const BucketedMax& hourly() const { return hourly_; }
   const BucketedMax& recent() const { return recent_; }
+  const BucketedMax& daily_base() const { return daily_base_; }
 
  private:
   double percentile_;
+  double steady_percentile_;
   int history_days_;
   absl::Duration recent_window_;
   WindowedPercentile base_;
   BucketedMax hourly_;
   BucketedMax recent_;
+  WindowedPercentile steady_;  // P75 over the daily base window
+  BucketedMax daily_base_;     // hourly max of that, over the last day
 };
 
 class ContainerUsageStats {
@@ -93,12 +122,18 @@ class ContainerUsageStats {
   explicit ContainerUsageStats(const UsageStatsConfig& config = {});
 
   // CPU in millicores (PSI-adjusted), memory in bytes. Out-of-order samples are refused.
-  absl::Status AddCpu(absl::Time at, int64_t millis) { return cpu_.Add(at, millis); }
-  absl::Status AddMemory(absl::Time at, int64_t bytes) { return memory_.Add(at, bytes); }
+  absl::Status AddCpu(absl::Time at, int64_t millis);
+  absl::Status AddMemory(absl::Time at, int64_t bytes);
   // Records the memory in use when the container was OOM-killed.
   void RecordOom(absl::Time at, int64_t memory_bytes);
 
   UsageSnapshot Snapshot(absl::Time now) const;
+
+  // When the first sample was taken (nullopt: none yet), and how long ago that was.
+  std::optional<absl::Time> first_sample() const { return first_sample_; }
+  absl::Duration History(absl::Time now) const;
+  // Restores the first sample's time from a checkpoint (the earlier of the two wins).
+  void RestoreFirstSample(absl::Time at);
 
   const ResourceUsage& cpu() const { return cpu_; }
   const ResourceUsage& memory() const { return memory_; }
@@ -112,10 +147,13 @@ class ContainerUsageStats {
  private:
   std::optional<int64_t> OomMemory(absl::Time now) const;
 
+  void NoteSample(absl::Time at);
+
   absl::Duration oom_retention_;
   ResourceUsage cpu_;
   ResourceUsage memory_;
   std::deque<OomRecord> ooms_;
+  std::optional<absl::Time> first_sample_;
 };
 
 }  // namespace headroom

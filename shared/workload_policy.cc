@@ -134,6 +134,17 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
   result.eviction_enabled = ParseFlag(
       pod.contains(kEvictionEnabledLabel) ? &pod.find(kEvictionEnabledLabel)->second : nullptr,
       kEvictionEnabledLabel, false, result.warnings);
+  result.allow_below_declared =
+      ParseFlag(Lookup(workload, pod, kAllowBelowDeclaredAnnotation), kAllowBelowDeclaredAnnotation,
+                defaults.allow_below_declared, result.warnings);
+  result.allow_disruption = ParseFlag(Lookup(workload, pod, kAllowDisruptionAnnotation),
+                                      kAllowDisruptionAnnotation, false, result.warnings);
+  // Only "true" protects; anything else (karpenter's own convention) does not.
+  for (absl::string_view key : {kDoNotDisruptAnnotation, kKarpenterDoNotDisruptAnnotation}) {
+    if (const auto it = pod.find(key); it != pod.end() && it->second == "true") {
+      result.do_not_disrupt = true;
+    }
+  }
   if (const std::string* value = Lookup(workload, pod, kEvictionPolicyAnnotation)) {
     absl::StatusOr<std::vector<KoordStrategy>> parsed = ParseEvictionPolicy(*value);
     if (parsed.ok()) {
@@ -148,6 +159,16 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
     }
   }
   return result;
+}
+
+DisruptionFacts DisruptionFactsOf(const WorkloadPolicy& policy) {
+  DisruptionFacts facts;
+  facts.disabled = policy.disabled;
+  facts.recommend_only = policy.recommend_only;
+  facts.ranking = policy.ranking.ranking;
+  facts.do_not_disrupt = policy.do_not_disrupt;
+  facts.allow_disruption = policy.allow_disruption;
+  return facts;
 }
 
 std::string SizingBlockedBy(const WorkloadPolicy& policy) {

@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "shared/annotations.h"
+#include "shared/disruption.h"
 #include "shared/eviction_ranking.h"
 #include "shared/koordinator_eviction.h"
 #include "shared/reason.h"
@@ -39,7 +40,8 @@ using Annotations = absl::flat_hash_map<std::string, std::string>;
 
 struct PolicyDefaults {
   SizingPolicy policy = SizingPolicy::kHeadroom;
-  bool recommend_only = false;  // the global recommend-only switch
+  bool recommend_only = false;        // the global recommend-only switch
+  bool allow_below_declared = false;  // the cluster-wide default (--allow-below-declared)
 };
 
 struct WorkloadPolicy {
@@ -50,13 +52,20 @@ struct WorkloadPolicy {
   RankingDecision ranking;
   bool eviction_enabled = false;
   std::optional<std::vector<KoordStrategy>> allowed_strategies;
-  std::vector<Reason> warnings;  // ignored annotations and why
+  bool allow_below_declared = false;  // guard_rails.h: requests may go below the declared ones
+  bool allow_disruption = false;      // disruption.h: protected pods may be evicted
+  bool do_not_disrupt = false;        // never evicted
+  std::vector<Reason> warnings;       // ignored annotations and why
 };
 
 // `kind` and `replicas` describe the owner, for the default eviction ranking.
 WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotations& pod,
                                      absl::string_view kind, std::optional<int> replicas,
                                      const PolicyDefaults& defaults = {});
+
+// The policy's share of the disruption facts (disable, recommend, ranking, do-not-disrupt,
+// the opt-in); the caller adds the owner and replica counts.
+DisruptionFacts DisruptionFactsOf(const WorkloadPolicy& policy);
 
 // Why headroom must leave the workload's resources as declared ("" when it may size them):
 // disabled, excluded, recommend mode or the static policy. The admission webhook and the

@@ -40,12 +40,14 @@ class ClusterRun final : public ClusterActions {
       : pods_(pods),
         usage_(usage),
         config_(config),
-        policy_(MakePolicy(kind, pods, config.memory_limit_ratio)),
+        policy_(MakePolicy(kind, pods, config.memory_limit_ratio, config.headroom)),
         node_of_(pods.size(), -1),
         sizing_(pods.size()) {
     run_.kind = kind;
     for (int i = 0; i < config.initial_nodes; ++i) AddNode();
-    for (size_t p = 0; p < pods.size(); ++p) pending_.push_back(p);
+    for (size_t p = 0; p < pods.size(); ++p) {
+      if (pods[p].start_minute <= 0) pending_.push_back(p);
+    }
   }
 
   PolicyRun Run(const std::function<void()>& minute_done) {
@@ -61,6 +63,9 @@ class ClusterRun final : public ClusterActions {
       RelieveMemoryPressure(m);
       if (policy_->UsesExtender()) UpdateCordons(now);
       if (period > 0 && m > 0 && m % period == 0) policy_->Act(now, *this);
+      for (size_t p = 0; p < pods_.size(); ++p) {
+        if (pods_[p].start_minute == m && m > 0) pending_.push_back(p);
+      }
       PlacePending(now);
       if (config_.autoscale && m > 0 && m % 60 == 0) ScaleDown(now);
       Account(m);

@@ -15,7 +15,8 @@
 //   a node whose pods' memory exceeds its allocatable evicts in kubelet's order
 //   (kubelet_eviction.h) and takes no new pods for 5 minutes (kubelet's
 //   evictionPressureTransitionPeriod); the policy observes usage and, at its period,
-//   resizes or evicts.
+//   resizes or evicts;
+// - pods with a later start minute (the cold-start scenario) join the pending queue then.
 // Everything is deterministic for given inputs.
 
 #include <cstdint>
@@ -43,6 +44,7 @@ struct SimulationConfig {
   int series_every_minutes = 15;
   std::vector<PolicyKind> policies = {PolicyKind::kStatic, PolicyKind::kVpa, PolicyKind::kCrane,
                                       PolicyKind::kHeadroom};
+  HeadroomOptions headroom;  // the headroom policy's knobs (the product's flags)
   absl::Time start = absl::FromUnixSeconds(1'700'006'400);  // 2023-11-15 00:00 UTC
 
   absl::Status Validate(int minutes) const;

@@ -2,12 +2,17 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "shared/annotations.h"
 #include "shared/crane_recommender.h"
+#include "shared/footprint.h"
+#include "shared/guard_rails.h"
 #include "shared/node_optimizer.h"
 #include "shared/sizing.h"
 #include "shared/usage_stats.h"
 #include "shared/vpa_recommender.h"
+#include "shared/workload_policy.h"
 
 namespace headroom::sim {
 namespace {
@@ -118,77 +123,111 @@ class CranePolicy : public SizingPolicy {
   std::vector<CraneContainerModel> models_;
 };
 
+// The product's own functions, in the order the product runs them. Statistics are kept per
+// workload, so replicas share their history as headroom-nri and the extender's merge do.
 class HeadroomPolicy : public SizingPolicy {
  public:
-  HeadroomPolicy(const std::vector<PodSpec>& pods, double ratio)
-      : pods_(pods), ratio_(ratio), stats_(pods.size()), cache_(pods.size()) {}
+  HeadroomPolicy(const std::vector<PodSpec>& pods, double ratio, const HeadroomOptions& options)
+      : pods_(pods),
+        ratio_(ratio),
+        options_(options),
+        budget_(options.budget),
+        cpu_over_(options.actions.cpu_eviction_after),
+        workload_of_(pods.size()),
+        last_shrink_(pods.size()),
+        memory_now_(pods.size(), 0) {
+    absl::flat_hash_map<std::string, size_t> index;
+    for (size_t p = 0; p < pods.size(); ++p) {
+      const std::string& key = pods[p].workload.empty() ? pods[p].name : pods[p].workload;
+      workload_of_[p] = index.try_emplace(key, index.size()).first->second;
+    }
+    stats_.resize(index.size());
+    cache_.resize(index.size());
+  }
   PolicyKind kind() const override { return PolicyKind::kHeadroom; }
   bool UsesExtender() const override { return true; }
 
   PodSizing Admission(size_t pod, absl::Time now) override {
-    const UsageSnapshot& s = Snapshot(pod, now);
-    if (!s.cpu.has_value() || !s.memory.has_value()) return Declared(pods_[pod], ratio_);
-    const ContainerSizing sizing = SizeForAdmission(*s.cpu, *s.memory);
-    return {{sizing.cpu_request_millis, sizing.memory_request_bytes}, sizing.memory_limit_bytes};
+    // The admission webhook: a new container starts from its workload's sizing.
+    last_shrink_[pod] = {};
+    const GuardResult sized =
+        SizeNewContainer(Snapshot(pod, now), Declared(pod), Policy(pod, 1).allow_below_declared,
+                         options_.actions.guard);
+    return ToSizing(sized.values, Declared(pod));
   }
 
-  PodFootprint Footprint(size_t pod, const PodSizing& current, absl::Time now) override {
-    const UsageSnapshot& s = Snapshot(pod, now);
-    if (!s.cpu.has_value() || !s.memory.has_value()) return {current.requests, {}};
-    return {{s.cpu->base_millis, s.memory->base_bytes},
-            {s.cpu->peak_millis - s.cpu->base_millis, s.memory->peak_bytes - s.memory->base_bytes}};
+  PodFootprint Footprint(size_t pod, const PodSizing&, absl::Time now) override {
+    return PodFootprintOf({Demand(pod, now)}, options_.actions.guard.min_history);
   }
 
   void Observe(size_t pod, absl::Time now, int64_t demand, int64_t, int64_t,
                int64_t memory) override {
-    // The node plugin samples PSI-adjusted CPU, which approximates the demand.
-    (void)stats_[pod].AddCpu(now, demand);
-    (void)stats_[pod].AddMemory(now, memory);
+    // headroom-nri samples PSI-adjusted CPU, which approximates the demand.
+    ContainerUsageStats& stats = stats_[workload_of_[pod]];
+    (void)stats.AddCpu(now, demand);
+    (void)stats.AddMemory(now, memory);
+    memory_now_[pod] = memory;
   }
 
   PodSizing AfterOom(size_t pod, absl::Time now, int64_t memory,
                      const PodSizing& current) override {
-    stats_[pod].RecordOom(now, memory);
-    cache_[pod].reset();
+    // headroom-nri records the kill and gives the restarted container its memory limit.
+    stats_[workload_of_[pod]].RecordOom(now, memory);
+    cache_[workload_of_[pod]].reset();
     const UsageSnapshot& s = Snapshot(pod, now);
-    if (!s.memory.has_value()) {
-      // No history yet: the plugin raises the limit from the memory at the OOM.
-      return {current.requests, std::max(current.memory_limit_bytes, 2 * memory)};
-    }
-    return {current.requests, MemoryLimitBytes(*s.memory, current.requests.memory_bytes)};
+    GuardInput input;
+    input.declared = Declared(pod);
+    input.current = Values(current);
+    input.proposed.memory_limit_bytes =
+        s.memory.has_value() ? MemoryLimitBytes(*s.memory, current.requests.memory_bytes)
+                             : current.memory_limit_bytes;
+    input.history = s.history;
+    input.max_memory_bytes = s.memory.has_value() ? s.memory->max_7d_bytes : 0;
+    input.oom_memory_bytes = memory;
+    input.memory_in_use_bytes = memory;
+    input.allow_below_declared = Policy(pod, 1).allow_below_declared;
+    input.running = false;  // a restarted container
+    input.now = now;
+    const GuardResult guarded = ApplyGuardRails(input, options_.actions.guard);
+    return {current.requests,
+            guarded.values.memory_limit_bytes.value_or(current.memory_limit_bytes)};
   }
 
   absl::Duration period() const override { return absl::Minutes(5); }
 
   void Act(absl::Time now, ClusterActions& cluster) override {
+    // Running replicas per workload, for the disruption policy.
+    std::vector<int> running(stats_.size(), 0);
+    for (const std::vector<size_t>& node_pods : cluster.PodsByNode()) {
+      for (size_t pod : node_pods) ++running[workload_of_[pod]];
+    }
     for (size_t index = 0; index < cluster.PodsByNode().size(); ++index) {
       // A copy: evictions below shrink the cluster's list.
       const std::vector<size_t> node_pods = cluster.PodsByNode()[index];
       if (node_pods.empty()) continue;
-      NodeDemand node{absl::StrCat("node-", index), cluster.Allocatable(index), {}};
-      node.pods.reserve(node_pods.size());
-      for (size_t pod : node_pods) {
-        PodDemand demand;
-        demand.pod_namespace = "sim";
-        demand.name = pods_[pod].name;
-        // OpenB's latency-sensitive pods rank medium; best-effort ones low.
-        demand.ranking = pods_[pod].qos == "BE" ? EvictionRanking::kLow : EvictionRanking::kMedium;
-        demand.requests = cluster.Sizing(pod).requests;
-        const UsageSnapshot& s = Snapshot(pod, now);
-        demand.containers.push_back({"main", s.cpu, s.memory});
-        node.pods.push_back(std::move(demand));
+      const std::string node = absl::StrCat("node-", index);
+      std::vector<PodState> states;
+      states.reserve(node_pods.size());
+      for (size_t pod : node_pods)
+        states.push_back(State(pod, running[workload_of_[pod]], now, cluster.Sizing(pod)));
+      absl::StatusOr<NodeActions> actions = PlanNodeActions(
+          node, cluster.Allocatable(index), states, now, options_.actions, cpu_over_);
+      if (!actions.ok()) continue;
+      for (const PlannedPodEviction& eviction : actions->evictions) {
+        std::string why;
+        if (!budget_.TryTake(node, now, &why)) continue;
+        cluster.Evict(node_pods[eviction.pod]);
+        --running[workload_of_[node_pods[eviction.pod]]];
       }
-      // Pod names are unique (the reader refuses duplicates), so the input is valid.
-      const absl::StatusOr<NodeOptimization> result = OptimizeNode(node);
-      if (!result.ok()) continue;
-      // Evictions first, then shrinking pods, then growing ones: the node holds the new sizes
-      // together, but not necessarily every order of applying them.
-      for (const PodEviction& eviction : result->evictions) cluster.Evict(node_pods[eviction.pod]);
+      // Shrinking pods first, then growing ones: the node holds the new sizes together, but
+      // not necessarily every order of applying them.
       std::vector<std::pair<size_t, PodSizing>> resizes;
-      for (const ContainerResult& c : result->containers) {
-        resizes.push_back({node_pods[c.pod],
-                           {{c.sizing.cpu_request_millis, c.sizing.memory_request_bytes},
-                            c.sizing.memory_limit_bytes}});
+      for (const PlannedPodResize& resize : actions->resizes) {
+        const size_t pod = node_pods[resize.pod];
+        // One container per simulated pod.
+        const ContainerChange& change = resize.containers.front();
+        last_shrink_[pod] = change.last_shrink;
+        resizes.push_back({pod, ToSizing(change.after, Values(cluster.Sizing(pod)))});
       }
       const auto growth = [&cluster](const std::pair<size_t, PodSizing>& r) {
         const ResourceAmounts& current = cluster.Sizing(r.first).requests;
@@ -199,20 +238,83 @@ class HeadroomPolicy : public SizingPolicy {
                        [&growth](const auto& a, const auto& b) { return growth(a) < growth(b); });
       for (const auto& [pod, sizing] : resizes) cluster.Resize(pod, sizing);
     }
+    budget_.Forget(now);
   }
 
  private:
-  // Snapshots are cached for the minute: placement asks for the same pods many times.
+  SizedValues Declared(size_t pod) const {
+    return {pods_[pod].requests.cpu_millis, pods_[pod].requests.memory_bytes,
+            Scaled(pods_[pod].requests.memory_bytes, ratio_)};
+  }
+  static SizedValues Values(const PodSizing& sizing) {
+    return {sizing.requests.cpu_millis, sizing.requests.memory_bytes, sizing.memory_limit_bytes};
+  }
+  static PodSizing ToSizing(const SizedValues& values, const SizedValues& fallback) {
+    return {{values.cpu_request_millis.value_or(fallback.cpu_request_millis.value_or(0)),
+             values.memory_request_bytes.value_or(fallback.memory_request_bytes.value_or(0))},
+            values.memory_limit_bytes.value_or(fallback.memory_limit_bytes.value_or(0))};
+  }
+
+  // The pod's policy as the product resolves it: OpenB's latency-sensitive pods are annotated
+  // eviction-ranking medium by their (simulated) operator; every workload opted in below the
+  // declared requests when the options say so.
+  WorkloadPolicy Policy(size_t pod, int replicas) const {
+    Annotations annotations;
+    if (pods_[pod].qos != "BE") annotations[std::string(kEvictionRankingAnnotation)] = "medium";
+    PolicyDefaults defaults;
+    defaults.allow_below_declared = options_.allow_below_declared;
+    return ResolveWorkloadPolicy({}, annotations, "ReplicaSet", replicas, defaults);
+  }
+
+  ContainerDemand Demand(size_t pod, absl::Time now) {
+    const UsageSnapshot& s = Snapshot(pod, now);
+    const SizedValues declared = Declared(pod);
+    return {"main",
+            s.cpu,
+            s.memory,
+            s.history,
+            {*declared.cpu_request_millis, *declared.memory_request_bytes},
+            {0, *declared.memory_limit_bytes}};
+  }
+
+  PodState State(size_t pod, int replicas, absl::Time now, const PodSizing& current) {
+    const WorkloadPolicy policy = Policy(pod, replicas);
+    PodState state;
+    state.demand.pod_namespace = "sim";
+    state.demand.name = pods_[pod].name;
+    state.demand.ranking = policy.ranking.ranking;
+    state.demand.requests = current.requests;
+    state.demand.containers.push_back(Demand(pod, now));
+    state.containers.push_back(
+        {Declared(pod), Values(current), last_shrink_[pod], memory_now_[pod], true});
+    state.allow_below_declared = policy.allow_below_declared;
+    state.disruption = DisruptionFactsOf(policy);
+    state.disruption.owner_kind = "ReplicaSet";
+    state.disruption.workload_pods = replicas;
+    state.disruption.workload_ready = replicas;
+    return state;
+  }
+
+  // Snapshots are cached for the minute: placement asks for the same workloads many times.
   const UsageSnapshot& Snapshot(size_t pod, absl::Time now) {
-    std::optional<std::pair<absl::Time, UsageSnapshot>>& entry = cache_[pod];
-    if (!entry.has_value() || entry->first != now) entry.emplace(now, stats_[pod].Snapshot(now));
+    const size_t workload = workload_of_[pod];
+    std::optional<std::pair<absl::Time, UsageSnapshot>>& entry = cache_[workload];
+    if (!entry.has_value() || entry->first != now) {
+      entry.emplace(now, stats_[workload].Snapshot(now));
+    }
     return entry->second;
   }
 
   const std::vector<PodSpec>& pods_;
   double ratio_;
-  std::vector<ContainerUsageStats> stats_;
-  std::vector<std::optional<std::pair<absl::Time, UsageSnapshot>>> cache_;
+  HeadroomOptions options_;
+  EvictionBudget budget_;
+  SustainedConditions cpu_over_;
+  std::vector<size_t> workload_of_;         // per pod
+  std::vector<ShrinkTimes> last_shrink_;    // per pod
+  std::vector<int64_t> memory_now_;         // per pod, the last minute's
+  std::vector<ContainerUsageStats> stats_;  // per workload
+  std::vector<std::optional<std::pair<absl::Time, UsageSnapshot>>> cache_;  // per workload
 };
 
 }  // namespace
@@ -236,7 +338,8 @@ PodFootprint SizingPolicy::Footprint(size_t, const PodSizing& current, absl::Tim
 }
 
 std::unique_ptr<SizingPolicy> MakePolicy(PolicyKind kind, const std::vector<PodSpec>& pods,
-                                         double memory_limit_ratio) {
+                                         double memory_limit_ratio,
+                                         const HeadroomOptions& headroom) {
   switch (kind) {
     case PolicyKind::kStatic:
       return std::make_unique<StaticPolicy>(pods, memory_limit_ratio);
@@ -245,7 +348,7 @@ std::unique_ptr<SizingPolicy> MakePolicy(PolicyKind kind, const std::vector<PodS
     case PolicyKind::kCrane:
       return std::make_unique<CranePolicy>(pods, memory_limit_ratio);
     case PolicyKind::kHeadroom:
-      return std::make_unique<HeadroomPolicy>(pods, memory_limit_ratio);
+      return std::make_unique<HeadroomPolicy>(pods, memory_limit_ratio, headroom);
   }
   return nullptr;
 }

@@ -7,10 +7,13 @@
 //             again for a pod whose requests left [lowerBound, upperBound] (VPA's updater);
 //             limits keep the declared limit/request ratio (VPA's default);
 // - crane:    CraneContainerModel; the recommendation at admission and every hour;
-// - headroom: ContainerUsageStats; SizeForAdmission at admission (peak), OptimizeNode on
-//             every node every 5 minutes (base + a share of one headroom, evictions), memory
-//             limit 2 x max(7-day max, memory at OOM), and placement through the extender's
-//             projected fit and load cordon.
+// - headroom: exactly the product's functions: ContainerUsageStats per workload (the union of
+//             its replicas), SizeNewContainer at admission (the webhook: peak, through the
+//             guard rails), PlanNodeActions on every node every 5 minutes (the actuator: the
+//             per-node optimisation, guard rails, the 10% resize threshold, the disruption
+//             policy) with the actuator's EvictionBudget, the NRI plugin's memory limit after
+//             an OOM kill, and placement through the extender's footprint rule, projected fit
+//             and load cordon. Its knobs are the product's flags (HeadroomOptions).
 // Pods without history keep their declared requests (and declared limit).
 
 #include <cstdint>
@@ -21,6 +24,8 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "shared/disruption.h"
+#include "shared/node_actions.h"
 #include "shared/placement.h"
 #include "shared/resource.h"
 #include "sim/trace_data.h"
@@ -30,6 +35,15 @@ namespace headroom::sim {
 enum class PolicyKind { kStatic, kVpa, kCrane, kHeadroom };
 
 absl::string_view PolicyName(PolicyKind kind);
+
+// The headroom policy's knobs: the same as headroom-extender's actuation flags.
+struct HeadroomOptions {
+  ActionConfig actions;         // guard rails, resize threshold, CPU eviction delay
+  EvictionBudgetConfig budget;  // eviction budgets
+  // Every simulated workload carries headroom.dev/allow-below-declared: "true" (the daemons'
+  // default is false: without the opt-in headroom never requests less than declared).
+  bool allow_below_declared = true;
+};
 
 struct PodSizing {
   ResourceAmounts requests;
@@ -73,6 +87,7 @@ class SizingPolicy {
 };
 
 std::unique_ptr<SizingPolicy> MakePolicy(PolicyKind kind, const std::vector<PodSpec>& pods,
-                                         double memory_limit_ratio);
+                                         double memory_limit_ratio,
+                                         const HeadroomOptions& headroom = {});
 
 }  // namespace headroom::sim

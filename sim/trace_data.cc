@@ -116,6 +116,11 @@ absl::StatusOr<std::vector<PodSpec>> ParseOpenbPods(absl::string_view text) {
     if (const size_t qos = column("qos"); qos != SIZE_MAX) {
       pod.qos = std::string(absl::StripAsciiWhitespace(row.fields[qos]));
     }
+    pod.workload = pod.name;
+    if (const size_t created = column("creation_time"); created != SIZE_MAX) {
+      pod.workload = absl::StrCat("openb-", absl::StripAsciiWhitespace(row.fields[created]), "-",
+                                  *cpu, "-", *memory, "-", pod.qos);
+    }
     if (pod.name.empty()) {
       return absl::InvalidArgumentError(absl::StrCat("pods: line ", row.line, ": empty name"));
     }

@@ -1,8 +1,8 @@
 #pragma once
 
 // Readers for the simulator's inputs, as pure functions of the file text:
-// - pods: Alibaba OpenB pod list shape (name,cpu_milli,memory_mib,num_gpu,...,qos,...);
-//   GPU pods are skipped (headroom sizes CPU and memory only);
+// - pods: Alibaba OpenB pod list shape (name,cpu_milli,memory_mib,num_gpu,...,qos,...,
+//   creation_time,...); GPU pods are skipped (headroom sizes CPU and memory only);
 // - nodes: OpenB node list shape (sn,cpu_milli,memory_mib,gpu,model);
 // - memory series: either the Alibaba GenAI trace shape (value,timestamp_anon,container_ip:
 //   one row per sample) or a wide table (minute,<id>,<id>,...); values are fractions of the
@@ -22,6 +22,13 @@ struct PodSpec {
   std::string name;
   ResourceAmounts requests;  // declared
   std::string qos;           // LS, BE, Burstable, Guaranteed (OpenB)
+  // The workload (Deployment) the pod is a replica of: OpenB gives none, so pods created in
+  // the same second with the same spec and QoS are taken as replicas of one; else the name.
+  std::string workload = {};
+  // Cold-start scenario (usage_generator.h): the minute the pod is created (0: at the start),
+  // and the minutes over which its usage grows to its full level after that (0: none).
+  int start_minute = 0;
+  int ramp_minutes = 0;
 };
 
 struct NodeShape {

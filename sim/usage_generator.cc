@@ -62,6 +62,18 @@ std::vector<int64_t> SyntheticCpu(const PodSpec& pod, int minutes, Rng& rng,
   return out;
 }
 
+namespace {
+
+// Nothing before the pod exists; 5% of its level over its first ramp_minutes, then all of it.
+void ApplyStart(const PodSpec& pod, std::vector<int64_t>& series) {
+  const size_t start = static_cast<size_t>(std::max(0, pod.start_minute));
+  for (size_t m = 0; m < series.size() && m < start; ++m) series[m] = 0;
+  const size_t end = start + static_cast<size_t>(std::max(0, pod.ramp_minutes));
+  for (size_t m = start; m < series.size() && m < end; ++m) series[m] /= 20;
+}
+
+}  // namespace
+
 UsageTraces GenerateUsage(const std::vector<PodSpec>& pods,
                           const std::vector<MemorySeries>& memory_series,
                           const std::vector<MemorySeries>* cpu_series, int minutes, uint64_t seed,
@@ -83,6 +95,8 @@ UsageTraces GenerateUsage(const std::vector<PodSpec>& pods,
     } else {
       traces.cpu_millis.push_back(SyntheticCpu(pods[p], minutes, rng, model));
     }
+    ApplyStart(pods[p], traces.memory_bytes.back());
+    ApplyStart(pods[p], traces.cpu_millis.back());
   }
   return traces;
 }

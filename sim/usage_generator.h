@@ -12,6 +12,9 @@
 //   case for sharing headroom. On top: bursts (per minute 0.2% chance, 2-4x for 1-10 minutes)
 //   and, for half of the best-effort pods and a tenth of the others, periodic jobs (every
 //   2-6 h for 10-30 minutes at 60-100% of the declared CPU).
+// A pod created later (PodSpec::start_minute) uses nothing before; over its first
+// `ramp_minutes` it uses 5% of the level above, then all of it at once (a JVM that sizes its
+// heap on first load, a cache filled on first use: the cold-start scenario).
 // Everything is drawn from a seeded generator with one stream per pod: the same seed and
 // inputs give the same usage.
 

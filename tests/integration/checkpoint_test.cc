@@ -55,7 +55,9 @@ ReportedPod Pod(std::string name, std::string workload, int64_t base, int64_t pe
   pod.pod_namespace = "default";
   pod.name = std::move(name);
   pod.workload_key = std::move(workload);
-  pod.containers.push_back({"c", CpuStats{base, peak}, MemoryStats{kGi, kGi, kGi, 0}});
+  // Observed for 30 h: past the warm-up, so the statistics are trusted.
+  pod.containers.push_back(
+      {"c", CpuStats{base, peak}, MemoryStats{kGi, kGi, kGi, 0}, absl::Hours(30)});
   return pod;
 }
 

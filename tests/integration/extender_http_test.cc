@@ -72,7 +72,8 @@ class ExtenderHttpTest : public ::testing::Test {
       ReportedPod pod;
       pod.pod_namespace = "ns";
       pod.name = node + "-pod";
-      pod.containers.push_back({"c", CpuStats{cpu_base, cpu_peak}, MemoryStats{kGi, kGi, kGi, 0}});
+      pod.containers.push_back(
+          {"c", CpuStats{cpu_base, cpu_peak}, MemoryStats{kGi, kGi, kGi, 0}, absl::Hours(30)});
       report.pods.push_back(pod);
     }
     ASSERT_TRUE(view_.ApplyReport(report).ok());
@@ -215,8 +216,9 @@ TEST_F(ExtenderHttpTest, AdmissionWebhookSizesFromReportsAndRefusesBadInput) {
   seen.pod_namespace = "shop";
   seen.name = "web-7d4b9c-abcde";
   seen.workload_key = "shop/Deployment/web";
+  // Observed for 30 h: past the warm-up, so the webhook sizes from it.
   seen.containers.push_back(
-      {"app", CpuStats{100, 350}, MemoryStats{64 << 20, 96 << 20, 120 << 20, 0}});
+      {"app", CpuStats{100, 350}, MemoryStats{64 << 20, 96 << 20, 120 << 20, 0}, absl::Hours(30)});
   report.pods.push_back(seen);
   ASSERT_TRUE(view_.ApplyReport(report).ok());
 
@@ -236,7 +238,7 @@ TEST_F(ExtenderHttpTest, AdmissionWebhookSizesFromReportsAndRefusesBadInput) {
   ASSERT_TRUE(absl::Base64Unescape(answer["response"]["patch"].get<std::string>(), &patch));
   EXPECT_EQ(nlohmann::json::parse(patch)[0]["value"],
             nlohmann::json::parse(R"({"requests": {"cpu": "350m", "memory": "96Mi"},
-                                      "limits": {"memory": "240Mi"}})"));
+                                      "limits": {"memory": "250Mi"}})"));
 
   for (const std::string body : {std::string("{"), std::string(R"({"kind": "AdmissionReview"})")}) {
     httplib::Result bad = Post("/admission/pods", body);

@@ -1,5 +1,6 @@
-// The actuator's pure parts: what to resize or evict (extender/actuation_plan.h), the API
-// pod decoder (pod_index.h), the rate limiter and the request bodies (actuator.h).
+// The actuator's pure parts: what to resize or evict (extender/actuation_plan.h over
+// shared/node_actions.h), the API pod decoder (pod_index.h), the declared annotation and the
+// request bodies (actuator.h).
 
 #include <gtest/gtest.h>
 
@@ -27,95 +28,221 @@ ApiPod Pod(std::string name, int64_t cpu_request, int64_t memory_request,
   return pod;
 }
 
-ContainerSizing Sizing(int64_t cpu, int64_t memory, int64_t memory_limit) {
-  return {cpu, std::nullopt, memory, memory_limit};
+constexpr absl::Duration kWarm = absl::Hours(30);
+const absl::Time kNow = absl::FromUnixSeconds(1795341600);
+
+// A reported pod of workload shop/Deployment/<name> whose one container has `history`.
+ReportedPod Reported(std::string name, int64_t cpu_base, int64_t cpu_peak, int64_t mem_base,
+                     int64_t mem_peak, absl::Duration history = kWarm) {
+  ReportedPod pod;
+  pod.pod_namespace = "shop";
+  pod.name = name;
+  pod.uid = "uid-" + name;
+  pod.workload_key = "shop/Deployment/" + name;
+  pod.requests = {1000, 512 * kMi};
+  ContainerDemand container;
+  container.name = "app";
+  container.cpu = CpuStats{cpu_base, cpu_peak};
+  container.memory = MemoryStats{mem_base, mem_peak, mem_peak, 0};
+  container.history = history;
+  pod.containers = {container};
+  return pod;
 }
 
-TEST(PlanResize, ResizesWhenARequestMovesEnough) {
-  std::string why;
-  std::optional<PlannedResize> resize = PlanResize(
-      Pod("a", 1000, 512 * kMi, 1024 * kMi), {{"app", Sizing(300, 200 * kMi, 400 * kMi)}}, {}, why);
-  ASSERT_TRUE(resize.has_value()) << why;
-  ASSERT_EQ(resize->containers.size(), 1u);
-  EXPECT_EQ(resize->containers[0].after.cpu_request_millis, 300);
-  EXPECT_EQ(resize->containers[0].after.memory_request_bytes, 200 * kMi);
-  EXPECT_EQ(resize->containers[0].after.memory_limit_bytes, 400 * kMi);
-  EXPECT_NE(resize->message.find("cpu request 1 -> 300m"), std::string::npos) << resize->message;
-  EXPECT_EQ(ResizePatch(*resize), json::parse(R"({"spec":{"containers":[{"name":"app","resources":{
-              "requests":{"cpu":"300m","memory":"200Mi"},"limits":{"memory":"400Mi"}}}]}})"));
+NodeReport Report(std::vector<ReportedPod> pods, ResourceAmounts allocatable = {4000, 4096 * kMi}) {
+  NodeReport report;
+  report.node = "n1";
+  report.reported_at = kNow;
+  report.allocatable = allocatable;
+  report.pods = std::move(pods);
+  return report;
 }
 
-TEST(PlanResize, DoesNotResize) {
+// The API's view: every reported pod exists as `Pod` (2 ready replicas per workload), with
+// `change` applied; opted in below the declared requests unless `allow_below` is false.
+ApiView Api(std::function<void(ApiPod&)> change = nullptr, bool allow_below = true,
+            WorkloadCount count = {2, 2}) {
+  ApiView api;
+  api.find = [change](const ReportedPod& p) -> std::optional<ApiPod> {
+    ApiPod pod = Pod(p.name, 1000, 512 * kMi, 1024 * kMi);
+    pod.owner_name = p.name + "-7d";
+    pod.ready = true;
+    if (change) change(pod);
+    return pod;
+  };
+  for (const std::string name : {"a", "b", "c", "d", "e", "f", "g"}) {
+    api.counts["shop/ReplicaSet/" + name + "-7d"] = count;
+  }
+  api.defaults.allow_below_declared = allow_below;
+  return api;
+}
+
+NodePlan Plan(const NodeReport& report, const ApiView& api, ActionConfig config = {}) {
+  SustainedConditions cpu_over(config.cpu_eviction_after);
+  return PlanNode(report, api, config, cpu_over, kNow);
+}
+
+std::string SkipReason(const NodePlan& plan, absl::string_view action) {
+  for (const SkippedAction& s : plan.skipped) {
+    if (s.action == action) return s.why;
+  }
+  return "";
+}
+
+TEST(PlanNode, ResizesWhenAValueMovesEnough) {
+  // One pod alone: cpu base 300m peak 300m, memory base = peak 200Mi: sized at its base.
+  const NodePlan plan = Plan(Report({Reported("a", 300, 300, 200 * kMi, 200 * kMi)}), Api());
+  ASSERT_EQ(plan.resizes.size(), 1u) << SkipReason(plan, "resize");
+  const PlannedResize& resize = plan.resizes[0];
+  ASSERT_EQ(resize.containers.size(), 1u);
+  // 1000m -> 300m is a 70% shrink: one bounded step (50%) -> 500m. Memory likewise.
+  EXPECT_EQ(resize.containers[0].after.cpu_request_millis, 500);
+  EXPECT_EQ(resize.containers[0].after.memory_request_bytes, 256 * kMi);
+  // The limit: 2 x the 7-day max (400Mi), a step from 1Gi allows 512Mi: 512Mi.
+  EXPECT_EQ(resize.containers[0].after.memory_limit_bytes, 512 * kMi);
+  EXPECT_EQ(resize.containers[0].last_shrink.cpu_request, kNow);
+  EXPECT_NE(resize.message.find("cpu request 1 -> 500m"), std::string::npos) << resize.message;
+  EXPECT_EQ(ResizePatch(resize), json::parse(R"({"spec":{"containers":[{"name":"app","resources":{
+              "requests":{"cpu":"500m","memory":"256Mi"},"limits":{"memory":"512Mi"}}}]}})"));
+}
+
+TEST(PlanNode, DoesNotResize) {
   struct Case {
     std::string name;
-    ApiPod pod;
-    ContainerSizing target;
+    std::function<void(ApiPod&)> change;
+    ReportedPod reported;
     std::string why;
   };
-  ApiPod excluded = Pod("b", 1000, 512 * kMi);
-  excluded.annotations["headroom.dev/exclude"] = "true";
-  ApiPod pending = Pod("c", 1000, 512 * kMi);
-  pending.resize_pending = "Infeasible";
-  pending.resize_message = "Node didn't have enough capacity";
-  ApiPod in_progress = Pod("d", 1000, 512 * kMi);
-  in_progress.resize_in_progress = true;
-  ApiPod guaranteed = Pod("e", 1000, 512 * kMi, 512 * kMi);
-  guaranteed.containers[0].cpu_limit_millis = 1000;
-  ApiPod mirror = Pod("f", 1000, 512 * kMi);
-  mirror.mirror = true;
-  ApiPod recommend = Pod("g", 1000, 512 * kMi);
-  recommend.annotations["headroom.dev/mode"] = "recommend";
+  const ReportedPod shrink = Reported("a", 300, 300, 200 * kMi, 200 * kMi);
   const std::vector<Case> cases = {
-      {"small change", Pod("a", 1000, 512 * kMi), Sizing(950, 500 * kMi, 1024 * kMi), "within 10%"},
-      {"excluded", excluded, Sizing(300, 200 * kMi, 400 * kMi), "headroom.dev/exclude"},
-      {"pending", pending, Sizing(300, 200 * kMi, 400 * kMi), "pending (Infeasible: Node didn't"},
-      {"in progress", in_progress, Sizing(300, 200 * kMi, 400 * kMi), "in progress"},
-      {"QoS", guaranteed, Sizing(300, 200 * kMi, 400 * kMi), "from Guaranteed to Burstable"},
-      {"mirror", mirror, Sizing(300, 200 * kMi, 400 * kMi), "static pod"},
-      {"recommend", recommend, Sizing(300, 200 * kMi, 400 * kMi), "mode recommend"},
+      {"small change", nullptr, Reported("a", 950, 950, 500 * kMi, 500 * kMi), "within 10%"},
+      {"warming up (10 s of history)", nullptr,
+       Reported("a", 300, 300, 200 * kMi, 200 * kMi, absl::Seconds(10)), "24h warm-up"},
+      {"excluded", [](ApiPod& p) { p.annotations["headroom.dev/exclude"] = "true"; }, shrink,
+       "headroom.dev/exclude"},
+      {"pending",
+       [](ApiPod& p) {
+         p.resize_pending = "Infeasible";
+         p.resize_message = "Node didn't have enough capacity";
+       },
+       shrink, "pending (Infeasible: Node didn't"},
+      {"in progress", [](ApiPod& p) { p.resize_in_progress = true; }, shrink, "in progress"},
+      {"QoS",
+       [](ApiPod& p) {
+         p.containers[0].memory_limit_bytes = 512 * kMi;
+         p.containers[0].cpu_limit_millis = 1000;
+       },
+       shrink, "from Guaranteed to Burstable"},
+      {"mirror", [](ApiPod& p) { p.mirror = true; }, shrink, "static pod"},
+      {"recommend", [](ApiPod& p) { p.annotations["headroom.dev/mode"] = "recommend"; }, shrink,
+       "mode recommend"},
   };
   for (const Case& c : cases) {
-    std::string why;
-    EXPECT_FALSE(PlanResize(c.pod, {{"app", c.target}}, {}, why).has_value()) << c.name;
-    EXPECT_NE(why.find(c.why), std::string::npos) << c.name << ": " << why;
+    const NodePlan plan = Plan(Report({c.reported}), Api(c.change));
+    EXPECT_TRUE(plan.resizes.empty()) << c.name;
+    EXPECT_NE(SkipReason(plan, "resize").find(c.why), std::string::npos)
+        << c.name << ": " << SkipReason(plan, "resize");
   }
 }
 
-TEST(PlanResize, ACpuLimitStillDeclaredCapsTheRequest) {
-  ApiPod pod = Pod("a", 100, 64 * kMi);
-  pod.containers[0].cpu_limit_millis = 200;
-  std::string why;
-  std::optional<PlannedResize> resize =
-      PlanResize(pod, {{"app", Sizing(900, 64 * kMi, 128 * kMi)}}, {}, why);
-  ASSERT_TRUE(resize.has_value()) << why;
-  EXPECT_EQ(resize->containers[0].after.cpu_request_millis, 200);
-  EXPECT_FALSE(resize->containers[0].after.memory_limit_bytes.has_value());  // none added
+TEST(PlanNode, NeverBelowTheDeclaredRequestWithoutTheOptIn) {
+  const ReportedPod pod = Reported("a", 300, 300, 200 * kMi, 200 * kMi);
+  // Declared 1 CPU / 512Mi: without the opt-in the requests stay; only the limit may move.
+  NodePlan plan = Plan(Report({pod}), Api(nullptr, /*allow_below=*/false));
+  ASSERT_EQ(plan.resizes.size(), 1u);
+  EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 1000);
+  EXPECT_EQ(plan.resizes[0].containers[0].after.memory_request_bytes, 512 * kMi);
+  EXPECT_EQ(plan.resizes[0].containers[0].after.memory_limit_bytes, 512 * kMi);
+  // The floor is what the webhook recorded as declared, not what the spec says now.
+  plan =
+      Plan(Report({pod}), Api(
+                              [](ApiPod& p) {
+                                p.containers[0].cpu_request_millis = 2000;
+                                p.annotations["headroom.dev/declared"] =
+                                    R"([{"name":"app","resources":{"requests":{"cpu":"1500m"}}}])";
+                              },
+                              /*allow_below=*/false));
+  ASSERT_EQ(plan.resizes.size(), 1u);
+  EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 1500);
+}
+
+TEST(PlanNode, AShrinkIsBoundedPerStepAndPerInterval) {
+  ShrinkLedger ledger;
+  ApiView api = Api();
+  api.ledger = &ledger;
+  const NodeReport report = Report({Reported("a", 100, 100, 200 * kMi, 200 * kMi)});
+  NodePlan plan = Plan(report, api);
+  ASSERT_EQ(plan.resizes.size(), 1u);
+  EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 500);  // 1 -> 500m, not 100m
+  // It shrank just now: the next round within the hour keeps it.
+  ledger[ShrinkKey("uid-a", "app")] = plan.resizes[0].containers[0].last_shrink;
+  api.find = [](const ReportedPod& p) -> std::optional<ApiPod> {
+    ApiPod pod = Pod(p.name, 500, 256 * kMi, 512 * kMi);
+    pod.owner_name = p.name + "-7d";
+    pod.ready = true;
+    return pod;
+  };
+  plan = Plan(report, api);
+  EXPECT_TRUE(plan.resizes.empty());
+  // Growth is immediate.
+  plan = Plan(Report({Reported("a", 900, 900, 200 * kMi, 200 * kMi)}), api);
+  ASSERT_EQ(plan.resizes.size(), 1u);
+  EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 900);
+}
+
+TEST(PlanNode, ACpuLimitStillDeclaredCapsTheRequest) {
+  const NodePlan plan =
+      Plan(Report({Reported("a", 900, 900, 64 * kMi, 64 * kMi)}), Api([](ApiPod& p) {
+             p.containers = {{"app", 100, 200, 64 * kMi, std::nullopt}};
+           }));
+  ASSERT_EQ(plan.resizes.size(), 1u) << SkipReason(plan, "resize");
+  EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 200);
+  EXPECT_FALSE(plan.resizes[0].containers[0].after.memory_limit_bytes.has_value());  // none added
 }
 
 TEST(EvictionGuards, ProtectedPodsAreNeverEvicted) {
   struct Case {
     std::string name;
     std::function<void(ApiPod&)> change;
+    WorkloadCount count;
     std::string why;  // "" : may be evicted
   };
+  const WorkloadCount two{2, 2};
   const std::vector<Case> cases = {
-      {"ordinary", [](ApiPod&) {}, ""},
-      {"DaemonSet", [](ApiPod& p) { p.owner_kind = "DaemonSet"; }, "DaemonSet"},
-      {"mirror", [](ApiPod& p) { p.mirror = true; }, "static pod"},
+      {"ordinary replica", [](ApiPod&) {}, two, ""},
+      {"DaemonSet", [](ApiPod& p) { p.owner_kind = "DaemonSet"; }, two, "DaemonSet"},
+      {"mirror", [](ApiPod& p) { p.mirror = true; }, two, "static pod"},
       {"no-eviction",
-       [](ApiPod& p) { p.annotations["headroom.dev/eviction-ranking"] = "no-eviction"; },
+       [](ApiPod& p) { p.annotations["headroom.dev/eviction-ranking"] = "no-eviction"; }, two,
        "no-eviction"},
       {"do-not-disrupt", [](ApiPod& p) { p.annotations["headroom.dev/do-not-disrupt"] = "true"; },
+       two, "do-not-disrupt"},
+      {"karpenter", [](ApiPod& p) { p.annotations["karpenter.sh/do-not-disrupt"] = "true"; }, two,
        "do-not-disrupt"},
-      {"karpenter", [](ApiPod& p) { p.annotations["karpenter.sh/do-not-disrupt"] = "true"; },
-       "karpenter.sh/do-not-disrupt"},
-      {"disabled", [](ApiPod& p) { p.annotations["headroom.dev/disable"] = "true"; }, "disable"},
-      {"terminating", [](ApiPod& p) { p.terminating = true; }, "terminating"},
+      {"disabled", [](ApiPod& p) { p.annotations["headroom.dev/disable"] = "true"; }, two,
+       "disable"},
+      {"terminating", [](ApiPod& p) { p.terminating = true; }, two, "terminating"},
+      {"StatefulSet", [](ApiPod& p) { p.owner_kind = "StatefulSet"; }, two, "StatefulSet"},
+      {"StatefulSet opted in",
+       [](ApiPod& p) {
+         p.owner_kind = "StatefulSet";
+         p.annotations["headroom.dev/allow-disruption"] = "true";
+       },
+       two, ""},
+      {"single replica", [](ApiPod&) {}, {1, 1}, "only replica"},
+      {"last ready replica", [](ApiPod&) {}, {3, 1}, "last ready replica"},
+      {"last ready replica opted in",
+       [](ApiPod& p) { p.annotations["headroom.dev/allow-disruption"] = "true"; },
+       {3, 1},
+       ""},
+      {"a not-ready replica beside a ready one", [](ApiPod& p) { p.ready = false; }, {2, 1}, ""},
+      {"no controller", [](ApiPod& p) { p.owner_kind.clear(); }, two, "without a controller"},
   };
   for (const Case& c : cases) {
     ApiPod pod = Pod("p", 100, kMi);
+    pod.ready = true;
     c.change(pod);
-    const std::string why = EvictionBlockedBy(pod);
+    const std::string why = EvictionBlockedBy(pod, c.count);
     if (c.why.empty()) {
       EXPECT_EQ(why, "") << c.name;
     } else {
@@ -124,66 +251,75 @@ TEST(EvictionGuards, ProtectedPodsAreNeverEvicted) {
   }
 }
 
-ReportedPod Reported(std::string name, int64_t cpu_base, int64_t cpu_peak, int64_t mem_base,
-                     int64_t mem_peak) {
-  ReportedPod pod;
-  pod.pod_namespace = "shop";
-  pod.name = name;
-  pod.uid = "uid-" + name;
-  pod.workload_key = "shop/Deployment/" + name;
-  pod.requests = {1000, 512 * kMi};
-  pod.containers = {
-      {"app", CpuStats{cpu_base, cpu_peak}, MemoryStats{mem_base, mem_peak, mem_peak, 0}}};
-  return pod;
-}
-
-TEST(PlanNode, ResizesFittingPodsAndEvictsWhenTheNodeDoesNotFit) {
-  NodeReport report;
-  report.node = "n1";
-  report.allocatable = {4000, 1024 * kMi};
-  report.pods = {Reported("a", 200, 400, 100 * kMi, 200 * kMi),
-                 Reported("b", 200, 400, 100 * kMi, 200 * kMi),
-                 Reported("gone", 100, 100, kMi, kMi)};
-  report.pods[2].requests = {100, kMi};  // not in the API: counted at its requests
-  const auto find = [](const ReportedPod& p) -> std::optional<ApiPod> {
-    if (p.name == "gone") return std::nullopt;
-    return Pod(p.name, 1000, 512 * kMi, 1024 * kMi);
-  };
-  NodePlan plan = PlanNode(report, find, {});
-  EXPECT_EQ(plan.resizes.size(), 2u);
-  EXPECT_TRUE(plan.evictions.empty());
-
-  // Memory no longer fits: base 100+100 Mi + headroom 100 Mi > 250 Mi; one pod must go.
-  report.allocatable.memory_bytes = 250 * kMi;
-  plan = PlanNode(report, find, {});
+TEST(PlanNode, EvictsForMemoryOnlyPodsThePolicyAllows) {
+  // Memory base 100+100 Mi + headroom 100 Mi > 250 Mi: one pod must go.
+  const NodeReport report = Report({Reported("a", 200, 400, 100 * kMi, 200 * kMi),
+                                    Reported("b", 200, 400, 100 * kMi, 200 * kMi)},
+                                   {4000, 250 * kMi});
+  NodePlan plan = Plan(report, Api());
   ASSERT_EQ(plan.evictions.size(), 1u);
   EXPECT_EQ(plan.evictions[0].reason, "NodeOverCommitted");
   EXPECT_FALSE(plan.evictions[0].message.empty());
-
-  // ... unless that pod is protected: then nothing is evicted.
-  const auto protect = [&](const ReportedPod& p) -> std::optional<ApiPod> {
-    std::optional<ApiPod> pod = find(p);
-    if (pod) pod->annotations["karpenter.sh/do-not-disrupt"] = "true";
-    return pod;
-  };
-  plan = PlanNode(report, protect, {});
+  // Single-replica workloads are protected: nothing is evicted, and the plan says why not.
+  plan = Plan(report, Api(nullptr, true, {1, 1}));
   EXPECT_TRUE(plan.evictions.empty());
-  bool skipped = false;
-  for (const SkippedAction& s : plan.skipped) skipped = skipped || s.action == "evict";
-  EXPECT_TRUE(skipped);
+  // So are pods annotated do-not-disrupt.
+  plan =
+      Plan(report, Api([](ApiPod& p) { p.annotations["karpenter.sh/do-not-disrupt"] = "true"; }));
+  EXPECT_TRUE(plan.evictions.empty());
+  // And pods the API does not show: counted, never acted on.
+  ApiView unknown = Api();
+  unknown.find = [](const ReportedPod&) -> std::optional<ApiPod> { return std::nullopt; };
+  plan = Plan(report, unknown);
+  EXPECT_TRUE(plan.evictions.empty());
+  EXPECT_TRUE(plan.resizes.empty());
 }
 
-TEST(PlanNode, APodWithAnotherUidIsNotActedOn) {
-  NodeReport report;
-  report.node = "n1";
-  report.allocatable = {4000, 1024 * kMi};
-  report.pods = {Reported("a", 200, 400, 100 * kMi, 200 * kMi)};
-  const auto namesake = [](const ReportedPod& p) -> std::optional<ApiPod> {
-    ApiPod pod = Pod(p.name, 1000, 512 * kMi);
-    pod.uid = "a-recreated-pod";
-    return pod;
-  };
-  EXPECT_TRUE(PlanNode(report, namesake, {}).resizes.empty());
+TEST(PlanNode, AShortSharedCpuHeadroomAloneNeverEvicts) {
+  // CPU bases 1500m + 1500m fit 4 cores; base + the largest headroom (3 cores) do not.
+  const NodeReport report = Report({Reported("a", 1500, 4500, 100 * kMi, 100 * kMi),
+                                    Reported("b", 1500, 4500, 100 * kMi, 100 * kMi)});
+  ActionConfig config;
+  SustainedConditions cpu_over(config.cpu_eviction_after);
+  for (int round = 0; round < 10; ++round) {
+    EXPECT_TRUE(PlanNode(report, Api(), config, cpu_over, kNow + absl::Minutes(5 * round))
+                    .evictions.empty())
+        << round;
+  }
+}
+
+TEST(PlanNode, CpuBasesOverAllocatableEvictOnlyOnceSustained) {
+  // CPU bases 3 + 3 cores > 4 cores: the node is short even without headroom.
+  const NodeReport report = Report({Reported("a", 3000, 3000, 100 * kMi, 100 * kMi),
+                                    Reported("b", 3000, 3000, 100 * kMi, 100 * kMi)});
+  ActionConfig config;
+  config.cpu_eviction_after = absl::Minutes(15);
+  SustainedConditions cpu_over(config.cpu_eviction_after);
+  EXPECT_TRUE(PlanNode(report, Api(), config, cpu_over, kNow).evictions.empty());
+  EXPECT_TRUE(
+      PlanNode(report, Api(), config, cpu_over, kNow + absl::Minutes(10)).evictions.empty());
+  EXPECT_EQ(PlanNode(report, Api(), config, cpu_over, kNow + absl::Minutes(15)).evictions.size(),
+            1u);
+}
+
+TEST(PlanNode, APodWithAnotherUidOrNodeIsNotActedOn) {
+  const NodeReport report = Report({Reported("a", 300, 300, 200 * kMi, 200 * kMi)});
+  EXPECT_TRUE(Plan(report, Api([](ApiPod& p) { p.uid = "a-recreated-pod"; })).resizes.empty());
+  EXPECT_TRUE(Plan(report, Api([](ApiPod& p) { p.node = "n2"; })).resizes.empty());
+}
+
+TEST(DeclaredAnnotation, RoundTripsAndRefusesGarbage) {
+  const std::vector<DeclaredResources> declared = {
+      {"app", 1500, 2000, 256 * kMi, 512 * kMi},
+      {"side", std::nullopt, std::nullopt, kMi, std::nullopt}};
+  absl::StatusOr<std::vector<DeclaredResources>> decoded =
+      DecodeDeclaredAnnotation(EncodeDeclaredAnnotation(declared));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, declared);
+  for (const char* bad : {"", "{}", "[1]", "[{\"resources\":{\"requests\":{\"cpu\":\"x\"}}}]",
+                          "[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]"}) {
+    EXPECT_FALSE(DecodeDeclaredAnnotation(bad).ok()) << bad;
+  }
 }
 
 TEST(DecodeApiPod, ReadsResizeConditionsAndOomKills) {
@@ -210,16 +346,6 @@ TEST(DecodeApiPod, ReadsResizeConditionsAndOomKills) {
   EXPECT_EQ(pod->oom_kills[0].container_id, "containerd://abc");
   EXPECT_EQ(pod->oom_kills[0].finished_at, absl::FromUnixSeconds(1795341600));
   EXPECT_FALSE(DecodeApiPod(json::parse(R"({"metadata": {"name": "x"}})")).ok());
-}
-
-TEST(RateLimiter, AllowsABurstThenTheRate) {
-  RateLimiter limiter(/*per_minute=*/2, /*burst=*/2);
-  const absl::Time t0 = absl::FromUnixSeconds(1000);
-  EXPECT_TRUE(limiter.TryTake(t0));
-  EXPECT_TRUE(limiter.TryTake(t0));
-  EXPECT_FALSE(limiter.TryTake(t0 + absl::Seconds(10)));
-  EXPECT_TRUE(limiter.TryTake(t0 + absl::Seconds(40)));  // 40 s at 2/min: one more token
-  EXPECT_FALSE(limiter.TryTake(t0 + absl::Seconds(41)));
 }
 
 TEST(ActuatorBodies, EvictionCarriesAUidPreconditionAndEventsNameThePod) {

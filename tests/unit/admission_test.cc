@@ -47,8 +47,15 @@ StatsLookup Stats(std::string key, std::string container, WorkloadContainerStats
   };
 }
 
-const WorkloadContainerStats kHistory{CpuStats{100, 350},
-                                      MemoryStats{64 << 20, 96 << 20, 120 << 20, 0}};
+// 30 h of history: past the 24 h warm-up.
+const WorkloadContainerStats kHistory{
+    CpuStats{100, 350}, MemoryStats{64 << 20, 96 << 20, 120 << 20, 0}, absl::Hours(30)};
+
+AdmissionOptions OptedIn() {
+  AdmissionOptions options;
+  options.guard.allow_below_declared = true;
+  return options;
+}
 
 json AppliedResources(const AdmissionDecision& decision) {
   for (const json& op : decision.patch) {
@@ -62,17 +69,57 @@ TEST(Admission, SizesAContainerFromItsWorkloadsHistory) {
       DeploymentPod({{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}},
                      {"limits", {{"cpu", "2"}, {"memory", "1Gi"}, {"ephemeral-storage", "1Gi"}}}});
   absl::StatusOr<AdmissionDecision> decision =
-      DecideAdmission(Review(pod), Stats("shop/Deployment/web", "app", kHistory), {});
+      DecideAdmission(Review(pod), Stats("shop/Deployment/web", "app", kHistory), OptedIn());
   ASSERT_TRUE(decision.ok()) << decision.status();
   EXPECT_EQ(decision->workload_key, "shop/Deployment/web");
   EXPECT_EQ(decision->skipped, "");
   ASSERT_EQ(decision->changes.size(), 1u);
   EXPECT_TRUE(decision->changes[0].from_history);
-  // requests = peak, memory limit = 2 x 7-day max, CPU limit gone, other resources kept.
+  // requests = peak, memory limit = 2 x 7-day max (240Mi) raised to the 250Mi floor, CPU limit
+  // gone, other resources kept.
   EXPECT_EQ(AppliedResources(*decision),
             json({{"requests", {{"cpu", "350m"}, {"memory", "96Mi"}}},
-                  {"limits", {{"memory", "240Mi"}, {"ephemeral-storage", "1Gi"}}}}));
+                  {"limits", {{"memory", "250Mi"}, {"ephemeral-storage", "1Gi"}}}}));
   EXPECT_NE(decision->annotation.find("cpu 1/limit 2"), std::string::npos) << decision->annotation;
+  EXPECT_NE(decision->annotation.find("the floor 250Mi"), std::string::npos)
+      << decision->annotation;
+  // The declared values go to headroom.dev/declared, for the actuator's floors.
+  absl::StatusOr<std::vector<DeclaredResources>> declared =
+      DecodeDeclaredAnnotation(decision->declared);
+  ASSERT_TRUE(declared.ok()) << declared.status();
+  EXPECT_EQ(declared->at(0).cpu_request_millis, 1000);
+  EXPECT_EQ(declared->at(0).cpu_limit_millis, 2000);
+}
+
+TEST(Admission, NeverBelowTheDeclaredRequestsWithoutTheOptIn) {
+  const json pod = DeploymentPod({{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}},
+                                  {"limits", {{"cpu", "2"}, {"memory", "2Gi"}}}});
+  absl::StatusOr<AdmissionDecision> decision =
+      DecideAdmission(Review(pod), Stats("shop/Deployment/web", "app", kHistory), {});
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  // Requests stay; the memory limit follows the formula down to the request (1Gi).
+  EXPECT_EQ(AppliedResources(*decision), json({{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}},
+                                               {"limits", {{"memory", "1Gi"}}}}));
+  // The pod's own annotation opts in.
+  decision = DecideAdmission(Review(DeploymentPod({{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}},
+                                                  {{"headroom.dev/allow-below-declared", "true"}})),
+                             Stats("shop/Deployment/web", "app", kHistory), {});
+  ASSERT_TRUE(decision.ok());
+  EXPECT_EQ(AppliedResources(*decision)["requests"]["cpu"], "350m");
+}
+
+TEST(Admission, AWorkloadStillWarmingUpKeepsItsDeclaredValues) {
+  WorkloadContainerStats young = kHistory;
+  young.history = absl::Minutes(10);
+  const json pod = DeploymentPod(
+      {{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}, {"limits", {{"memory", "1Gi"}}}});
+  absl::StatusOr<AdmissionDecision> decision =
+      DecideAdmission(Review(pod), Stats("shop/Deployment/web", "app", young), OptedIn());
+  ASSERT_TRUE(decision.ok());
+  EXPECT_TRUE(decision->patch.empty());
+  EXPECT_NE(decision->skipped.find("warming up"), std::string::npos) << decision->skipped;
+  EXPECT_NE(decision->skipped.find("observed for 10m of the 24h warm-up"), std::string::npos)
+      << decision->skipped;
 }
 
 TEST(Admission, MemoryAtOomRaisesTheLimit) {
@@ -80,6 +127,12 @@ TEST(Admission, MemoryAtOomRaisesTheLimit) {
   stats.memory->oom_bytes = 200 << 20;
   absl::StatusOr<AdmissionDecision> decision = DecideAdmission(
       Review(DeploymentPod(json::object())), Stats("shop/Deployment/web", "app", stats), {});
+  ASSERT_TRUE(decision.ok());
+  EXPECT_EQ(AppliedResources(*decision)["limits"]["memory"], "400Mi");
+  // Even while the workload warms up, the memory at OOM raises a declared limit.
+  stats.history = absl::Minutes(5);
+  decision = DecideAdmission(Review(DeploymentPod({{"limits", {{"memory", "128Mi"}}}})),
+                             Stats("shop/Deployment/web", "app", stats), {});
   ASSERT_TRUE(decision.ok());
   EXPECT_EQ(AppliedResources(*decision)["limits"]["memory"], "400Mi");
 }
@@ -98,7 +151,10 @@ TEST(Admission, AddsItsAnnotationToExistingAnnotations) {
   const json pod = DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"team", "a"}});
   absl::StatusOr<AdmissionDecision> decision = DecideAdmission(Review(pod), Stats("", "", {}), {});
   ASSERT_TRUE(decision.ok());
-  EXPECT_EQ(decision->patch.back()["path"], "/metadata/annotations/headroom.dev~1admission");
+  ASSERT_GE(decision->patch.size(), 2u);
+  EXPECT_EQ(decision->patch[decision->patch.size() - 2]["path"],
+            "/metadata/annotations/headroom.dev~1admission");
+  EXPECT_EQ(decision->patch.back()["path"], "/metadata/annotations/headroom.dev~1declared");
 }
 
 TEST(Admission, LeavesAlone) {

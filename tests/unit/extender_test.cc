@@ -149,8 +149,10 @@ ReportedPod Pod(std::string name, int64_t cpu_base, int64_t cpu_peak, int64_t me
   pod.name = std::move(name);
   pod.uid = pod.name + "-uid";
   pod.workload_key = std::move(workload);
-  pod.containers.push_back(
-      {"c", CpuStats{cpu_base, cpu_peak}, MemoryStats{memory_base, memory_peak, memory_peak, 0}});
+  // Observed for longer than the warm-up, so the statistics are trusted.
+  pod.containers.push_back({"c", CpuStats{cpu_base, cpu_peak},
+                            MemoryStats{memory_base, memory_peak, memory_peak, 0},
+                            absl::Hours(30)});
   return pod;
 }
 
@@ -274,7 +276,7 @@ TEST(ClusterViewTest, PodsWithoutStatisticsCountAtTheirRequests) {
   ReportedPod pod;
   pod.requests = {700, kGi};
   pod.containers.push_back({"c", std::nullopt, std::nullopt});
-  const PodFootprint footprint = FootprintOf(pod);
+  const PodFootprint footprint = FootprintOf(pod, absl::Hours(24));
   EXPECT_EQ(footprint.base, (ResourceAmounts{700, kGi}));
   EXPECT_EQ(footprint.headroom, (ResourceAmounts{0, 0}));
 }
@@ -300,7 +302,7 @@ TEST(ReportCodecTest, JsonFormWithDefaults) {
   ASSERT_THAT(again, IsOk());
   EXPECT_EQ(again->reported_at, kNow);
   EXPECT_EQ(again->pods[0].containers[0].cpu->peak_millis, 300);
-  EXPECT_EQ(FootprintOf(again->pods[0]).headroom.cpu_millis, 200);
+  EXPECT_EQ(FootprintOf(again->pods[0], absl::ZeroDuration()).headroom.cpu_millis, 200);
 }
 
 TEST(ReportCodecTest, RefusesWhatThePluginCouldNotHaveSent) {

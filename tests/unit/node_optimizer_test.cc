@@ -20,11 +20,16 @@ using ::testing::HasSubstr;
 constexpr int64_t kMi = 1 << 20;
 constexpr int64_t kGi = 1LL << 30;
 
+// A container observed for 30 h: past the 24 h warm-up, so its statistics are used.
 ContainerDemand C(std::string name, int64_t cpu_base, int64_t cpu_peak, int64_t memory_base,
                   int64_t memory_peak, int64_t max_7d = -1, int64_t oom = 0) {
   return {std::move(name), CpuStats{cpu_base, cpu_peak},
-          MemoryStats{memory_base, memory_peak, max_7d < 0 ? memory_peak : max_7d, oom}};
+          MemoryStats{memory_base, memory_peak, max_7d < 0 ? memory_peak : max_7d, oom},
+          absl::Hours(30)};
 }
+
+// The caller has seen the CPU bases over the available CPU for the sustained period.
+constexpr OptimizeOptions kCpuEvictions{absl::Hours(24), /*evict_for_cpu=*/true};
 
 PodDemand Pod(std::string name, EvictionRanking ranking, std::vector<ContainerDemand> containers,
               bool daemonset = false) {
@@ -41,8 +46,8 @@ NodeDemand Node(int64_t cpu_millis, int64_t memory_bytes, std::vector<PodDemand>
   return {"n1", {cpu_millis, memory_bytes}, std::move(pods)};
 }
 
-NodeOptimization Optimize(const NodeDemand& node) {
-  absl::StatusOr<NodeOptimization> result = OptimizeNode(node);
+NodeOptimization Optimize(const NodeDemand& node, const OptimizeOptions& options = {}) {
+  absl::StatusOr<NodeOptimization> result = OptimizeNode(node, options);
   EXPECT_TRUE(result.ok()) << result.status();
   return result.ok() ? *std::move(result) : NodeOptimization{};
 }
@@ -93,35 +98,91 @@ TEST(NodeOptimizerTest, SharesTheLargestHeadroomInProportion) {
   EXPECT_TRUE(result.memory.fits);
 }
 
-TEST(NodeOptimizerTest, EvictsForMemoryThenForCpuInSeedOrder) {
+TEST(NodeOptimizerTest, EvictsForMemoryThenForCpuOnlyWhenTheBasesDoNotFit) {
   // Memory: bases 1 + 1 + 0.5 + 1 + 0.5 = 4Gi, largest headroom 1Gi (a) -> 5Gi > 4Gi.
   //   Order: a (low, 1Gi), b (low, 512Mi), c (medium), d (high), ds (DaemonSet).
   //   Evict a -> 3Gi + 512Mi fits.
-  // CPU over ds, b, c, d: bases 100 + 300 + 400 + 500 = 1300m, largest headroom 1500m (b)
-  //   -> 2800m > 2000m. Evict b (low) -> 1000m + 1000m (d) = 2000m fits exactly.
-  // Sizes: CPU headrooms c 200, d 1000 (total 1200, max 1000):
+  // CPU over ds, b, c, d: bases 100 + 300 + 400 + 500 = 1300m, largest headroom 1500m (b).
+  //   On 2 cores base + headroom (2800m) does not fit but the bases do: CPU is compressible,
+  //   nothing is evicted for it, even when the caller allows CPU evictions.
+  //   On 1.2 cores the bases (1300m) do not fit: with CPU evictions allowed, b (low) goes ->
+  //   1000m fits. Without, nothing goes and the shortfall says why.
+  // Sizes once b is gone: CPU headrooms c 200, d 1000 (total 1200, max 1000):
   //   c = 400 + ceil(1000 x 200 / 1200) = 567; d = 500 + ceil(1000 x 1000 / 1200) = 1334.
   //   Memory headroom c 512Mi only: c = 1Gi + 512Mi.
-  const NodeDemand node =
+  NodeDemand node =
       Node(2000, 4 * kGi,
            {Pod("ds", EvictionRanking::kLow, {C("agent", 100, 100, kGi, kGi)}, /*daemonset=*/true),
             Pod("a", EvictionRanking::kLow, {C("app", 200, 300, kGi, 2 * kGi)}),
             Pod("b", EvictionRanking::kLow, {C("app", 300, 1800, 512 * kMi, kGi)}),
             Pod("c", EvictionRanking::kMedium, {C("app", 400, 600, kGi, 1536 * kMi)}),
             Pod("d", EvictionRanking::kHigh, {C("app", 500, 1500, 512 * kMi, 512 * kMi)})});
-  const NodeOptimization result = Optimize(node);
-  EXPECT_THAT(Evicted(node, result), ElementsAre("a:memory", "b:cpu"));
+  NodeOptimization result = Optimize(node, kCpuEvictions);
+  EXPECT_THAT(Evicted(node, result), ElementsAre("a:memory"));
   EXPECT_EQ(result.evictions[0].reason.code, "MemoryDoesNotFit");
   EXPECT_THAT(result.evictions[0].reason.message,
               HasSubstr("base 4Gi + largest headroom 1Gi = 5Gi > available 4Gi"));
+  EXPECT_FALSE(result.cpu.fits);
+  EXPECT_TRUE(result.cpu.bases_fit);
+  EXPECT_FALSE(result.cpu.shortfall.has_value());
+
+  node.allocatable.cpu_millis = 1200;
+  result = Optimize(node);
+  EXPECT_THAT(Evicted(node, result), ElementsAre("a:memory"));
+  ASSERT_TRUE(result.cpu.shortfall.has_value());
+  EXPECT_EQ(result.cpu.shortfall->code, "CpuBasesOverAllocatable");
+
+  result = Optimize(node, kCpuEvictions);
+  EXPECT_THAT(Evicted(node, result), ElementsAre("a:memory", "b:cpu"));
   EXPECT_EQ(result.evictions[1].reason.code, "CpuDoesNotFit");
   EXPECT_THAT(result.evictions[1].reason.message,
-              HasSubstr("base 1300m + largest headroom 1500m = 2800m > available 2"));
+              HasSubstr("bases 1300m > available 1200m for a sustained period"));
   EXPECT_THAT(Sizes(node, result),
               ElementsAre("ds/agent=100,1073741824,2147483648", "c/app=567,1610612736,3221225472",
                           "d/app=1334,536870912,1073741824"));
-  EXPECT_TRUE(result.cpu.fits);
+  EXPECT_TRUE(result.cpu.bases_fit);
   EXPECT_TRUE(result.memory.fits);
+}
+
+TEST(NodeOptimizerTest, ProtectedPodsAreSkippedInTheEvictionOrder) {
+  // Memory 400 + 400 + 300 headroom > 1Gi: "a" (larger headroom) would go first, but it is
+  // protected by the disruption policy, so "b" goes.
+  NodeDemand node = Node(4000, kGi,
+                         {Pod("a", EvictionRanking::kLow, {C("app", 1, 1, 400 * kMi, 700 * kMi)}),
+                          Pod("b", EvictionRanking::kLow, {C("app", 1, 1, 400 * kMi, 500 * kMi)})});
+  EXPECT_THAT(Evicted(node, Optimize(node)), ElementsAre("a:memory"));
+  node.pods[0].protected_from_eviction = true;
+  EXPECT_THAT(Evicted(node, Optimize(node)), ElementsAre("b:memory"));
+}
+
+TEST(NodeOptimizerTest, JudgesByTheDailyPeakOfTheBase) {
+  // Off-peak the base is 100m, but the daily base is 800m: the pod is sized and judged at
+  // 800m + its share of the headroom above that (peak 1000m).
+  ContainerDemand c = C("app", 100, 1000, 10 * kMi, 10 * kMi);
+  c.cpu->daily_base_millis = 800;
+  const NodeDemand node = Node(4000, kGi, {Pod("a", EvictionRanking::kLow, {c})});
+  const NodeOptimization result = Optimize(node);
+  EXPECT_EQ(result.cpu.base_total, 800);
+  EXPECT_EQ(result.cpu.max_headroom, 200);
+  EXPECT_THAT(Sizes(node, result), ElementsAre("a/app=1000,10485760,20971520"));
+}
+
+TEST(NodeOptimizerTest, WarmingUpPodsKeepTheirDeclaredRequests) {
+  ContainerDemand young = C("app", 10, 20, kMi, kMi);
+  young.history = absl::Seconds(10);
+  PodDemand pod = Pod("young", EvictionRanking::kLow, {young});
+  pod.requests = {500, 256 * kMi};
+  const NodeDemand node = Node(4000, 4 * kGi, {pod});
+  NodeOptimization result = Optimize(node);
+  ASSERT_EQ(result.skipped.size(), 1u);
+  EXPECT_EQ(result.skipped[0].reason.code, "NoHistory");
+  EXPECT_THAT(result.skipped[0].reason.message, HasSubstr("of the 24h warm-up"));
+  EXPECT_EQ(result.cpu.reserved, 500);
+  EXPECT_TRUE(result.containers.empty());
+  // With 30 h it is sized.
+  result = Optimize(
+      Node(4000, 4 * kGi, {Pod("old", EvictionRanking::kLow, {C("app", 10, 20, kMi, kMi)})}));
+  EXPECT_EQ(result.containers.size(), 1u);
 }
 
 TEST(NodeOptimizerTest, WithinARankingTheLargerHeadroomGoesFirstThenName) {
@@ -184,14 +245,15 @@ TEST(NodeOptimizerTest, AMultiContainerPodNeedsItsLargestHeadroomNotTheSum) {
   EXPECT_THAT(Sizes(node, result),
               ElementsAre("multi/a=672,10485760,20971520", "multi/b=729,10485760,20971520"));
   NodeDemand tighter = node;
-  tighter.allocatable.cpu_millis = 1399;
-  EXPECT_THAT(Evicted(tighter, Optimize(tighter)), ElementsAre("multi:cpu"));
+  tighter.allocatable.cpu_millis = 999;  // the bases alone (1000m) no longer fit
+  EXPECT_THAT(Evicted(tighter, Optimize(tighter, kCpuEvictions)), ElementsAre("multi:cpu"));
 }
 
 TEST(NodeOptimizerTest, PodsWithoutHistoryOrNotOptimisedReserveTheirRequests) {
   NodeDemand node =
       Node(1000, 2 * kGi, {Pod("a", EvictionRanking::kLow, {C("app", 200, 600, kGi, kGi)})});
-  PodDemand fresh = Pod("fresh", EvictionRanking::kLow, {ContainerDemand{"app", {}, {}}});
+  PodDemand fresh =
+      Pod("fresh", EvictionRanking::kLow, {ContainerDemand{"app", {}, {}, {}, {}, {}}});
   fresh.requests = {300, 256 * kMi};
   PodDemand legacy = Pod("legacy", EvictionRanking::kLow, {});
   legacy.optimizable = false;
@@ -205,9 +267,10 @@ TEST(NodeOptimizerTest, PodsWithoutHistoryOrNotOptimisedReserveTheirRequests) {
   EXPECT_EQ(result.skipped[1].reason.code, "NotOptimizable");
   EXPECT_EQ(result.cpu.reserved, 500);
   EXPECT_EQ(result.memory.reserved, 384 * kMi);
-  // 1000 - 500 reserved = 500m available; a needs 200 + 400 = 600m -> evicted for CPU.
-  EXPECT_THAT(Evicted(node, result), ElementsAre("a:cpu"));
-  EXPECT_TRUE(result.containers.empty());
+  // 1000 - 500 reserved = 500m available; a needs 200 + 400 = 600m, but its base (200m) fits:
+  // it stays, sized at base + its own headroom (600m): weights share what is short.
+  EXPECT_TRUE(Evicted(node, result).empty());
+  EXPECT_EQ(result.containers.size(), 1u);
 }
 
 TEST(NodeOptimizerTest, ReservationsBeyondAllocatableEvictEverythingEvictable) {
@@ -218,7 +281,7 @@ TEST(NodeOptimizerTest, ReservationsBeyondAllocatableEvictEverythingEvictable) {
   hog.optimizable = false;
   hog.requests = {5000, 2 * kGi};
   node.pods.push_back(hog);
-  const NodeOptimization result = Optimize(node);
+  const NodeOptimization result = Optimize(node, kCpuEvictions);
   EXPECT_THAT(Evicted(node, result), ElementsAre("a:memory"));
   EXPECT_FALSE(result.memory.fits);
   EXPECT_FALSE(result.cpu.fits);

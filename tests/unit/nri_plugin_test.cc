@@ -41,9 +41,24 @@ TEST(CpuSharesForMillis, FollowsKubelet) {
   for (const Case& c : cases) EXPECT_EQ(CpuSharesForMillis(c.millis), c.shares) << c.millis;
 }
 
+constexpr absl::Duration kWarm = absl::Hours(30);
+const absl::Time kNow = absl::FromUnixSeconds(1795331119);
+
+// A warm container (30 h of history) with the guard rails' floors off unless a test sets them.
+ContainerPolicyInput Warm() {
+  ContainerPolicyInput input;
+  input.history = kWarm;
+  input.now = kNow;
+  input.allow_below_declared = true;
+  input.guard.min_cpu_request_millis = 0;
+  input.guard.min_memory_limit_bytes = 0;
+  return input;
+}
+
 TEST(PlanContainerResources, RemovesQuotaKeepsDeclaredMemoryWithoutHistory) {
   ContainerPolicyInput input;
-  input.declared = {512, 50000, 100000, 64 * kMi};
+  input.current = {512, 50000, 100000, 64 * kMi};
+  input.declared = input.current;
   const ResourcePlan plan = PlanContainerResources(input);
   EXPECT_EQ(plan.cpu_quota, -1);
   EXPECT_FALSE(plan.cpu_shares.has_value());
@@ -64,7 +79,7 @@ TEST(PlanContainerResources, MemoryLimitIsTwiceTheLargerOfMaxAndOom) {
       {{10 * kMi, 20 * kMi, 30 * kMi, 0}, 70 * kMi, 70 * kMi},  // never below usage
   };
   for (const Case& c : cases) {
-    ContainerPolicyInput input;
+    ContainerPolicyInput input = Warm();
     input.memory = c.memory;
     input.memory_usage_bytes = c.usage;
     EXPECT_EQ(PlanContainerResources(input).memory_limit_bytes, c.want);
@@ -72,8 +87,8 @@ TEST(PlanContainerResources, MemoryLimitIsTwiceTheLargerOfMaxAndOom) {
 }
 
 TEST(PlanContainerResources, SharesFromSizedRequestAndNothingWhenNotEnforcing) {
-  ContainerPolicyInput input;
-  input.declared.cpu_quota = 20000;
+  ContainerPolicyInput input = Warm();
+  input.current.cpu_quota = 20000;
   input.cpu_request_millis = 250;
   input.memory = MemoryStats{1, 2, 3 * kMi, 0};
   ResourcePlan plan = PlanContainerResources(input);
@@ -90,8 +105,71 @@ TEST(PlanContainerResources, SharesFromSizedRequestAndNothingWhenNotEnforcing) {
 
 TEST(PlanContainerResources, NoQuotaDeclaredMeansNothingToRemove) {
   ContainerPolicyInput input;
-  input.declared.cpu_quota = -1;
+  input.current.cpu_quota = -1;
   EXPECT_FALSE(PlanContainerResources(input).cpu_quota.has_value());
+}
+
+// The guard rails as headroom-nri applies them: declared 256 shares (250m) and a 100Mi limit,
+// a workload that used 200KiB and was sized at 10m.
+TEST(PlanContainerResources, GuardRails) {
+  struct Case {
+    std::string name;
+    absl::Duration history;
+    bool allow_below;
+    bool running;
+    std::optional<absl::Time> last_shrink;
+    uint64_t current_shares;
+    uint64_t want_shares;
+    int64_t want_limit;
+  };
+  const int64_t declared_limit = 100 * kMi;
+  const std::vector<Case> cases = {
+      // The cold-start incident: 10 s old, declared values kept (not 2 shares, not 400KiB).
+      {"10 s old keeps its declared weight and limit", absl::Seconds(10), true, true, std::nullopt,
+       256, 256, declared_limit},
+      {"30 h of history: tightened, one bounded step", kWarm, true, true, std::nullopt, 256, 128,
+       50 * kMi},
+      {"a new container of a warm workload starts sized, no steps", kWarm, true, false,
+       std::nullopt, 256, 25, 50 * kMi},
+      {"without the opt-in, never below the declared weight", kWarm, false, true, std::nullopt, 256,
+       256, 50 * kMi},
+      {"shrank 10 minutes ago: kept", kWarm, true, true, kNow - absl::Minutes(10), 256, 256,
+       declared_limit},
+      {"shrank 2 hours ago: the next step", kWarm, true, true, kNow - absl::Hours(2), 256, 128,
+       50 * kMi},
+  };
+  for (const Case& c : cases) {
+    ContainerPolicyInput input;
+    input.declared = {256, std::nullopt, std::nullopt, declared_limit};
+    input.current = {c.current_shares, std::nullopt, std::nullopt, declared_limit};
+    input.memory = MemoryStats{200 << 10, 200 << 10, 200 << 10, 0};
+    input.cpu_request_millis = 10;
+    input.memory_usage_bytes = c.running ? 200 << 10 : 0;
+    input.history = c.history;
+    input.allow_below_declared = c.allow_below;
+    input.running = c.running;
+    input.now = kNow;
+    if (c.last_shrink) input.last_shrink = {c.last_shrink, std::nullopt, c.last_shrink};
+    input.guard.min_memory_limit_bytes = 50 * kMi;  // the floor (default 250Mi)
+    const ResourcePlan plan = PlanContainerResources(input);
+    EXPECT_EQ(plan.cpu_shares.value_or(c.current_shares), c.want_shares) << c.name;
+    EXPECT_EQ(plan.memory_limit_bytes.value_or(-1), c.want_limit) << c.name;
+  }
+}
+
+TEST(PlanContainerResources, GrowthIsImmediateAndTheOomRaisesTheLimitEvenWhileWarming) {
+  ContainerPolicyInput input;
+  input.declared = {256, std::nullopt, std::nullopt, 100 * kMi};
+  input.current = input.declared;
+  input.memory = MemoryStats{0, 0, 0, 80 * kMi};  // an OOM kill at 80Mi, no samples yet
+  input.now = kNow;
+  ResourcePlan plan = PlanContainerResources(input);  // warming up
+  EXPECT_EQ(plan.memory_limit_bytes, 160 * kMi);
+  input.history = kWarm;
+  input.cpu_request_millis = 2000;
+  input.last_shrink.cpu_request = kNow;  // a shrink just now does not hold back growth
+  plan = PlanContainerResources(input);
+  EXPECT_EQ(plan.cpu_shares, 2048u);
 }
 
 TEST(WithoutNoOps, DropsWhatIsAlreadySet) {
@@ -210,7 +288,7 @@ TEST(WithResources, TakesWhatTheUpdateSetAndKeepsTheRest) {
   napi::LinuxResources applied;
   applied.mutable_cpu()->mutable_quota()->set_value(-1);
   applied.mutable_memory()->mutable_limit()->set_value(64 * kMi);
-  const DeclaredResources after = WithResources({512, 50000, 100000, 32 * kMi}, applied);
+  const RuntimeResources after = WithResources({512, 50000, 100000, 32 * kMi}, applied);
   EXPECT_EQ(after.cpu_shares, 512u);
   EXPECT_EQ(after.cpu_quota, -1);
   EXPECT_EQ(after.cpu_period, 100000u);
@@ -222,17 +300,33 @@ TEST(NodeCheckpoint, RoundTripsAndRejectsGarbage) {
   const absl::Time now = absl::FromUnixSeconds(1795331119);
   state.RecordOom("ns/Pod/a#c", now, 32 * kMi);
   state.SetSizedCpu("ns/Pod/a#c", 250);
-  const std::string text = EncodeNodeCheckpoint(state.Records(now), now);
-  absl::StatusOr<std::map<std::string, WorkloadRecord>> decoded = DecodeNodeCheckpoint(text);
+  state.AddMemorySample("ns/Pod/a#c", now - absl::Hours(30), 16 * kMi);
+  TrackedContainer container;
+  container.id = "c1";
+  container.declared = {1024, 50000, 100000, 256 * kMi};
+  state.Upsert(container);
+  const std::string text =
+      EncodeNodeCheckpoint({state.Records(now), state.DeclaredByContainer()}, now);
+  absl::StatusOr<NodeCheckpoint> decoded = DecodeNodeCheckpoint(text);
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   NodeState restored;
-  restored.Restore(*decoded);
+  restored.Restore(decoded->workloads);
+  restored.RestoreDeclared(decoded->declared);
   EXPECT_EQ(restored.SizedCpu("ns/Pod/a#c"), 250);
   ASSERT_TRUE(restored.MemoryHistory("ns/Pod/a#c", now).has_value());
   EXPECT_EQ(restored.MemoryHistory("ns/Pod/a#c", now)->oom_bytes, 32 * kMi);
-  EXPECT_EQ(EncodeNodeCheckpoint(restored.Records(now), now), text);
+  // The warm-up counts from the first sample before the restart.
+  EXPECT_EQ(restored.History("ns/Pod/a#c", now), absl::Hours(30));
+  ASSERT_TRUE(restored.RestoredDeclared("c1").has_value());
+  EXPECT_EQ(*restored.RestoredDeclared("c1"), container.declared);
+  EXPECT_EQ(EncodeNodeCheckpoint({restored.Records(now), decoded->declared}, now), text);
   for (const char* bad : {"", "[]", "{\"version\": 2, \"workloads\": {}}",
-                          "{\"version\": 1, \"workloads\": {\"k\": {\"ooms\": [{}]}}}"}) {
+                          "{\"version\": 1, \"workloads\": {\"k\": {\"ooms\": [{}]}}}",
+                          // A negative amount is refused, never read as a 0 memory limit.
+                          "{\"version\": 1, \"workloads\": {\"k\": {\"memory\": {\"baseBytes\": 1, "
+                          "\"peakBytes\": 2, \"max7dBytes\": -3, \"oomBytes\": 0}}}}",
+                          "{\"version\": 1, \"workloads\": {}, \"containers\": {\"c\": "
+                          "{\"memoryLimitBytes\": -1}}}"}) {
     EXPECT_EQ(DecodeNodeCheckpoint(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
   }
 }

@@ -147,26 +147,34 @@ TEST(SimulatorTest, AutoscalingAddsNodesForPendingPods) {
 
 TEST(SimulatorTest, HeadroomSharesHeadroomWhereStaticReservesPeaks) {
   // Four pods declaring 1 core each on an autoscaled cluster; each uses 200m steadily with
-  // its own short spike. After a day, headroom requests far less than the declared 4 cores.
+  // its own short daily spike. Nothing changes during the 24 h warm-up (guard rail); over the
+  // second day the requests come down in bounded steps; on the third, headroom requests far
+  // less than the declared 4 cores: 4 x 200m + one shared 700m spike.
   std::vector<PodSpec> pods;
   std::vector<std::vector<int64_t>> cpu;
   std::vector<std::vector<int64_t>> memory;
+  constexpr int kMinutes = 3 * 1440;
   for (int p = 0; p < 4; ++p) {
     pods.push_back({"p" + std::to_string(p), {1000, kGi}, "LS"});
-    std::vector<int64_t> series(1500, 200);
-    for (int m = p * 300; m < p * 300 + 5; ++m) series[static_cast<size_t>(m)] = 900;
+    std::vector<int64_t> series(kMinutes, 200);
+    for (int day = 0; day < 3; ++day) {
+      for (int m = p * 300; m < p * 300 + 5; ++m) series[static_cast<size_t>(day * 1440 + m)] = 900;
+    }
     cpu.push_back(series);
-    memory.push_back(std::vector<int64_t>(1500, kGi / 2));
+    memory.push_back(std::vector<int64_t>(kMinutes, kGi / 2));
   }
   SimulationConfig config = FixedCluster(PolicyKind::kHeadroom, 0);
   config.autoscale = true;
-  config.warmup_minutes = 1440;
+  config.warmup_minutes = 2 * 1440;
   const UsageTraces usage = Traces(cpu, memory);
   const PolicyRun headroom = SimulatePolicy(PolicyKind::kHeadroom, pods, usage, config);
   const PolicyRun fixed = SimulatePolicy(PolicyKind::kStatic, pods, usage, config);
   EXPECT_DOUBLE_EQ(fixed.summary.requested_cpu_millis, 4000);
   EXPECT_LT(headroom.summary.requested_cpu_millis, 2000);
   EXPECT_EQ(headroom.summary.oom_kills, 0);
+  // Stable sizes: the daily envelope does not move, so after the bounded steps of the second
+  // day nothing is resized on the third.
+  EXPECT_EQ(headroom.summary.resizes, 0);
   // The memory limit is 2 x the 7-day max (1 GiB), not the declared 1 GiB.
   EXPECT_LT(headroom.summary.requested_memory_bytes, fixed.summary.requested_memory_bytes);
 }

@@ -144,6 +144,52 @@ struct ConfigCase {
   const char* message;
 };
 
+TEST(UsageStatsTest, TheDailyBaseIsTheDaysLargestSteadyStateNotItsSpikes) {
+  ContainerUsageStats stats;
+  // A day of minute samples: 200m overnight, 800m from 12:00 to 16:00 (the daily peak), and
+  // one 5-minute spike to 5000m at 20:00.
+  for (int m = 0; m < 24 * 60; ++m) {
+    const int hour = m / 60;
+    int64_t cpu = hour >= 12 && hour < 16 ? 800 : 200;
+    if (m >= 20 * 60 && m < 20 * 60 + 5) cpu = 5000;
+    ASSERT_THAT(stats.AddCpu(At(0, 0, m), cpu), IsOk());
+  }
+  const CpuStats cpu = *stats.Snapshot(At(0, 23, 59)).cpu;
+  EXPECT_EQ(cpu.base_millis, 200);         // the 10-minute P75 now
+  EXPECT_EQ(cpu.daily_base_millis, 800);   // the afternoon's steady state
+  EXPECT_EQ(cpu.daily_peak_millis, 5000);  // the spike is headroom, not base
+  // A day later the afternoon has left the window.
+  for (int m = 0; m < 24 * 60; ++m) ASSERT_THAT(stats.AddCpu(At(1, 0, m), 200), IsOk());
+  EXPECT_EQ(stats.Snapshot(At(1, 23, 59)).cpu->daily_base_millis, 200);
+}
+
+TEST(UsageStatsTest, HistoryCountsFromTheFirstSampleAndSurvivesARestore) {
+  ContainerUsageStats stats;
+  EXPECT_EQ(stats.History(At(0, 12, 0)), absl::ZeroDuration());
+  ASSERT_THAT(stats.AddMemory(At(0, 12, 0), 1), IsOk());
+  ASSERT_THAT(stats.AddCpu(At(0, 12, 1), 1), IsOk());
+  EXPECT_EQ(stats.Snapshot(At(1, 18, 0)).history, absl::Hours(30));
+  ContainerUsageStats restored;
+  restored.RestoreFirstSample(At(0, 12, 0));
+  ASSERT_THAT(restored.AddCpu(At(1, 17, 0), 1), IsOk());
+  EXPECT_EQ(restored.History(At(1, 18, 0)), absl::Hours(30));
+}
+
+TEST(MergeSnapshotsTest, TheUnionOfReplicasTakesTheLargerOfEverything) {
+  const UsageSnapshot a{CpuStats{100, 300, 150, 400}, std::nullopt, absl::Hours(2)};
+  const UsageSnapshot b{CpuStats{200, 250, 100, 500}, MemoryStats{1, 2, 3, 4, 1, 2},
+                        absl::Hours(30)};
+  const UsageSnapshot merged = MergeSnapshots(a, b);
+  EXPECT_EQ(merged.history, absl::Hours(30));
+  ASSERT_TRUE(merged.cpu.has_value());
+  EXPECT_EQ(merged.cpu->base_millis, 200);
+  EXPECT_EQ(merged.cpu->peak_millis, 300);
+  EXPECT_EQ(merged.cpu->daily_base_millis, 150);
+  EXPECT_EQ(merged.cpu->daily_peak_millis, 500);
+  ASSERT_TRUE(merged.memory.has_value());  // known to one replica: known
+  EXPECT_EQ(merged.memory->oom_bytes, 4);
+}
+
 class UsageStatsConfigTest : public ::testing::TestWithParam<ConfigCase> {};
 
 TEST_P(UsageStatsConfigTest, RejectsBadValues) {

@@ -1,0 +1,17 @@
+#pragma once
+
+// The actuation flags (shared/node_actions.h, shared/disruption.h), defined once for
+// headroom-extender and `headroom simulate`:
+//   --resize-min-change, --cpu-eviction-after, --evictions-per-minute,
+//   --evictions-per-node-per-hour; plus the guard-rail flags (guard_rail_flags.h).
+
+#include "absl/status/statusor.h"
+#include "shared/disruption.h"
+#include "shared/node_actions.h"
+
+namespace headroom::app {
+
+absl::StatusOr<ActionConfig> ActionConfigFromFlags(bool allow_below_declared);
+absl::StatusOr<EvictionBudgetConfig> EvictionBudgetFromFlags();
+
+}  // namespace headroom::app

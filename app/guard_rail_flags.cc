@@ -1,0 +1,50 @@
+#include "app/guard_rail_flags.h"
+
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "shared/quantity.h"
+
+ABSL_FLAG(absl::Duration, min_history, absl::Hours(24),
+          "Guard rail: no container value is tightened until its workload has been observed "
+          "this long (one daily cycle by default); until then the declared values stay.");
+ABSL_FLAG(std::string, min_cpu_request, "25m",
+          "Guard rail: the smallest CPU request (and CPU weight) headroom sets.");
+ABSL_FLAG(std::string, min_memory_limit, "250Mi",
+          "Guard rail: the smallest memory limit headroom sets.");
+ABSL_FLAG(double, max_shrink_step, 0.5,
+          "Guard rail: the largest fraction of its current value a running container's "
+          "request or limit loses in one step (growth is immediate).");
+ABSL_FLAG(absl::Duration, shrink_interval, absl::Hours(1),
+          "Guard rail: at most one shrink step per value per this interval.");
+
+namespace headroom::app {
+
+absl::StatusOr<GuardRailConfig> GuardRailConfigFromFlags(bool allow_below_declared) {
+  GuardRailConfig config;
+  config.min_history = absl::GetFlag(FLAGS_min_history);
+  config.allow_below_declared = allow_below_declared;
+  absl::StatusOr<int64_t> cpu = ParseCpuMillis(absl::GetFlag(FLAGS_min_cpu_request));
+  if (!cpu.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--min-cpu-request: ", cpu.status().message()));
+  }
+  config.min_cpu_request_millis = *cpu;
+  absl::StatusOr<int64_t> memory = ParseMemoryBytes(absl::GetFlag(FLAGS_min_memory_limit));
+  if (!memory.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--min-memory-limit: ", memory.status().message()));
+  }
+  config.min_memory_limit_bytes = *memory;
+  config.max_shrink_step = absl::GetFlag(FLAGS_max_shrink_step);
+  config.shrink_interval = absl::GetFlag(FLAGS_shrink_interval);
+  if (absl::Status valid = config.Validate(); !valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("guard rail flags (--min-history, --max-shrink-step, --shrink-interval): ",
+                     valid.message()));
+  }
+  return config;
+}
+
+}  // namespace headroom::app

@@ -1,0 +1,67 @@
+#pragma once
+
+// The one footprint rule: what a container needs from a node, as placement (headroom-extender's
+// filter and score), the per-node optimisation (node_optimizer.h) and the simulator judge it.
+//
+// - Trusted statistics (cpu and memory known, observed for at least `min_history`, see
+//   guard_rails.h): base = the daily peak of the base (the largest rolling P75 of the last 24
+//   hours, at least the current P75), headroom = peak - that base, at least 0. Judging by the
+//   daily peak of the base rather than its short-window value means a node packed off-peak
+//   still holds its pods when their correlated daily peak arrives, and a node's requests do
+//   not follow usage down every night (which made scale-down drain nodes that the next peak
+//   needed; docs/simulate.md measured both).
+// - Otherwise, per resource: base = the declared request, headroom = declared limit - request
+//   (0 without a limit): a container headroom has not learned yet is judged as it asks; where
+//   it already has statistics for the resource, usage seen above the declared amounts counts
+//   too (base = the larger base, peak = the larger peak), so warm-up never hides real usage.
+//
+// A pod's footprint is the sum of its containers' bases and the largest of their headrooms
+// (seed 000: a node shares one spike headroom). Sums saturate at INT64_MAX.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "shared/placement.h"
+#include "shared/resource.h"
+#include "shared/usage_stats.h"
+
+namespace headroom {
+
+struct ContainerDemand {
+  std::string name;
+  // Statistics of the workload container; absent: none yet.
+  std::optional<CpuStats> cpu;
+  std::optional<MemoryStats> memory;
+  // How long the workload container has been observed (the union over its replicas).
+  absl::Duration history = absl::ZeroDuration();
+  // What the pod spec declares (0: not declared); used where statistics are not trusted.
+  ResourceAmounts declared_requests = {};
+  ResourceAmounts declared_limits = {};
+};
+
+// Base and peak as placement and the optimisation use them: base = max(base, daily base),
+// peak = max(peak, that base).
+int64_t PlanningBase(const CpuStats& cpu);
+int64_t PlanningBase(const MemoryStats& memory);
+int64_t PlanningPeak(const CpuStats& cpu);
+int64_t PlanningPeak(const MemoryStats& memory);
+
+// True when the container has cpu and memory statistics observed for at least `min_history`.
+bool HasTrustedHistory(const ContainerDemand& container, absl::Duration min_history);
+
+// The container's base and headroom for `resource` under the rule above.
+struct ResourceFootprint {
+  int64_t base = 0;
+  int64_t headroom = 0;
+};
+ResourceFootprint ContainerFootprint(const ContainerDemand& container, Resource resource,
+                                     absl::Duration min_history);
+
+// Sum of the containers' bases, largest of their headrooms.
+PodFootprint PodFootprintOf(const std::vector<ContainerDemand>& containers,
+                            absl::Duration min_history);
+
+}  // namespace headroom

@@ -1,0 +1,223 @@
+#include "shared/guard_rails.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "shared/quantity.h"
+
+namespace headroom {
+namespace {
+
+enum class Value { kCpuRequest, kMemoryRequest, kMemoryLimit };
+
+absl::string_view ValueName(Value value) {
+  switch (value) {
+    case Value::kCpuRequest:
+      return "cpu request";
+    case Value::kMemoryRequest:
+      return "memory request";
+    case Value::kMemoryLimit:
+      return "memory limit";
+  }
+  return "value";
+}
+
+std::string Amount(Value value, int64_t amount) {
+  return value == Value::kCpuRequest ? FormatCpuMillis(amount) : FormatMemoryBytes(amount);
+}
+
+int64_t Doubled(int64_t amount) {
+  return amount > std::numeric_limits<int64_t>::max() / 2 ? std::numeric_limits<int64_t>::max()
+                                                          : amount * 2;
+}
+
+std::optional<int64_t>& Slot(SizedValues& values, Value value) {
+  switch (value) {
+    case Value::kCpuRequest:
+      return values.cpu_request_millis;
+    case Value::kMemoryRequest:
+      return values.memory_request_bytes;
+    case Value::kMemoryLimit:
+      break;
+  }
+  return values.memory_limit_bytes;
+}
+
+const std::optional<int64_t>& Get(const SizedValues& values, Value value) {
+  switch (value) {
+    case Value::kCpuRequest:
+      return values.cpu_request_millis;
+    case Value::kMemoryRequest:
+      return values.memory_request_bytes;
+    case Value::kMemoryLimit:
+      break;
+  }
+  return values.memory_limit_bytes;
+}
+
+constexpr Value kValues[] = {Value::kCpuRequest, Value::kMemoryRequest, Value::kMemoryLimit};
+
+std::optional<absl::Time>& ShrinkSlot(ShrinkTimes& times, Value value) {
+  switch (value) {
+    case Value::kCpuRequest:
+      return times.cpu_request;
+    case Value::kMemoryRequest:
+      return times.memory_request;
+    case Value::kMemoryLimit:
+      break;
+  }
+  return times.memory_limit;
+}
+
+// Raises `amount` to `floor`, noting why when it changes anything.
+void RaiseTo(int64_t& amount, int64_t floor, Value value, absl::string_view code,
+             absl::string_view why, std::vector<Reason>& reasons) {
+  if (amount >= floor) return;
+  reasons.push_back(
+      {std::string(code), absl::StrCat(ValueName(value), " ", Amount(value, amount), " raised to ",
+                                       Amount(value, floor), ": ", why)});
+  amount = floor;
+}
+
+// The step bound on a running container's value that goes down from `current`.
+void BoundShrink(int64_t& amount, int64_t current, Value value, const GuardInput& input,
+                 const GuardRailConfig& config, GuardResult& result) {
+  if (!input.running || amount >= current) return;
+  std::optional<absl::Time>& last = ShrinkSlot(result.last_shrink, value);
+  if (last.has_value() && input.now - *last < config.shrink_interval) {
+    result.reasons.push_back(
+        {"ShrinkTooSoon",
+         absl::StrCat(ValueName(value), " kept at ", Amount(value, current), " (wanted ",
+                      Amount(value, amount), "): it shrank ",
+                      absl::FormatDuration(absl::Trunc(input.now - *last, absl::Seconds(1))),
+                      " ago, at most one step per ",
+                      absl::FormatDuration(config.shrink_interval))});
+    amount = current;
+    return;
+  }
+  const int64_t bounded = static_cast<int64_t>(
+      std::ceil(static_cast<long double>(current) * (1.0L - config.max_shrink_step)));
+  if (amount < bounded) {
+    result.reasons.push_back(
+        {"ShrinkStepBounded",
+         absl::StrCat(ValueName(value), " ", Amount(value, current), " -> ", Amount(value, bounded),
+                      " (wanted ", Amount(value, amount), "): one step takes at most ",
+                      std::lround(config.max_shrink_step * 100), "%")});
+    amount = bounded;
+  }
+  last = input.now;
+}
+
+}  // namespace
+
+absl::Status GuardRailConfig::Validate() const {
+  if (min_history < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("min history must not be negative");
+  }
+  if (min_cpu_request_millis < 0 || min_memory_limit_bytes < 0) {
+    return absl::InvalidArgumentError(
+        "the CPU request and memory limit floors must not be negative");
+  }
+  if (!(max_shrink_step > 0 && max_shrink_step <= 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max shrink step must be in (0, 1], got ", max_shrink_step));
+  }
+  if (shrink_interval < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("shrink interval must not be negative");
+  }
+  return absl::OkStatus();
+}
+
+int64_t CpuRequestFloor(const SizedValues& declared, bool allow_below_declared,
+                        const GuardRailConfig& config) {
+  int64_t floor = config.min_cpu_request_millis;
+  if (!allow_below_declared && declared.cpu_request_millis.has_value()) {
+    floor = std::max(floor, *declared.cpu_request_millis);
+  }
+  return floor;
+}
+
+GuardResult ApplyGuardRails(const GuardInput& input, const GuardRailConfig& config) {
+  GuardResult result;
+  result.last_shrink = input.last_shrink;
+  const int64_t oom_floor = Doubled(input.oom_memory_bytes);
+
+  if (input.history < config.min_history) {
+    // Warm-up: the declared values of what the caller manages, with the memory limit raised
+    // only by evidence.
+    result.warming_up = true;
+    result.values = input.current;
+    bool changes = false;
+    for (Value value : kValues) {
+      if (!Get(input.proposed, value).has_value()) continue;
+      Slot(result.values, value) = Get(input.declared, value);
+      changes = changes || Get(input.proposed, value) != Get(input.declared, value);
+    }
+    if (changes) {
+      result.reasons.push_back(
+          {"WarmingUp",
+           absl::StrCat("observed for ",
+                        absl::FormatDuration(absl::Trunc(input.history, absl::Minutes(1))),
+                        " of the ", absl::FormatDuration(config.min_history),
+                        " warm-up: the declared values are kept")});
+    }
+    if (input.proposed.memory_limit_bytes.has_value() &&
+        result.values.memory_limit_bytes.has_value()) {
+      int64_t& limit = *result.values.memory_limit_bytes;
+      RaiseTo(limit, oom_floor, Value::kMemoryLimit, "OomFloor",
+              absl::StrCat("2 x the memory at the last OOM kill (",
+                           FormatMemoryBytes(input.oom_memory_bytes), ")"),
+              result.reasons);
+      RaiseTo(limit, input.memory_in_use_bytes, Value::kMemoryLimit, "InUseFloor",
+              "the memory in use", result.reasons);
+    }
+    return result;
+  }
+
+  result.values = input.current;
+  for (Value value : kValues) {
+    const std::optional<int64_t>& proposed = Get(input.proposed, value);
+    if (!proposed.has_value()) continue;  // not managed by this caller: left as it is
+    int64_t amount = std::max<int64_t>(0, *proposed);
+    const std::optional<int64_t>& declared = Get(input.declared, value);
+    if (value == Value::kCpuRequest) {
+      RaiseTo(amount, config.min_cpu_request_millis, value, "CpuFloor",
+              absl::StrCat("the floor ", FormatCpuMillis(config.min_cpu_request_millis)),
+              result.reasons);
+    }
+    if (value != Value::kMemoryLimit && declared.has_value() && !input.allow_below_declared) {
+      RaiseTo(amount, *declared, value, "DeclaredFloor",
+              "never below the declared request unless the workload opts in "
+              "(headroom.dev/allow-below-declared)",
+              result.reasons);
+    }
+    if (value == Value::kMemoryLimit) {
+      RaiseTo(amount, Doubled(input.max_memory_bytes), value, "MaxFloor",
+              absl::StrCat("2 x the observed max ", FormatMemoryBytes(input.max_memory_bytes)),
+              result.reasons);
+      RaiseTo(amount, config.min_memory_limit_bytes, value, "MemoryLimitFloor",
+              absl::StrCat("the floor ", FormatMemoryBytes(config.min_memory_limit_bytes)),
+              result.reasons);
+      RaiseTo(amount, oom_floor, value, "OomFloor",
+              absl::StrCat("2 x the memory at the last OOM kill (",
+                           FormatMemoryBytes(input.oom_memory_bytes), ")"),
+              result.reasons);
+      RaiseTo(amount, input.memory_in_use_bytes, value, "InUseFloor", "the memory in use",
+              result.reasons);
+      if (result.values.memory_request_bytes.has_value()) {
+        RaiseTo(amount, *result.values.memory_request_bytes, value, "RequestFloor",
+                "a limit is never below the request", result.reasons);
+      }
+    }
+    if (const std::optional<int64_t>& current = Get(input.current, value); current.has_value()) {
+      BoundShrink(amount, *current, value, input, config, result);
+    }
+    Slot(result.values, value) = amount;
+  }
+  return result;
+}
+
+}  // namespace headroom

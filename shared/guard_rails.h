@@ -1,0 +1,96 @@
+#pragma once
+
+// Guard rails: what headroom may do to a container's resources, whatever the algorithm asks
+// for. headroom-nri (CPU weight, memory limit), the admission webhook, the actuator's resizes
+// and the simulator all pass their proposal through ApplyGuardRails, so each applies the same
+// rules (docs/algorithm.md, "Guard rails"):
+//
+// 1. Warm-up. Until the workload container has been observed for `min_history` (default 24 h:
+//    one daily cycle, so the hour-of-day peak has seen every hour once; VPA likewise counts
+//    its confidence in 24-hour periods, seed 001), nothing is tightened: every value stays as
+//    declared. Evidence still raises the memory limit: it is at least 2 x the memory at the
+//    last OOM kill and at least the memory in use.
+// 2. Floors, once warm:
+//    - requests never go below the declared requests unless the workload opted in
+//      (headroom.dev/allow-below-declared, or the cluster-wide default);
+//    - the CPU request, and so the CPU weight, is at least `min_cpu_request_millis` (25m,
+//      VPA's podMinCPUMillicores);
+//    - the memory limit is at least max(2 x the observed max, `min_memory_limit_bytes` (250Mi,
+//      VPA's podMinMemoryMb), 2 x the memory at the last OOM kill, the memory in use, the
+//      memory request).
+// 3. Bounded shrinking. A running container's value that goes down loses at most
+//    `max_shrink_step` of its current amount in one step, and takes at most one step per
+//    `shrink_interval`; growth is immediate. A container being created (admission, NRI
+//    CreateContainer) starts from the sizing its workload's history gives, without steps.
+//
+// A value the caller does not manage is absent in the proposal and comes back as it is now.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "shared/reason.h"
+
+namespace headroom {
+
+struct GuardRailConfig {
+  absl::Duration min_history = absl::Hours(24);
+  // The cluster-wide default of headroom.dev/allow-below-declared.
+  bool allow_below_declared = false;
+  int64_t min_cpu_request_millis = 25;
+  int64_t min_memory_limit_bytes = int64_t{250} << 20;
+  double max_shrink_step = 0.5;
+  absl::Duration shrink_interval = absl::Hours(1);
+
+  absl::Status Validate() const;
+};
+
+// A container's three sized values; absent: not set (no request, no limit).
+struct SizedValues {
+  std::optional<int64_t> cpu_request_millis;
+  std::optional<int64_t> memory_request_bytes;
+  std::optional<int64_t> memory_limit_bytes;
+
+  bool operator==(const SizedValues&) const = default;
+};
+
+// When each value last shrank (for the step bound); nullopt: never.
+struct ShrinkTimes {
+  std::optional<absl::Time> cpu_request;
+  std::optional<absl::Time> memory_request;
+  std::optional<absl::Time> memory_limit;
+
+  bool operator==(const ShrinkTimes&) const = default;
+};
+
+struct GuardInput {
+  SizedValues declared;  // the pod spec as written, before headroom
+  SizedValues current;   // applied now (for a container being created: the declared values)
+  SizedValues proposed;  // what the algorithm asks for
+  absl::Duration history = absl::ZeroDuration();  // of the workload container
+  int64_t max_memory_bytes = 0;                   // observed max (7 days)
+  int64_t oom_memory_bytes = 0;                   // memory at the last OOM kill; 0: none
+  int64_t memory_in_use_bytes = 0;                // now; 0 for a container being created
+  bool allow_below_declared = false;  // resolved: the workload's annotation or the default
+  bool running = true;                // false: being created, no shrink steps
+  ShrinkTimes last_shrink;
+  absl::Time now = absl::InfinitePast();
+};
+
+struct GuardResult {
+  SizedValues values;
+  ShrinkTimes last_shrink;  // `input.last_shrink` with `now` for every value that shrank
+  bool warming_up = false;
+  std::vector<Reason> reasons;  // every rule that changed the proposal, with the numbers
+};
+
+GuardResult ApplyGuardRails(const GuardInput& input, const GuardRailConfig& config);
+
+// The smallest CPU weight headroom-nri may set: kubelet's shares for max(the floor, the
+// declared request unless the workload opted in below it). Exposed for the NRI plugin's tests.
+int64_t CpuRequestFloor(const SizedValues& declared, bool allow_below_declared,
+                        const GuardRailConfig& config);
+
+}  // namespace headroom

@@ -1,0 +1,174 @@
+#include "shared/node_actions.h"
+
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "shared/quantity.h"
+#include "shared/sizing.h"
+#include "shared/status_macros.h"
+
+namespace headroom {
+namespace {
+
+std::string Amount(const std::optional<int64_t>& value, bool cpu) {
+  if (!value) return "none";
+  return cpu ? FormatCpuMillis(*value) : FormatMemoryBytes(*value);
+}
+
+bool Changes(const SizedValues& before, const SizedValues& after, double fraction) {
+  return MovedEnough(before.cpu_request_millis, after.cpu_request_millis, fraction) ||
+         MovedEnough(before.memory_request_bytes, after.memory_request_bytes, fraction) ||
+         MovedEnough(before.memory_limit_bytes, after.memory_limit_bytes, fraction);
+}
+
+}  // namespace
+
+absl::Status ActionConfig::Validate() const {
+  HEADROOM_RETURN_IF_ERROR(guard.Validate());
+  if (!(min_change >= 0 && min_change < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the resize threshold must be in [0, 1), got ", min_change));
+  }
+  if (cpu_eviction_after < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("the CPU eviction delay must not be negative");
+  }
+  return absl::OkStatus();
+}
+
+bool MovedEnough(const std::optional<int64_t>& before, const std::optional<int64_t>& after,
+                 double fraction) {
+  if (before == after) return false;
+  if (!before || !after || *before == 0) return true;
+  return std::fabs(static_cast<double>(*after - *before)) >=
+         fraction * static_cast<double>(*before);
+}
+
+std::string DescribeChange(const SizedValues& before, const SizedValues& after) {
+  return absl::StrCat("cpu request ", Amount(before.cpu_request_millis, true), " -> ",
+                      Amount(after.cpu_request_millis, true), ", memory request ",
+                      Amount(before.memory_request_bytes, false), " -> ",
+                      Amount(after.memory_request_bytes, false), ", memory limit ",
+                      Amount(before.memory_limit_bytes, false), " -> ",
+                      Amount(after.memory_limit_bytes, false));
+}
+
+absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
+                                            ResourceAmounts allocatable,
+                                            const std::vector<PodState>& pods, absl::Time now,
+                                            const ActionConfig& config,
+                                            SustainedConditions& cpu_over) {
+  NodeDemand node{node_name, allocatable, {}};
+  node.pods.reserve(pods.size());
+  for (const PodState& pod : pods) {
+    if (pod.containers.size() != pod.demand.containers.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("pod ", pod.demand.Key(), ": ", pod.containers.size(),
+                       " container states for ", pod.demand.containers.size(), " containers"));
+    }
+    node.pods.push_back(pod.demand);
+    node.pods.back().protected_from_eviction = !EvictionBlockedBy(pod.disruption).empty();
+  }
+  OptimizeOptions options;
+  options.min_history = config.guard.min_history;
+  HEADROOM_ASSIGN_OR_RETURN(NodeOptimization optimization, OptimizeNode(node, options));
+  // CPU is compressible: evict for it only once the bases alone have stayed over for long.
+  if (cpu_over.Observe(node_name, !optimization.cpu.bases_fit, now)) {
+    options.evict_for_cpu = true;
+    HEADROOM_ASSIGN_OR_RETURN(optimization, OptimizeNode(node, options));
+  }
+
+  NodeActions actions;
+  for (const SkippedPod& skipped : optimization.skipped) {
+    // Not sized (warming up, not optimised): say why, the caller's reason first.
+    const std::string& blocked = pods[skipped.pod].resize_blocked_by;
+    actions.skipped.push_back(
+        {skipped.pod, "resize", blocked.empty() ? skipped.reason.message : blocked});
+  }
+  std::map<size_t, std::vector<const ContainerResult*>> sized;  // by pod, in pod order
+  for (const ContainerResult& result : optimization.containers) {
+    sized[result.pod].push_back(&result);
+  }
+  for (const auto& [index, results] : sized) {
+    const PodState& pod = pods[index];
+    if (!pod.resize_blocked_by.empty()) {
+      actions.skipped.push_back({index, "resize", pod.resize_blocked_by});
+      continue;
+    }
+    PlannedPodResize resize{index, {}, ""};
+    std::vector<std::string> notes;
+    for (const ContainerResult* result : results) {
+      const ContainerState& state = pod.containers[result->container];
+      const ContainerDemand& demand = pod.demand.containers[result->container];
+      GuardInput input;
+      input.declared = state.declared;
+      input.current = state.current;
+      input.proposed = {result->sizing.cpu_request_millis, result->sizing.memory_request_bytes,
+                        state.manage_memory_limit
+                            ? std::optional<int64_t>(result->sizing.memory_limit_bytes)
+                            : std::nullopt};
+      input.history = demand.history;
+      input.max_memory_bytes = demand.memory->max_7d_bytes;
+      input.oom_memory_bytes = demand.memory->oom_bytes;
+      input.memory_in_use_bytes = state.memory_in_use_bytes;
+      input.allow_below_declared = pod.allow_below_declared;
+      input.running = true;
+      input.last_shrink = state.last_shrink;
+      input.now = now;
+      GuardResult guarded = ApplyGuardRails(input, config.guard);
+      if (!Changes(state.current, guarded.values, config.min_change)) continue;
+      std::string note =
+          absl::StrCat(demand.name, ": ", DescribeChange(state.current, guarded.values));
+      for (const Reason& reason : guarded.reasons)
+        absl::StrAppend(&note, " [", reason.message, "]");
+      notes.push_back(std::move(note));
+      resize.containers.push_back({result->container, state.current, guarded.values,
+                                   guarded.last_shrink, std::move(guarded.reasons)});
+    }
+    if (resize.containers.empty()) {
+      actions.skipped.push_back(
+          {index, "resize",
+           absl::StrCat("every value within ", std::lround(config.min_change * 100),
+                        "% of its guarded target")});
+      continue;
+    }
+    resize.message =
+        absl::StrCat("base + shared headroom on ", node_name, ": ", absl::StrJoin(notes, "; "));
+    actions.resizes.push_back(std::move(resize));
+  }
+  for (const PodEviction& eviction : optimization.evictions) {
+    // The optimisation never picks a protected pod; this keeps the rule in one visible place.
+    if (std::string why = EvictionBlockedBy(pods[eviction.pod].disruption); !why.empty()) {
+      actions.skipped.push_back({eviction.pod, "evict", why});
+      continue;
+    }
+    actions.evictions.push_back({eviction.pod, eviction.reason});
+  }
+  actions.optimization = std::move(optimization);
+  return actions;
+}
+
+GuardResult SizeNewContainer(const UsageSnapshot& stats, const SizedValues& declared,
+                             bool allow_below_declared, const GuardRailConfig& config) {
+  GuardInput input;
+  input.declared = declared;
+  input.current = declared;
+  input.proposed = declared;
+  input.history = stats.history;
+  input.allow_below_declared = allow_below_declared;
+  input.running = false;
+  if (stats.memory.has_value()) {
+    input.max_memory_bytes = stats.memory->max_7d_bytes;
+    input.oom_memory_bytes = stats.memory->oom_bytes;
+  }
+  if (stats.cpu.has_value() && stats.memory.has_value()) {
+    const ContainerSizing sizing = SizeForAdmission(*stats.cpu, *stats.memory);
+    input.proposed = {sizing.cpu_request_millis, sizing.memory_request_bytes,
+                      sizing.memory_limit_bytes};
+  }
+  return ApplyGuardRails(input, config);
+}
+
+}  // namespace headroom

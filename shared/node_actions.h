@@ -1,0 +1,110 @@
+#pragma once
+
+// What headroom does to the running pods of one node in an actuation round -- the one code
+// path of headroom-extender's actuator and of the simulator:
+//   1. the per-node optimisation (node_optimizer.h) on the node's pods, evicting for CPU only
+//      once the CPU bases alone have stayed above the available CPU for
+//      `cpu_eviction_after` (SustainedConditions, keyed by node);
+//   2. every optimised container's sizing through the guard rails (guard_rails.h): warm-up,
+//      floors, bounded shrinking;
+//   3. a resize only where a value moves by at least `min_change` of its current amount
+//      (default 10%), for a pod that may be resized at all;
+//   4. the optimisation's evictions, minus the pods disruption.h protects.
+// Budgets (disruption.h's EvictionBudget) are spent by whoever carries the evictions out.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "shared/disruption.h"
+#include "shared/guard_rails.h"
+#include "shared/node_optimizer.h"
+#include "shared/reason.h"
+
+namespace headroom {
+
+struct ActionConfig {
+  GuardRailConfig guard;
+  double min_change = 0.10;
+  absl::Duration cpu_eviction_after = absl::Minutes(15);
+
+  absl::Status Validate() const;
+};
+
+// A running container as actuation sees it; parallel to PodDemand::containers.
+struct ContainerState {
+  SizedValues declared;  // the spec as written before headroom changed it
+  SizedValues current;   // the spec now
+  ShrinkTimes last_shrink;
+  int64_t memory_in_use_bytes = 0;  // 0: unknown
+  // Whether headroom may set a memory limit (the API path adds none where none was declared).
+  bool manage_memory_limit = true;
+};
+
+struct PodState {
+  PodDemand demand;  // for the optimisation: containers with statistics and history
+  std::vector<ContainerState> containers;
+  bool allow_below_declared = false;
+  std::string resize_blocked_by;  // "" when the pod may be resized
+  DisruptionFacts disruption;
+};
+
+struct ContainerChange {
+  size_t container = 0;
+  SizedValues before;
+  SizedValues after;
+  ShrinkTimes last_shrink;      // to remember once the change is applied
+  std::vector<Reason> reasons;  // guard rails that shaped it
+};
+
+struct PlannedPodResize {
+  size_t pod = 0;
+  std::vector<ContainerChange> containers;  // only those that change
+  std::string message;                      // before -> after with the numbers
+};
+
+struct PlannedPodEviction {
+  size_t pod = 0;
+  Reason reason;
+};
+
+struct SkippedPodAction {
+  size_t pod = 0;
+  std::string action;  // resize | evict
+  std::string why;
+};
+
+struct NodeActions {
+  std::vector<PlannedPodResize> resizes;
+  std::vector<PlannedPodEviction> evictions;
+  std::vector<SkippedPodAction> skipped;
+  NodeOptimization optimization;
+};
+
+// True when `after` moves from `before` by at least `fraction` of `before` (setting or
+// removing a value counts as a move).
+bool MovedEnough(const std::optional<int64_t>& before, const std::optional<int64_t>& after,
+                 double fraction);
+
+// "cpu request 1 -> 500m, memory request 1Gi -> 512Mi, memory limit 2Gi -> 1Gi".
+std::string DescribeChange(const SizedValues& before, const SizedValues& after);
+
+// Plans one node. `pods[i].demand` is the optimisation's view of pod i; its eviction
+// protection is set here from `pods[i].disruption`. `cpu_over` remembers, per node, since
+// when the CPU bases have exceeded the available CPU.
+absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node, ResourceAmounts allocatable,
+                                            const std::vector<PodState>& pods, absl::Time now,
+                                            const ActionConfig& config,
+                                            SustainedConditions& cpu_over);
+
+// Phase 1 through the guard rails: what a container being created gets from its workload's
+// statistics (requests = the peak, at least the daily peak of the base; memory limit =
+// 2 x max(7-day max, memory at OOM)), or its declared values while the workload warms up.
+GuardResult SizeNewContainer(const UsageSnapshot& stats, const SizedValues& declared,
+                             bool allow_below_declared, const GuardRailConfig& config);
+
+}  // namespace headroom

@@ -1,0 +1,174 @@
+// The guard rails (shared/guard_rails.h), table-driven: warm-up, floors, bounded shrinking.
+
+#include "shared/guard_rails.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace headroom {
+namespace {
+
+constexpr int64_t kMi = 1 << 20;
+const absl::Time kNow = absl::FromUnixSeconds(1'795'331'119);
+
+// Declared 1 CPU / 1Gi / limit 2Gi, running at that; the algorithm wants 100m / 100Mi / 200Mi.
+GuardInput Input(absl::Duration history) {
+  GuardInput input;
+  input.declared = {1000, 1024 * kMi, 2048 * kMi};
+  input.current = input.declared;
+  input.proposed = {100, 100 * kMi, 200 * kMi};
+  input.history = history;
+  input.max_memory_bytes = 90 * kMi;
+  input.memory_in_use_bytes = 80 * kMi;
+  input.allow_below_declared = true;
+  input.now = kNow;
+  return input;
+}
+
+TEST(GuardRails, Table) {
+  struct Case {
+    std::string name;
+    GuardInput input;
+    SizedValues want;
+    std::vector<std::string> codes;  // the reasons, in order
+  };
+  std::vector<Case> cases;
+  cases.push_back({"10 s old: the declared values",
+                   Input(absl::Seconds(10)),
+                   {1000, 1024 * kMi, 2048 * kMi},
+                   {"WarmingUp"}});
+  cases.push_back({"30 h of history: one bounded step down",
+                   Input(absl::Hours(30)),
+                   {500, 512 * kMi, 1024 * kMi},
+                   {"ShrinkStepBounded", "ShrinkStepBounded", "MemoryLimitFloor", "RequestFloor",
+                    "ShrinkStepBounded"}});
+  {
+    GuardInput input = Input(absl::Hours(30));
+    input.allow_below_declared = false;
+    cases.push_back({"without the opt-in: never below the declared requests",
+                     input,
+                     {1000, 1024 * kMi, 1024 * kMi},
+                     {"DeclaredFloor", "DeclaredFloor", "MemoryLimitFloor", "RequestFloor"}});
+  }
+  {
+    GuardInput input = Input(absl::Hours(30));
+    input.running = false;
+    cases.push_back({"a container being created: no steps, only floors",
+                     input,
+                     {100, 100 * kMi, 250 * kMi},
+                     {"MemoryLimitFloor"}});
+  }
+  {
+    GuardInput input = Input(absl::Hours(30));
+    input.last_shrink = {kNow - absl::Minutes(30), kNow - absl::Hours(2), std::nullopt};
+    cases.push_back({"shrank 30 minutes ago: kept; 2 hours ago: the next step",
+                     input,
+                     {1000, 512 * kMi, 1024 * kMi},
+                     {"ShrinkTooSoon", "ShrinkStepBounded", "MemoryLimitFloor", "RequestFloor",
+                      "ShrinkStepBounded"}});
+  }
+  {
+    GuardInput input = Input(absl::Hours(30));
+    input.proposed = {3000, 2048 * kMi, 4096 * kMi};
+    input.last_shrink = {kNow, kNow, kNow};
+    cases.push_back({"growth is immediate, even right after a shrink",
+                     input,
+                     {3000, 2048 * kMi, 4096 * kMi},
+                     {}});
+  }
+  {
+    GuardInput input = Input(absl::Hours(30));
+    input.running = false;
+    input.proposed = {10, 100 * kMi, 200 * kMi};
+    input.max_memory_bytes = 300 * kMi;
+    input.oom_memory_bytes = 400 * kMi;
+    input.memory_in_use_bytes = 0;
+    cases.push_back({"floors: CPU 25m, memory limit max(2 x max, floor, 2 x OOM)",
+                     input,
+                     {25, 100 * kMi, 800 * kMi},
+                     {"CpuFloor", "MaxFloor", "OomFloor"}});
+  }
+  {
+    GuardInput input = Input(absl::Seconds(10));
+    input.oom_memory_bytes = 1500 * kMi;
+    cases.push_back({"warming up, an OOM kill still raises the limit",
+                     input,
+                     {1000, 1024 * kMi, 3000 * kMi},
+                     {"WarmingUp", "OomFloor"}});
+  }
+  {
+    GuardInput input = Input(absl::Seconds(10));
+    input.declared.memory_limit_bytes.reset();
+    input.current.memory_limit_bytes.reset();
+    cases.push_back({"warming up without a declared limit: still unlimited",
+                     input,
+                     {1000, 1024 * kMi, std::nullopt},
+                     {"WarmingUp"}});
+  }
+  {
+    GuardInput input = Input(absl::Hours(30));
+    input.proposed.memory_request_bytes.reset();
+    input.proposed.memory_limit_bytes.reset();
+    cases.push_back({"values the caller does not manage stay as they are",
+                     input,
+                     {500, 1024 * kMi, 2048 * kMi},
+                     {"ShrinkStepBounded"}});
+  }
+  for (const Case& c : cases) {
+    const GuardResult result = ApplyGuardRails(c.input, GuardRailConfig{});
+    EXPECT_EQ(result.values, c.want) << c.name;
+    std::vector<std::string> codes;
+    for (const Reason& reason : result.reasons) codes.push_back(reason.code);
+    EXPECT_EQ(codes, c.codes) << c.name;
+  }
+}
+
+TEST(GuardRails, AShrinkIsRecordedForTheNextStep) {
+  GuardResult result = ApplyGuardRails(Input(absl::Hours(30)), GuardRailConfig{});
+  EXPECT_EQ(result.last_shrink.cpu_request, kNow);
+  EXPECT_EQ(result.last_shrink.memory_limit, kNow);
+  EXPECT_FALSE(result.warming_up);
+  // Growth leaves the record alone.
+  GuardInput grow = Input(absl::Hours(30));
+  grow.proposed = {2000, 2048 * kMi, 4096 * kMi};
+  result = ApplyGuardRails(grow, GuardRailConfig{});
+  EXPECT_EQ(result.last_shrink, ShrinkTimes{});
+}
+
+TEST(GuardRails, MessagesCarryTheNumbers) {
+  const GuardResult result = ApplyGuardRails(Input(absl::Seconds(90)), GuardRailConfig{});
+  ASSERT_FALSE(result.reasons.empty());
+  EXPECT_THAT(result.reasons[0].message, ::testing::HasSubstr("observed for 1m of the 24h"));
+  GuardInput input = Input(absl::Hours(30));
+  input.last_shrink.cpu_request = kNow - absl::Minutes(30);
+  const GuardResult kept = ApplyGuardRails(input, GuardRailConfig{});
+  EXPECT_THAT(kept.reasons[0].message,
+              ::testing::HasSubstr("kept at 1 (wanted 100m): it shrank 30m ago, at most one "
+                                   "step per 1h"));
+}
+
+TEST(GuardRails, ConfigIsValidated) {
+  EXPECT_TRUE(GuardRailConfig{}.Validate().ok());
+  GuardRailConfig bad;
+  bad.max_shrink_step = 0;
+  EXPECT_FALSE(bad.Validate().ok());
+  bad = {};
+  bad.min_history = -absl::Hours(1);
+  EXPECT_FALSE(bad.Validate().ok());
+  bad = {};
+  bad.min_memory_limit_bytes = -1;
+  EXPECT_FALSE(bad.Validate().ok());
+}
+
+TEST(GuardRails, TheCpuFloorForWeights) {
+  const GuardRailConfig config;
+  EXPECT_EQ(CpuRequestFloor({250, {}, {}}, false, config), 250);
+  EXPECT_EQ(CpuRequestFloor({250, {}, {}}, true, config), 25);
+  EXPECT_EQ(CpuRequestFloor({10, {}, {}}, false, config), 25);
+}
+
+}  // namespace
+}  // namespace headroom

@@ -1,0 +1,144 @@
+// The one actuation path (shared/node_actions.h) the actuator and the simulator share:
+// optimisation, guard rails, resize threshold, disruption policy.
+
+#include "shared/node_actions.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace headroom {
+namespace {
+
+constexpr int64_t kMi = 1 << 20;
+const absl::Time kNow = absl::FromUnixSeconds(1'795'331'119);
+
+// One pod of a three-replica ReplicaSet, declared 1 CPU / 512Mi / limit 1Gi and running at it.
+PodState Pod(std::string name, int64_t cpu_base, int64_t cpu_peak, int64_t memory_base,
+             int64_t memory_peak, absl::Duration history = absl::Hours(30)) {
+  PodState pod;
+  pod.demand.pod_namespace = "ns";
+  pod.demand.name = std::move(name);
+  pod.demand.requests = {1000, 512 * kMi};
+  ContainerDemand container;
+  container.name = "app";
+  container.cpu = CpuStats{cpu_base, cpu_peak};
+  container.memory = MemoryStats{memory_base, memory_peak, memory_peak, 0};
+  container.history = history;
+  pod.demand.containers = {container};
+  ContainerState state;
+  state.declared = {1000, 512 * kMi, 1024 * kMi};
+  state.current = state.declared;
+  pod.containers = {state};
+  pod.allow_below_declared = true;
+  pod.disruption.owner_kind = "ReplicaSet";
+  pod.disruption.workload_pods = 3;
+  pod.disruption.workload_ready = 3;
+  return pod;
+}
+
+NodeActions Plan(const std::vector<PodState>& pods, ResourceAmounts allocatable,
+                 SustainedConditions& cpu_over, absl::Time now = kNow) {
+  absl::StatusOr<NodeActions> actions =
+      PlanNodeActions("n1", allocatable, pods, now, ActionConfig{}, cpu_over);
+  EXPECT_TRUE(actions.ok()) << actions.status();
+  return actions.ok() ? *std::move(actions) : NodeActions{};
+}
+
+TEST(PlanNodeActions, ResizesThroughTheGuardRailsAndTheThreshold) {
+  SustainedConditions cpu_over(absl::Minutes(15));
+  // a: 30 h of history, shrinks one bounded step. b: 10 s old, untouched. c: within 10%.
+  const NodeActions actions = Plan({Pod("a", 200, 200, 100 * kMi, 100 * kMi),
+                                    Pod("b", 200, 200, 100 * kMi, 100 * kMi, absl::Seconds(10)),
+                                    Pod("c", 950, 950, 500 * kMi, 500 * kMi)},
+                                   {8000, 8192 * kMi}, cpu_over);
+  ASSERT_EQ(actions.resizes.size(), 1u);
+  EXPECT_EQ(actions.resizes[0].pod, 0u);
+  const ContainerChange& change = actions.resizes[0].containers[0];
+  EXPECT_EQ(change.after.cpu_request_millis, 500);
+  EXPECT_EQ(change.after.memory_request_bytes, 256 * kMi);
+  EXPECT_EQ(change.last_shrink.cpu_request, kNow);
+  EXPECT_THAT(actions.resizes[0].message, ::testing::HasSubstr("cpu request 1 -> 500m"));
+  ASSERT_EQ(actions.skipped.size(), 2u);
+  EXPECT_THAT(actions.skipped[0].why, ::testing::HasSubstr("warm-up"));
+  EXPECT_THAT(actions.skipped[1].why, ::testing::HasSubstr("within 10%"));
+}
+
+TEST(PlanNodeActions, ProtectedPodsAreNeverChosenAndAnotherGoesInstead) {
+  SustainedConditions cpu_over(absl::Minutes(15));
+  // Memory: 300 + 300 + 300 Mi base + 300 Mi headroom > 1000 Mi: one pod must go. "a" has the
+  // largest headroom, but is the last ready replica; "b" is a StatefulSet pod; "c" goes.
+  std::vector<PodState> pods = {Pod("a", 100, 100, 300 * kMi, 600 * kMi),
+                                Pod("b", 100, 100, 300 * kMi, 550 * kMi),
+                                Pod("c", 100, 100, 300 * kMi, 500 * kMi)};
+  pods[0].disruption.workload_ready = 1;
+  pods[1].disruption.owner_kind = "StatefulSet";
+  NodeActions actions = Plan(pods, {8000, 1000 * kMi}, cpu_over);
+  ASSERT_EQ(actions.evictions.size(), 1u);
+  EXPECT_EQ(actions.evictions[0].pod, 2u);
+  // With every pod protected, nothing goes and the shortfall says so.
+  pods[2].disruption.workload_pods = 1;
+  actions = Plan(pods, {8000, 1000 * kMi}, cpu_over);
+  EXPECT_TRUE(actions.evictions.empty());
+  ASSERT_TRUE(actions.optimization.memory.shortfall.has_value());
+  EXPECT_EQ(actions.optimization.memory.shortfall->code, "ProtectedPodsDoNotFit");
+}
+
+TEST(PlanNodeActions, CpuEvictsOnlyWhenTheBasesStayOverForTheSustainedPeriod) {
+  SustainedConditions cpu_over(absl::Minutes(15));
+  // A short shared headroom (bases 2 x 1500m fit 4 cores, + 3000m headroom do not): never.
+  const std::vector<PodState> short_headroom = {Pod("a", 1500, 4500, 10 * kMi, 10 * kMi),
+                                                Pod("b", 1500, 4500, 10 * kMi, 10 * kMi)};
+  for (int minute = 0; minute <= 60; minute += 5) {
+    EXPECT_TRUE(Plan(short_headroom, {4000, 8192 * kMi}, cpu_over, kNow + absl::Minutes(minute))
+                    .evictions.empty());
+  }
+  // Bases over the CPU (2 x 3000m > 4 cores): only after 15 minutes without a break.
+  const std::vector<PodState> over = {Pod("a", 3000, 3000, 10 * kMi, 10 * kMi),
+                                      Pod("b", 3000, 3000, 10 * kMi, 10 * kMi)};
+  const absl::Time later = kNow + absl::Hours(2);
+  EXPECT_TRUE(Plan(over, {4000, 8192 * kMi}, cpu_over, later).evictions.empty());
+  EXPECT_TRUE(
+      Plan(over, {4000, 8192 * kMi}, cpu_over, later + absl::Minutes(10)).evictions.empty());
+  EXPECT_EQ(Plan(over, {4000, 8192 * kMi}, cpu_over, later + absl::Minutes(15)).evictions.size(),
+            1u);
+}
+
+TEST(PlanNodeActions, MismatchedContainerStatesAreRefused) {
+  SustainedConditions cpu_over(absl::Minutes(15));
+  PodState pod = Pod("a", 100, 100, kMi, kMi);
+  pod.containers.clear();
+  EXPECT_FALSE(PlanNodeActions("n1", {1000, kMi}, {pod}, kNow, {}, cpu_over).ok());
+}
+
+TEST(MovedEnough, Table) {
+  EXPECT_FALSE(MovedEnough(100, 105, 0.1));
+  EXPECT_TRUE(MovedEnough(100, 110, 0.1));
+  EXPECT_TRUE(MovedEnough(100, 89, 0.1));
+  EXPECT_TRUE(MovedEnough(std::nullopt, 1, 0.1));
+  EXPECT_TRUE(MovedEnough(1, std::nullopt, 0.1));
+  EXPECT_FALSE(MovedEnough(std::nullopt, std::nullopt, 0.1));
+  EXPECT_TRUE(MovedEnough(0, 1, 0.1));
+}
+
+TEST(SizeNewContainer, PeakThroughTheGuardRails) {
+  UsageSnapshot stats;
+  stats.cpu = CpuStats{100, 350, 200};
+  stats.memory = MemoryStats{64 * kMi, 96 * kMi, 120 * kMi, 0};
+  stats.history = absl::Hours(30);
+  const SizedValues declared{1000, 1024 * kMi, 2048 * kMi};
+  GuardResult sized = SizeNewContainer(stats, declared, true, GuardRailConfig{});
+  // requests = the peak; limit = 2 x 120Mi, raised to the 250Mi floor; no steps at creation.
+  EXPECT_EQ(sized.values, (SizedValues{350, 96 * kMi, 250 * kMi}));
+  sized = SizeNewContainer(stats, declared, false, GuardRailConfig{});
+  EXPECT_EQ(sized.values, (SizedValues{1000, 1024 * kMi, 1024 * kMi}));
+  stats.history = absl::Hours(2);
+  sized = SizeNewContainer(stats, declared, true, GuardRailConfig{});
+  EXPECT_TRUE(sized.warming_up);
+  EXPECT_EQ(sized.values, declared);
+}
+
+}  // namespace
+}  // namespace headroom
