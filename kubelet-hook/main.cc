@@ -103,6 +103,14 @@ struct Counters {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Signals are taken by one thread with sigwait; every other thread blocks them. Blocked
+  // before anything can start a thread (gRPC's credentials start its executor): a SIGTERM
+  // delivered to such a thread would kill the process before its final checkpoint.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   headroom::cli::ParseDaemonFlags(
       argc, argv,
 
@@ -272,12 +280,6 @@ int main(int argc, char** argv) {
   }
 
   // Everything that can refuse to start is checked above; from here on threads run.
-  // Signals are taken by one thread with sigwait; every other thread blocks them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   absl::Notification stopping;
   std::thread signal_waiter([&] {
     int received = 0;

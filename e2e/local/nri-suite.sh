@@ -123,6 +123,20 @@ limit=$(cg memory web "$cid" memory.limit_in_bytes)
 spec_quota=$(crictl_ inspect "$cid" | grep -o '"quota": *-\?[0-9]*' | head -1 | grep -o -- '-\?[0-9]*$')
 [[ $spec_quota == -1 ]] && pass "OCI spec linux.resources.cpu.quota = -1" || fail "OCI spec quota $spec_quota, want -1"
 
+# 1b. Guard rail (warm-up): the same container, idle for several periodic rounds, keeps its
+#     declared memory limit and a CPU weight no lower than its declared request gives, although
+#     its samples (a few hundred KiB, no CPU) would size both far lower.
+rounds_after() { local now; now=$(metric headroom_nri_last_sample_timestamp_seconds); [[ -n $now && $now -ge $1 ]]; }
+first_round=$(( $(date +%s) + 1 ))
+if wait_for 20 rounds_after $((first_round + 4)); then
+  limit=$(cg memory web "$cid" memory.limit_in_bytes)
+  shares=$(cg cpu web "$cid" cpu.shares)
+  [[ $limit == 67108864 ]] && pass "warm-up: declared memory limit kept across periodic rounds ($limit)"     || fail "warm-up: memory.limit_in_bytes=$limit after periodic rounds, want 67108864"
+  [[ $shares -ge 512 ]] && pass "warm-up: CPU weight not below the declared request's ($shares >= 512)"     || fail "warm-up: cpu.shares=$shares after periodic rounds, want >= 512"
+else
+  fail "no periodic rounds within 20 s"
+fi
+
 # 2. A container that exceeds its memory is seen OOM-killed within seconds; its restart gets
 #    limit = 2 x memory at OOM (32 MiB -> 64 MiB).
 pod2=$(crictl_ runp "$(pod_config hog)")
@@ -152,8 +166,12 @@ quota=$(cg cpu after "$cid3" cpu.cfs_quota_us)
 [[ $quota == -1 ]] && pass "after the restart: CPU quota removed again" || fail "after restart cpu.cfs_quota_us=$quota"
 
 # 4. The OOM memory survives a plugin restart (checkpoint in --state-dir).
-wait_for 10 test -s "$work/plugin-state/node-stats.json" || true
-grep -q '"bytes": 33554432' "$work/plugin-state/node-stats.json" && pass "checkpoint holds the OOM record" || fail "checkpoint lacks the OOM record"
+# The checkpoint is written every --interval (2 s here).
+if wait_for 10 grep -q '"bytes": 33554432' "$work/plugin-state/node-stats.json"; then
+  pass "checkpoint holds the OOM record"
+else
+  fail "checkpoint lacks the OOM record"
+fi
 kill "$plugin_pid"; wait "$plugin_pid" 2>/dev/null || true
 start_plugin
 if wait_for 20 connected && grep -q "loaded statistics of [1-9]" "$work/plugin.log"; then
@@ -166,6 +184,23 @@ hog3=$(ATTEMPT=2 crictl_ create "$pod2" "$(ATTEMPT=2 container_config hog hog 33
 crictl_ start "$hog3" >/dev/null
 limit=$(cg memory hog "$hog3" memory.limit_in_bytes)
 [[ $limit == 67108864 ]] && pass "after a plugin restart the OOM-raised limit still applies ($limit)" || fail "after plugin restart memory.limit_in_bytes=$limit, want 67108864"
+
+# 5. The same idle container once its workload counts as warm (--min-history 1s, opted in
+#    below the declared values, one-step shrinks): the periodic loop tightens it. This is what
+#    the warm-up check above holds back, so that check can fail.
+kill "$plugin_pid"; wait "$plugin_pid" 2>/dev/null || true
+HEADROOM_E2E_PLUGIN_ARGS="--min-history 1s --allow-below-declared --max-shrink-step 1 --min-memory-limit 8Mi" start_plugin
+tightened() {
+  [[ $(cg memory web "$cid" memory.limit_in_bytes) -lt 67108864 && $(cg cpu web "$cid" cpu.shares) -lt 512 ]]
+}
+if wait_for 30 tightened; then
+  pass "warm workload: the idle container is tightened (memory limit $(cg memory web "$cid" memory.limit_in_bytes), cpu.shares $(cg cpu web "$cid" cpu.shares))"
+else
+  fail "warm workload not tightened: memory.limit_in_bytes=$(cg memory web "$cid" memory.limit_in_bytes) cpu.shares=$(cg cpu web "$cid" cpu.shares)"
+fi
+grep -q "nri: periodic update e2e/web container app" "$work/plugin.log" \
+  && pass "the change is logged with old and new values: $(grep -m1 'nri: periodic update e2e/web container app' "$work/plugin.log" | sed 's/.*periodic update //' | cut -c1-160)" \
+  || fail "no log line for the periodic update of e2e/web"
 
 echo "nri-suite: plugin $(grep VmRSS /proc/$plugin_pid/status 2>/dev/null | tr -s " \t" " ")"
 echo "nri-suite: $failures failure(s)"
