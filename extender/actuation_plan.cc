@@ -220,6 +220,10 @@ NodePlan PlanNode(const NodeReport& report, const ApiView& api, const ActionConf
       plan.skipped.push_back({key(planned.pod), "resize", why});
     }
   }
+  for (const ResourceOutcome* outcome :
+       {&actions->optimization.memory, &actions->optimization.cpu}) {
+    if (outcome->shortfall.has_value()) plan.shortfalls.push_back(outcome->shortfall->message);
+  }
   for (const PlannedPodEviction& eviction : actions->evictions) {
     const ApiPod& pod = *api_pods[eviction.pod];
     plan.evictions.push_back({pod.pod_namespace, pod.name, pod.uid, report.node,

@@ -64,6 +64,8 @@ struct NodePlan {
   std::vector<PlannedResize> resizes;
   std::vector<PlannedEviction> evictions;
   std::vector<SkippedAction> skipped;
+  // Why the node still does not fit after the evictions the policy allows (empty: it fits).
+  std::vector<std::string> shortfalls;
 };
 
 // When each container value last shrank, by "<pod uid>/<container>": the guard rails' step

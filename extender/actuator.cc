@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "shared/quantity.h"
 
 namespace headroom::extender {
@@ -262,6 +263,12 @@ void Actuator::RunOnce(absl::Time now) {
     const NodePlan plan = PlanNode(report, api, options_.actions, cpu_over_, now);
     for (const SkippedAction& skipped : plan.skipped) {
       logger_->debug("{} {}: skipped: {}", skipped.action, skipped.pod, skipped.why);
+    }
+    // A node that cannot be brought to fit within the disruption policy: said once per change.
+    const std::string shortfall = absl::StrJoin(plan.shortfalls, "; ");
+    if (std::string& last = shortfalls_[report.node]; last != shortfall) {
+      if (!shortfall.empty()) logger_->info("node {}: {}", report.node, shortfall);
+      last = shortfall;
     }
     for (const PlannedResize& resize : plan.resizes) Resize(resize, now);
     for (const PlannedEviction& eviction : plan.evictions) Evict(eviction, now);

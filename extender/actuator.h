@@ -103,6 +103,7 @@ class Actuator {
   EvictionBudget eviction_budget_;
   SustainedConditions cpu_over_;  // by node: since when its CPU bases exceed its CPU
   ShrinkLedger shrinks_;
+  absl::flat_hash_map<std::string, std::string> shortfalls_;    // by node: the last one logged
   absl::flat_hash_map<std::string, absl::Time> blocked_until_;  // by pod UID
   absl::flat_hash_set<std::string> handled_oom_kills_;          // killed container IDs
   OomCooldownTracker oom_cooldown_;

@@ -103,8 +103,9 @@ report() { # NODE ALLOCATABLE_MEMORY_BYTES PODS_JSON
   printf '{"node":"%s","allocatable":{"cpuMillis":"4000","memoryBytes":"%s"},"maxPods":110,"load1":0.1,"cpus":4,"pods":%s}\n' "$1" "$2" "$3" >"$work/report-$1.json"
   "$headroom_bin" report --extender "127.0.0.1:$grpc_port" --input "$work/report-$1.json" >>"$work/report.log" 2>&1
 }
-stats() { # CPU_BASE CPU_PEAK MEM_BASE MEM_PEAK (bytes): one container "app"
-  printf '[{"name":"app","cpu":{"baseMillis":"%s","peakMillis":"%s"},"memory":{"baseBytes":"%s","peakBytes":"%s","max7dBytes":"%s"}}]' "$1" "$2" "$3" "$4" "$4"
+stats() { # CPU_BASE CPU_PEAK MEM_BASE MEM_PEAK (bytes): one container "app", observed for 30 h
+  # (past the 24 h warm-up, so headroom acts on it)
+  printf '[{"name":"app","historySeconds":"108000","cpu":{"baseMillis":"%s","peakMillis":"%s"},"memory":{"baseBytes":"%s","peakBytes":"%s","max7dBytes":"%s"}}]' "$1" "$2" "$3" "$4" "$4"
 }
 pod_json() { # NAME WORKLOAD_KEY CONTAINERS_JSON (uid read from the API when the pod exists)
   local uid
@@ -114,8 +115,11 @@ pod_json() { # NAME WORKLOAD_KEY CONTAINERS_JSON (uid read from the API when the
 
 # === 1. The webhook sizes a Deployment's pods from the workload's history ===================
 # History of e2e/Deployment/web, container app: CPU peak 350m, memory peak 96Mi, 7-day max
-# 120Mi, so requests 350m / 96Mi, memory limit 240Mi, and the CPU limit removed.
-report history-node 8589934592 "[$(pod_json web-old e2e/Deployment/web "$(stats 100 350 67108864 100663296)" | sed 's/"max7dBytes":"100663296"/"max7dBytes":"125829120"/')]" ||
+# 120Mi, so requests 350m / 96Mi, memory limit 2 x 120Mi raised to the 250Mi floor, and the
+# CPU limit removed -- web opted in below its declared requests. e2e/Deployment/safe has the
+# same history and did not: its requests stay as declared.
+web_history="$(stats 100 350 67108864 100663296 | sed 's/"max7dBytes":"100663296"/"max7dBytes":"125829120"/')"
+report history-node 8589934592 "[$(pod_json web-old e2e/Deployment/web "$web_history"),$(pod_json safe-old e2e/Deployment/safe "$web_history")]" ||
   die "sending the history report (see $work/report.log)"
 cat >"$work/web.yaml" <<'YAML'
 apiVersion: apps/v1
@@ -125,7 +129,9 @@ spec:
   replicas: 2
   selector: {matchLabels: {app: web}}
   template:
-    metadata: {labels: {app: web}}
+    metadata:
+      labels: {app: web}
+      annotations: {headroom.dev/allow-below-declared: "true"}
     spec:
       containers:
       - name: app
@@ -135,6 +141,23 @@ spec:
           limits: {cpu: "2", memory: 1Gi}
 YAML
 kubectl_ apply -f "$work/web.yaml" >/dev/null
+kubectl_ apply -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: safe, namespace: e2e}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: safe}}
+  template:
+    metadata: {labels: {app: safe}}
+    spec:
+      containers:
+      - name: app
+        image: docker.io/library/busybox:local
+        resources:
+          requests: {cpu: "1", memory: 1Gi}
+          limits: {cpu: "2", memory: 1Gi}
+YAML
 web_pods() { kubectl_ -n e2e get pods -l app=web -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}'; }
 two_web_pods() { [[ $(web_pods | wc -l) == 2 ]]; }
 wait_for 60 two_web_pods || die "the Deployment made no pods (see $work/kube-controller-manager.log)"
@@ -142,14 +165,23 @@ resources_of() { kubectl_ -n e2e get pod "$1" -o jsonpath='{.spec.containers[0].
 sized=0
 for pod in $(web_pods); do
   r=$(resources_of "$pod")
-  if [[ $(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(r.get("requests"), r.get("limits"))' "$r") == "{'cpu': '350m', 'memory': '96Mi'} {'memory': '240Mi'}" ]]; then
+  if [[ $(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(r.get("requests"), r.get("limits"))' "$r") == "{'cpu': '350m', 'memory': '96Mi'} {'memory': '250Mi'}" ]]; then
     sized=$((sized + 1))
   else
     echo "  $pod: $r"
   fi
 done
-[[ $sized == 2 ]] && pass "webhook sized both of the Deployment's pods: requests cpu 350m memory 96Mi, memory limit 240Mi, no CPU limit" ||
+[[ $sized == 2 ]] && pass "webhook sized both of the opted-in Deployment's pods: requests cpu 350m memory 96Mi, memory limit 250Mi (the floor), no CPU limit" ||
   fail "webhook did not size the Deployment's pods as specified ($sized of 2)"
+safe_pod() { kubectl_ -n e2e get pods -l app=safe -o jsonpath='{.items[0].metadata.name}'; }
+wait_for 60 safe_pod || die "the safe Deployment made no pod"
+r=$(resources_of "$(safe_pod)")
+[[ $(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(r.get("requests"), r.get("limits"))' "$r") == "{'cpu': '1', 'memory': '1Gi'} {'memory': '1Gi'}" ]] &&
+  pass "without the opt-in the requests stay as declared (cpu 1, memory 1Gi); only the CPU limit goes" ||
+  fail "the webhook took a Deployment without the opt-in below its declared requests: $r"
+declared=$(kubectl_ -n e2e get pod "$(web_pods | head -1)" -o jsonpath='{.metadata.annotations.headroom\.dev/declared}')
+[[ $declared == *'"cpu":"1"'*'"memory":"1Gi"'* ]] && pass "the declared values are kept in headroom.dev/declared: $declared" ||
+  fail "no headroom.dev/declared annotation with the declared values (got: $declared)"
 annotation=$(kubectl_ -n e2e get pod "$(web_pods | head -1)" -o jsonpath='{.metadata.annotations.headroom\.dev/admission}')
 [[ $annotation == *"cpu 1/limit 2"*"cpu 350m/limit -"* ]] && pass "the pod's headroom.dev/admission annotation records the numbers: $annotation" ||
   fail "no headroom.dev/admission annotation with the numbers (got: $annotation)"
@@ -240,8 +272,10 @@ kubelet_pid=$!
 wait_for 60 kubectl_ get node e2e-node || die "the kubelet did not register (see $work/kubelet.log)"
 pass "kubelet $("$k8s_bin/kubelet" --version | awk '{print $2}') registered node e2e-node on containerd $(containerd --version | awk '{print $3}')"
 running() { [[ $(kubectl_ -n e2e get pod "$1" -o jsonpath='{.status.phase}') == Running ]]; }
-make_pod resizable e2e-node
-make_pod guarded e2e-node '' 'app: guarded'
+# Bare pods: headroom evicts a pod without a controller only with the opt-in, and requests
+# less than declared only with the other.
+make_pod resizable e2e-node 'headroom.dev/allow-below-declared: "true"'
+make_pod guarded e2e-node 'headroom.dev/allow-disruption: "true"' 'app: guarded'
 kubectl_ apply -f - >/dev/null <<'YAML'
 apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -255,8 +289,9 @@ wait_for 30 pdb_settled && pass "the disruption controller counts guarded health
 
 # === 4. Dry run changes nothing ============================================================
 # e2e-node's report: memory does not fit in 300Mi (bases 64Mi + 200Mi, largest headroom 200Mi,
-# guarded's), so the optimisation gives up guarded and sizes resizable at its peak:
-# requests 500m / 256Mi -> 200m / 128Mi, memory limit 512Mi -> 256Mi.
+# guarded's), so the optimisation gives up guarded and sizes resizable at its peak, 200m /
+# 128Mi, memory limit 256Mi; the guard rails bound the CPU shrink to one 50% step:
+# requests 500m / 256Mi -> 250m / 128Mi, memory limit 512Mi -> 256Mi.
 send_node_report() {
   report e2e-node 314572800 "[$(pod_json resizable e2e/Pod/resizable "$(stats 100 200 67108864 134217728)"),$(pod_json guarded e2e/Pod/guarded "$(stats 100 200 209715200 419430400)")]"
 }
@@ -289,7 +324,7 @@ rm -f "$work/kill-switch"
 
 # === 6. In-place resize through pods/resize, applied by the kubelet ========================
 resized_status() {
-  [[ $(kubectl_ -n e2e get pod resizable -o jsonpath='{.status.containerStatuses[0].allocatedResources.cpu}/{.status.containerStatuses[0].resources.requests.memory}/{.status.containerStatuses[0].resources.limits.memory}') == 200m/128Mi/256Mi ]]
+  [[ $(kubectl_ -n e2e get pod resizable -o jsonpath='{.status.containerStatuses[0].allocatedResources.cpu}/{.status.containerStatuses[0].resources.requests.memory}/{.status.containerStatuses[0].resources.limits.memory}') == 250m/128Mi/256Mi ]]
 }
 send_node_report
 if wait_for 60 resized_status; then
@@ -314,13 +349,27 @@ running guarded && [[ -z $(kubectl_ -n e2e get pod guarded -o jsonpath='{.metada
   pass "the guarded pod still runs: the eviction was not forced" || fail "the guarded pod is being deleted despite its PDB"
 # A pod no budget covers, on a node without a kubelet, is evicted.
 create_nodes 4 8Gi node-b || die "creating node-b"
-make_pod free node-b
+make_pod free node-b 'headroom.dev/allow-disruption: "true"'
 report node-b 314572800 "[$(pod_json free e2e/Pod/free "$(stats 100 200 209715200 419430400)")]" || die "sending node-b's report"
 evicted() { [[ -n $(kubectl_ -n e2e get pod free -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null) ]] || ! kubectl_ -n e2e get pod free >/dev/null 2>&1; }
 wait_for 20 evicted && pass "a pod without a budget was evicted through the Eviction API" || fail "pod 'free' was not evicted"
 evicted_event() { [[ -n $(events_for free Evicted) ]]; }
 wait_for 10 evicted_event && pass "the eviction is recorded as an Event with its numbers: $(events_for free Evicted | head -1 | cut -c1-160)" ||
   fail "no Evicted event for pod 'free'"
+
+# === 8. The disruption policy: a pod without a controller is not evicted without the opt-in ===
+# The same report as node-b's, for a pod nothing would recreate: the plan gives it up, the
+# policy keeps it, and the log says why.
+create_nodes 4 8Gi node-c || die "creating node-c"
+make_pod lonely node-c
+report node-c 314572800 "[$(pod_json lonely e2e/Pod/lonely "$(stats 100 200 209715200 419430400)")]" || die "sending node-c's report"
+kept_with_reason() { grep -q 'node node-c: memory does not fit on node node-c and no evictable pod is left' "$work/extender.log"; }
+if wait_for 20 kept_with_reason && sleep 2 && [[ -z $(kubectl_ -n e2e get pod lonely -o jsonpath='{.metadata.deletionTimestamp}') ]] &&
+  [[ -z $(events_for lonely Evicted) ]]; then
+  pass "a pod without a controller and without headroom.dev/allow-disruption is not evicted; logged: $(grep -m1 'node node-c: memory does not fit' "$work/extender.log" | sed 's/.*node node-c: //' | cut -c1-140)"
+else
+  fail "the controller-less pod 'lonely' was evicted, or no reason was logged"
+fi
 
 echo "actuation-suite: $failures failure(s)"
 [[ $failures == 0 ]]

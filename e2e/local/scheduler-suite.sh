@@ -99,13 +99,14 @@ kubectl_ create namespace e2e >/dev/null
 #  node-full: one pod at base 3600m + headroom 400m: nothing more fits its projection;
 #  node-hot: empty but load1 8 on 4 CPUs: load-cordoned;
 #  node-c, node-d: empty. node-full's pod also teaches the extender that workload
-#  e2e/StatefulSet/big runs at base 2500m, peak 3000m (its pods declare only 100m).
+#  e2e/StatefulSet/big runs at base 2500m, peak 3000m (its pods declare only 100m), observed
+#  for 30 h (past the warm-up).
 report() { # NODE LOAD1 PODS_JSON
   printf '{"node":"%s","allocatable":{"cpuMillis":"4000","memoryBytes":"8589934592"},"maxPods":110,"load1":%s,"cpus":4,"pods":%s}\n' "$1" "$2" "$3" >"$work/report-$1.json"
   "$headroom_bin" report --extender "127.0.0.1:$grpc_port" --input "$work/report-$1.json" >>"$work/report.log" 2>&1
 }
 send_reports() {
-  report node-full 0.5 '[{"namespace":"e2e","name":"resident","uid":"resident-uid","workloadKey":"e2e/StatefulSet/big","requests":{"cpuMillis":"100","memoryBytes":"134217728"},"containers":[{"name":"app","cpu":{"baseMillis":"2500","peakMillis":"3000"},"memory":{"baseBytes":"268435456","peakBytes":"402653184"}},{"name":"sidecar","cpu":{"baseMillis":"1100","peakMillis":"1500"},"memory":{"baseBytes":"67108864","peakBytes":"67108864"}}]}]' &&
+  report node-full 0.5 '[{"namespace":"e2e","name":"resident","uid":"resident-uid","workloadKey":"e2e/StatefulSet/big","requests":{"cpuMillis":"100","memoryBytes":"134217728"},"containers":[{"name":"app","historySeconds":"108000","cpu":{"baseMillis":"2500","peakMillis":"3000"},"memory":{"baseBytes":"268435456","peakBytes":"402653184"}},{"name":"sidecar","historySeconds":"108000","cpu":{"baseMillis":"1100","peakMillis":"1500"},"memory":{"baseBytes":"67108864","peakBytes":"67108864"}}]}]' &&
     report node-hot 8 '[]' && report node-c 0.2 '[]' && report node-d 0.2 '[]'
 }
 send_reports || die "sending node reports (see $work/report.log)"
@@ -134,7 +135,7 @@ EOF
 
 # 0. The node the extender prefers wins: node-c runs 2 CPUs at base (declared 100m, so
 #    kube-scheduler alone sees both nodes empty); under spread the pod goes to node-d.
-report node-c 0.2 '[{"namespace":"e2e","name":"busy","uid":"busy-uid","requests":{"cpuMillis":"100","memoryBytes":"67108864"},"containers":[{"name":"app","cpu":{"baseMillis":"2000","peakMillis":"2200"},"memory":{"baseBytes":"67108864","peakBytes":"67108864"}}]}]' ||
+report node-c 0.2 '[{"namespace":"e2e","name":"busy","uid":"busy-uid","requests":{"cpuMillis":"100","memoryBytes":"67108864"},"containers":[{"name":"app","historySeconds":"108000","cpu":{"baseMillis":"2000","peakMillis":"2200"},"memory":{"baseBytes":"67108864","peakBytes":"67108864"}}]}]' ||
   fail "re-sending node-c's report"
 pod first 100m
 wait_for 30 bound first || fail "pod first was not scheduled"
@@ -194,8 +195,8 @@ extender_pid=""
   pass "extender checkpointed workload statistics at shutdown" || fail "no workload checkpoint"
 start_extender || die "headroom-extender did not restart"
 grep -q "loaded [1-9][0-9]* workload containers" "$work/extender.log" && pass "restarted extender loaded the checkpoint" || fail "restarted extender did not load its checkpoint"
-report node-c 0.2 "[{\"namespace\":\"e2e\",\"name\":\"big-x\",\"uid\":\"$(kubectl_ -n e2e get pod big-1 -o jsonpath='{.metadata.uid}')\",\"requests\":{\"cpuMillis\":\"100\",\"memoryBytes\":\"67108864\"},\"containers\":[{\"name\":\"app\",\"cpu\":{\"baseMillis\":\"2500\",\"peakMillis\":\"3000\"},\"memory\":{\"baseBytes\":\"268435456\",\"peakBytes\":\"402653184\"}}]}]" &&
-  report node-d 0.2 "[{\"namespace\":\"e2e\",\"name\":\"big-y\",\"uid\":\"$(kubectl_ -n e2e get pod big-2 -o jsonpath='{.metadata.uid}')\",\"requests\":{\"cpuMillis\":\"100\",\"memoryBytes\":\"67108864\"},\"containers\":[{\"name\":\"app\",\"cpu\":{\"baseMillis\":\"2500\",\"peakMillis\":\"3000\"},\"memory\":{\"baseBytes\":\"268435456\",\"peakBytes\":\"402653184\"}}]}]" &&
+report node-c 0.2 "[{\"namespace\":\"e2e\",\"name\":\"big-x\",\"uid\":\"$(kubectl_ -n e2e get pod big-1 -o jsonpath='{.metadata.uid}')\",\"requests\":{\"cpuMillis\":\"100\",\"memoryBytes\":\"67108864\"},\"containers\":[{\"name\":\"app\",\"historySeconds\":\"108000\",\"cpu\":{\"baseMillis\":\"2500\",\"peakMillis\":\"3000\"},\"memory\":{\"baseBytes\":\"268435456\",\"peakBytes\":\"402653184\"}}]}]" &&
+  report node-d 0.2 "[{\"namespace\":\"e2e\",\"name\":\"big-y\",\"uid\":\"$(kubectl_ -n e2e get pod big-2 -o jsonpath='{.metadata.uid}')\",\"requests\":{\"cpuMillis\":\"100\",\"memoryBytes\":\"67108864\"},\"containers\":[{\"name\":\"app\",\"historySeconds\":\"108000\",\"cpu\":{\"baseMillis\":\"2500\",\"peakMillis\":\"3000\"},\"memory\":{\"baseBytes\":\"268435456\",\"peakBytes\":\"402653184\"}}]}]" &&
   report node-full 0.5 '[{"namespace":"e2e","name":"resident","uid":"resident-uid","requests":{"cpuMillis":"3600","memoryBytes":"134217728"},"containers":[]}]' &&
   report node-hot 8 '[]' || fail "re-sending reports"
 pod big-4 100m big
