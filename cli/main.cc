@@ -35,8 +35,8 @@ ABSL_FLAG(std::string, memory_series, "",
           "Memory series; default DATA_DIR/genai-memory/series.csv.");
 ABSL_FLAG(std::string, cpu_series, "", "CPU series (same shapes); default: synthetic.");
 ABSL_FLAG(int, pods, 200, "Pods sampled from the pod list (0: all).");
-ABSL_FLAG(absl::Duration, duration, absl::Hours(72), "Simulated time.");
-ABSL_FLAG(absl::Duration, warmup, absl::Hours(24), "Leading time left out of the summary.");
+ABSL_FLAG(absl::Duration, duration, absl::Hours(96), "Simulated time.");
+ABSL_FLAG(absl::Duration, warmup, absl::Hours(48), "Leading time left out of the summary.");
 ABSL_FLAG(uint64_t, seed, 1, "Seed for sampling and synthetic usage.");
 ABSL_FLAG(int, nodes, 0, "Fixed cluster size; 0 autoscales.");
 ABSL_FLAG(std::string, node_shape, "96,512Gi", "Node CPU,memory.");
@@ -129,8 +129,10 @@ from Alibaba's GenAI trace (data/, see data/README.md), with synthetic CPU.
 
 Flags:
   --pods N                 pods sampled from the pod list (default 200; 0: all)
-  --duration D             simulated time (default 72h)
-  --warmup D               leading time left out of the summary (default 24h)
+  --duration D             simulated time (default 96h)
+  --warmup D               leading time left out of the summary (default 48h: headroom's
+                           guard rails hold every workload for its first 24h, so policies
+                           are compared once each has had a day to act)
   --seed N                 seed for the sample and the synthetic usage (default 1)
   --nodes N                fixed cluster of N nodes; 0 (default) autoscales
   --node-shape CPU,MEM     node size (default 96,512Gi: OpenB's 96-core CPU-only node)

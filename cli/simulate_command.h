@@ -16,8 +16,8 @@ struct SimulateOptions {
   std::string memory_series;  // overrides data_dir/genai-memory/series.csv
   std::string cpu_series;     // optional; replaces the synthetic CPU model
   int pods = 200;             // sampled from the pod list (0: all)
-  absl::Duration duration = absl::Hours(72);
-  absl::Duration warmup = absl::Hours(24);
+  absl::Duration duration = absl::Hours(96);
+  absl::Duration warmup = absl::Hours(48);
   uint64_t seed = 1;
   int nodes = 0;  // > 0: a fixed cluster of this many nodes, no autoscaling
   std::string node_shape = "96,512Gi";

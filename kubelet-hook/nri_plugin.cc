@@ -129,7 +129,8 @@ TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod,
   const bool namespace_excluded =
       std::find(config_.excluded_namespaces.begin(), config_.excluded_namespaces.end(),
                 pod.namespace_()) != config_.excluded_namespaces.end();
-  tracked.excluded = policy.disabled || policy.excluded || namespace_excluded;
+  tracked.excluded = policy.disabled || policy.excluded || policy.policy == SizingPolicy::kStatic ||
+                     namespace_excluded;
   tracked.enforce = !config_.dry_run && !policy.recommend_only;
   return tracked;
 }

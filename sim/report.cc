@@ -91,7 +91,7 @@ double NiceStep(double range) {
 std::vector<std::vector<std::string>> SummaryRows(const SimulationResult& result) {
   std::vector<std::vector<std::string>> rows = {
       {"POLICY", "NODES avg/max", "CPU REQ", "CPU USED", "CPU UTIL", "MEM REQ", "MEM USED",
-       "MEM UTIL", "OOM KILLS", "CPU SHORTFALL", "EVICTIONS", "PENDING"}};
+       "MEM UTIL", "OOM KILLS", "CPU SHORTFALL", "EVICTIONS", "RESIZES", "PENDING"}};
   for (const PolicyRun& run : result.runs) {
     const PolicySummary& s = run.summary;
     rows.push_back({
@@ -108,6 +108,7 @@ std::vector<std::vector<std::string>> SummaryRows(const SimulationResult& result
                         s.cpu_shortfall_core_hours),
         absl::StrCat(s.optimizer_evictions + s.pressure_evictions + s.resize_evictions +
                      s.consolidation_moves),
+        absl::StrCat(s.resizes),
         absl::StrFormat("%.1f pod-h", s.pending_pod_hours),
     });
   }

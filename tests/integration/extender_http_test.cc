@@ -281,9 +281,10 @@ TEST_F(ExtenderHttpTest, AReportSentWithTheCliChangesTheDecision) {
       std::filesystem::path(HEADROOM_SOURCE_DIR) / "examples/node-report.json";
   ASSERT_EQ(HeadroomReport(grpc_server->port, example.string(), &err), 0) << err;
   nlohmann::json after = nlohmann::json::parse(Post("/filter", body)->body);
-  // node-a: base 3100m + pod1's 500m + one headroom of 500m = 4100m > 4000m.
+  // node-a: the reported pod's daily base 3200m (not its 10-minute 3100m) + pod1's 500m + one
+  // headroom of 500m (its daily peak 3700m - 3200m) = 4200m > 4000m.
   EXPECT_EQ(after["NodeNames"], nlohmann::json::array({"node-b"}));
-  EXPECT_THAT(after["FailedNodes"]["node-a"].get<std::string>(), HasSubstr("projected cpu 4100m"));
+  EXPECT_THAT(after["FailedNodes"]["node-a"].get<std::string>(), HasSubstr("projected cpu 4200m"));
 
   // A malformed report is refused before it is sent, naming the field, and changes nothing.
   const std::filesystem::path bad =

@@ -405,6 +405,22 @@ TEST(NriPlugin, DryRunAndExcludedNamespacesChangeNothing) {
   EXPECT_FALSE(Create(plugin, CreateRequest("a", "c2", 50000, kMi)).has_adjust());
 }
 
+TEST(NriPlugin, PodAnnotationsThatLeaveThePodAloneChangeNothing) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"headroom.dev/policy", "static"},
+                                                        {"headroom.dev/disable", "true"},
+                                                        {"headroom.dev/exclude", "true"},
+                                                        {"headroom.dev/mode", "recommend"}}) {
+    NodeState state;
+    NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+    napi::CreateContainerRequest request = CreateRequest("a", "c1", 50000, kMi);
+    napi::StringEntry* annotation = request.mutable_pod()->add_annotations();
+    annotation->set_key(key);
+    annotation->set_value(value);
+    EXPECT_FALSE(Create(plugin, request).has_adjust()) << key;
+  }
+}
+
 TEST(NriPlugin, UpdateContainerKeepsThePolicysValues) {
   NodeState state;
   NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
