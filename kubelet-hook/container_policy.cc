@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "shared/node_actions.h"
 #include "shared/resource.h"
 #include "shared/sizing.h"
 
@@ -57,34 +58,31 @@ ResourcePlan PlanContainerResources(const ContainerPolicyInput& input) {
                                            "us removed: CPU is shared by weight, not capped")});
   }
 
-  // The algorithm's proposal, then the guard rails.
-  GuardInput guard;
-  guard.declared = {Millis(input.declared.cpu_shares), std::nullopt,
-                    input.declared.memory_limit_bytes};
-  guard.current = {Millis(input.current.cpu_shares), std::nullopt,
-                   input.current.memory_limit_bytes};
-  if (input.cpu_request_millis.has_value())
-    guard.proposed.cpu_request_millis = *input.cpu_request_millis;
+  // The algorithm's proposal through the guard rails (shared with the simulator).
+  RuntimeSizingInput runtime;
+  runtime.declared = {Millis(input.declared.cpu_shares), std::nullopt,
+                      input.declared.memory_limit_bytes};
+  runtime.current = {Millis(input.current.cpu_shares), std::nullopt,
+                     input.current.memory_limit_bytes};
+  runtime.proposed_cpu_request_millis = input.cpu_request_millis;
+  runtime.memory = input.memory;
+  runtime.memory_in_use_bytes = input.memory_usage_bytes;
+  runtime.history = input.history;
+  runtime.allow_below_declared = input.allow_below_declared;
+  runtime.running = input.running;
+  runtime.last_shrink = input.last_shrink;
+  runtime.now = input.now;
+  const GuardResult guarded = SizeAtRuntime(runtime, input.guard);
+  plan.last_shrink = guarded.last_shrink;
   std::string formula;
   if (input.memory.has_value()) {
     const MemoryStats& memory = *input.memory;
-    guard.proposed.memory_limit_bytes = MemoryLimitBytes(memory, memory.peak_bytes);
-    guard.max_memory_bytes = memory.max_7d_bytes;
-    guard.oom_memory_bytes = memory.oom_bytes;
     formula = absl::StrCat("2 x max(7-day max ", Mem(memory.max_7d_bytes), ", memory at OOM ",
-                           Mem(memory.oom_bytes), ") = ", Mem(*guard.proposed.memory_limit_bytes));
+                           Mem(memory.oom_bytes),
+                           ") = ", Mem(MemoryLimitBytes(memory, memory.peak_bytes)));
   }
-  guard.memory_in_use_bytes = input.memory_usage_bytes;
-  guard.history = input.history;
-  guard.allow_below_declared = input.allow_below_declared;
-  guard.running = input.running;
-  guard.last_shrink = input.last_shrink;
-  guard.now = input.now;
-  const GuardResult guarded = ApplyGuardRails(guard, input.guard);
-  plan.last_shrink = guarded.last_shrink;
 
-  if (guard.proposed.cpu_request_millis.has_value() &&
-      guarded.values.cpu_request_millis.has_value()) {
+  if (input.cpu_request_millis.has_value() && guarded.values.cpu_request_millis.has_value()) {
     plan.cpu_shares = SharesFor(*guarded.values.cpu_request_millis, input);
     plan.reasons.push_back(
         {"cpu-weight",
@@ -92,7 +90,7 @@ ResourcePlan PlanContainerResources(const ContainerPolicyInput& input) {
                       FormatAmount(Resource::kCpu, *guarded.values.cpu_request_millis), " (sized ",
                       FormatAmount(Resource::kCpu, *input.cpu_request_millis), ")")});
   }
-  if (guard.proposed.memory_limit_bytes.has_value()) {
+  if (input.memory.has_value()) {
     if (guarded.values.memory_limit_bytes.has_value()) {
       plan.memory_limit_bytes = *guarded.values.memory_limit_bytes;
       plan.reasons.push_back(

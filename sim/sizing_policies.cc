@@ -175,20 +175,18 @@ class HeadroomPolicy : public SizingPolicy {
     stats_[workload_of_[pod]].RecordOom(now, memory);
     cache_[workload_of_[pod]].reset();
     const UsageSnapshot& s = Snapshot(pod, now);
-    GuardInput input;
-    input.declared = Declared(pod);
-    input.current = Values(current);
-    input.proposed.memory_limit_bytes =
-        s.memory.has_value() ? MemoryLimitBytes(*s.memory, current.requests.memory_bytes)
-                             : current.memory_limit_bytes;
-    input.history = s.history;
-    input.max_memory_bytes = s.memory.has_value() ? s.memory->max_7d_bytes : 0;
-    input.oom_memory_bytes = memory;
+    RuntimeSizingInput input;
+    input.declared = {std::nullopt, std::nullopt, Declared(pod).memory_limit_bytes};
+    input.current = {std::nullopt, std::nullopt, current.memory_limit_bytes};
+    input.memory = s.memory;
+    if (!input.memory.has_value()) input.memory = MemoryStats{};
+    input.memory->oom_bytes = std::max(input.memory->oom_bytes, memory);
     input.memory_in_use_bytes = memory;
+    input.history = s.history;
     input.allow_below_declared = Policy(pod, 1).allow_below_declared;
     input.running = false;  // a restarted container
     input.now = now;
-    const GuardResult guarded = ApplyGuardRails(input, options_.actions.guard);
+    const GuardResult guarded = SizeAtRuntime(input, options_.actions.guard);
     return {current.requests,
             guarded.values.memory_limit_bytes.value_or(current.memory_limit_bytes)};
   }
