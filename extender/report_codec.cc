@@ -3,39 +3,10 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/str_cat.h"
+#include "codec/report_proto.h"
 #include "shared/node_optimizer.h"
 
 namespace headroom::extender {
-namespace {
-
-EvictionRanking RankingFromProto(headroom::v1::EvictionRanking ranking) {
-  switch (ranking) {
-    case headroom::v1::EVICTION_RANKING_MEDIUM:
-      return EvictionRanking::kMedium;
-    case headroom::v1::EVICTION_RANKING_HIGH:
-      return EvictionRanking::kHigh;
-    case headroom::v1::EVICTION_RANKING_NO_EVICTION:
-      return EvictionRanking::kNoEviction;
-    default:
-      return EvictionRanking::kLow;
-  }
-}
-
-headroom::v1::EvictionRanking RankingToProto(EvictionRanking ranking) {
-  switch (ranking) {
-    case EvictionRanking::kLow:
-      return headroom::v1::EVICTION_RANKING_LOW;
-    case EvictionRanking::kMedium:
-      return headroom::v1::EVICTION_RANKING_MEDIUM;
-    case EvictionRanking::kHigh:
-      return headroom::v1::EVICTION_RANKING_HIGH;
-    case EvictionRanking::kNoEviction:
-      return headroom::v1::EVICTION_RANKING_NO_EVICTION;
-  }
-  return headroom::v1::EVICTION_RANKING_UNSPECIFIED;
-}
-
-}  // namespace
 
 absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
                                      absl::Time received_at) {
@@ -58,7 +29,7 @@ absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
     pod.uid = p.uid();
     pod.workload_key = p.workload_key();
     pod.daemonset = p.daemonset();
-    pod.ranking = RankingFromProto(p.ranking());
+    pod.ranking = codec::RankingFromProto(p.ranking());
     pod.requests = {p.requests().cpu_millis(), p.requests().memory_bytes()};
     for (const headroom::v1::ContainerReport& c : p.containers()) {
       ContainerDemand container;
@@ -125,7 +96,7 @@ headroom::v1::NodeReport ToProto(const NodeReport& report) {
     p->set_uid(pod.uid);
     p->set_workload_key(pod.workload_key);
     p->set_daemonset(pod.daemonset);
-    p->set_ranking(RankingToProto(pod.ranking));
+    p->set_ranking(codec::RankingToProto(pod.ranking));
     p->mutable_requests()->set_cpu_millis(pod.requests.cpu_millis);
     p->mutable_requests()->set_memory_bytes(pod.requests.memory_bytes);
     for (const ContainerDemand& c : pod.containers) {
@@ -136,20 +107,8 @@ headroom::v1::NodeReport ToProto(const NodeReport& report) {
       container->mutable_requests()->set_memory_bytes(c.declared_requests.memory_bytes);
       container->mutable_limits()->set_cpu_millis(c.declared_limits.cpu_millis);
       container->mutable_limits()->set_memory_bytes(c.declared_limits.memory_bytes);
-      if (c.cpu.has_value()) {
-        container->mutable_cpu()->set_base_millis(c.cpu->base_millis);
-        container->mutable_cpu()->set_peak_millis(c.cpu->peak_millis);
-        container->mutable_cpu()->set_daily_base_millis(c.cpu->daily_base_millis);
-        container->mutable_cpu()->set_daily_peak_millis(c.cpu->daily_peak_millis);
-      }
-      if (c.memory.has_value()) {
-        container->mutable_memory()->set_base_bytes(c.memory->base_bytes);
-        container->mutable_memory()->set_peak_bytes(c.memory->peak_bytes);
-        container->mutable_memory()->set_max_7d_bytes(c.memory->max_7d_bytes);
-        container->mutable_memory()->set_oom_bytes(c.memory->oom_bytes);
-        container->mutable_memory()->set_daily_base_bytes(c.memory->daily_base_bytes);
-        container->mutable_memory()->set_daily_peak_bytes(c.memory->daily_peak_bytes);
-      }
+      if (c.cpu.has_value()) codec::CpuStatsToProto(*c.cpu, *container->mutable_cpu());
+      if (c.memory.has_value()) codec::MemoryStatsToProto(*c.memory, *container->mutable_memory());
     }
   }
   return proto;

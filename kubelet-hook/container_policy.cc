@@ -59,20 +59,19 @@ ResourcePlan PlanContainerResources(const ContainerPolicyInput& input) {
   }
 
   // The algorithm's proposal through the guard rails (shared with the simulator).
-  RuntimeSizingInput runtime;
-  runtime.declared = {Millis(input.declared.cpu_shares), std::nullopt,
-                      input.declared.memory_limit_bytes};
-  runtime.current = {Millis(input.current.cpu_shares), std::nullopt,
-                     input.current.memory_limit_bytes};
-  runtime.proposed_cpu_request_millis = input.cpu_request_millis;
-  runtime.memory = input.memory;
-  runtime.memory_in_use_bytes = input.memory_usage_bytes;
-  runtime.history = input.history;
-  runtime.allow_below_declared = input.allow_below_declared;
-  runtime.running = input.running;
-  runtime.last_shrink = input.last_shrink;
-  runtime.now = input.now;
-  const GuardResult guarded = SizeAtRuntime(runtime, input.guard);
+  GuardInput guard;
+  guard.declared = {Millis(input.declared.cpu_shares), std::nullopt,
+                    input.declared.memory_limit_bytes};
+  guard.current = {Millis(input.current.cpu_shares), std::nullopt,
+                   input.current.memory_limit_bytes};
+  guard.proposed.cpu_request_millis = input.cpu_request_millis;
+  guard.memory_in_use_bytes = input.memory_usage_bytes;
+  guard.history = input.history;
+  guard.allow_below_declared = input.allow_below_declared;
+  guard.running = input.running;
+  guard.last_shrink = input.last_shrink;
+  guard.now = input.now;
+  const GuardResult guarded = SizeAtRuntime(guard, input.memory, input.guard);
   plan.last_shrink = guarded.last_shrink;
   std::string formula;
   if (input.memory.has_value()) {

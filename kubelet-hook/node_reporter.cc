@@ -6,27 +6,11 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "codec/report_proto.h"
 #include "io/atomic_file.h"
 #include "kubelet-hook/container_policy.h"
 
 namespace headroom::nri {
-namespace {
-
-headroom::v1::EvictionRanking RankingProto(EvictionRanking ranking) {
-  switch (ranking) {
-    case EvictionRanking::kLow:
-      return headroom::v1::EVICTION_RANKING_LOW;
-    case EvictionRanking::kMedium:
-      return headroom::v1::EVICTION_RANKING_MEDIUM;
-    case EvictionRanking::kHigh:
-      return headroom::v1::EVICTION_RANKING_HIGH;
-    case EvictionRanking::kNoEviction:
-      return headroom::v1::EVICTION_RANKING_NO_EVICTION;
-  }
-  return headroom::v1::EVICTION_RANKING_UNSPECIFIED;
-}
-
-}  // namespace
 
 headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::string& node_name,
                                          ResourceAmounts allocatable, std::optional<double> load1,
@@ -48,7 +32,7 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
       pod->set_uid(c.pod_uid);
       pod->set_workload_key(c.workload_key);
       pod->set_daemonset(c.daemonset);
-      pod->set_ranking(RankingProto(c.ranking));
+      pod->set_ranking(codec::RankingToProto(c.ranking));
     }
     // Declared requests as the runtime knows them (kubelet's, before headroom): CPU from
     // shares, memory from the limit.
@@ -64,19 +48,11 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
     container->mutable_requests()->set_memory_bytes(memory_limit);
     container->mutable_limits()->set_memory_bytes(memory_limit);
     if (std::optional<CpuStats> cpu = state.CpuHistory(c.stats_key, now); cpu.has_value()) {
-      container->mutable_cpu()->set_base_millis(cpu->base_millis);
-      container->mutable_cpu()->set_peak_millis(cpu->peak_millis);
-      container->mutable_cpu()->set_daily_base_millis(cpu->daily_base_millis);
-      container->mutable_cpu()->set_daily_peak_millis(cpu->daily_peak_millis);
+      codec::CpuStatsToProto(*cpu, *container->mutable_cpu());
     }
     if (std::optional<MemoryStats> memory = state.MemoryHistory(c.stats_key, now);
         memory.has_value() && memory->peak_bytes > 0) {
-      container->mutable_memory()->set_base_bytes(memory->base_bytes);
-      container->mutable_memory()->set_peak_bytes(memory->peak_bytes);
-      container->mutable_memory()->set_max_7d_bytes(memory->max_7d_bytes);
-      container->mutable_memory()->set_oom_bytes(memory->oom_bytes);
-      container->mutable_memory()->set_daily_base_bytes(memory->daily_base_bytes);
-      container->mutable_memory()->set_daily_peak_bytes(memory->daily_peak_bytes);
+      codec::MemoryStatsToProto(*memory, *container->mutable_memory());
     }
   }
   return report;

@@ -34,43 +34,24 @@ int64_t Doubled(int64_t amount) {
                                                           : amount * 2;
 }
 
-std::optional<int64_t>& Slot(SizedValues& values, Value value) {
-  switch (value) {
-    case Value::kCpuRequest:
-      return values.cpu_request_millis;
-    case Value::kMemoryRequest:
-      return values.memory_request_bytes;
-    case Value::kMemoryLimit:
-      break;
-  }
-  return values.memory_limit_bytes;
-}
+// The member of SizedValues and of ShrinkTimes each value is.
+constexpr std::optional<int64_t> SizedValues::*kSized[] = {&SizedValues::cpu_request_millis,
+                                                           &SizedValues::memory_request_bytes,
+                                                           &SizedValues::memory_limit_bytes};
+constexpr std::optional<absl::Time> ShrinkTimes::*kShrunk[] = {
+    &ShrinkTimes::cpu_request, &ShrinkTimes::memory_request, &ShrinkTimes::memory_limit};
 
+std::optional<int64_t>& Slot(SizedValues& values, Value value) {
+  return values.*kSized[static_cast<int>(value)];
+}
 const std::optional<int64_t>& Get(const SizedValues& values, Value value) {
-  switch (value) {
-    case Value::kCpuRequest:
-      return values.cpu_request_millis;
-    case Value::kMemoryRequest:
-      return values.memory_request_bytes;
-    case Value::kMemoryLimit:
-      break;
-  }
-  return values.memory_limit_bytes;
+  return values.*kSized[static_cast<int>(value)];
+}
+std::optional<absl::Time>& ShrinkSlot(ShrinkTimes& times, Value value) {
+  return times.*kShrunk[static_cast<int>(value)];
 }
 
 constexpr Value kValues[] = {Value::kCpuRequest, Value::kMemoryRequest, Value::kMemoryLimit};
-
-std::optional<absl::Time>& ShrinkSlot(ShrinkTimes& times, Value value) {
-  switch (value) {
-    case Value::kCpuRequest:
-      return times.cpu_request;
-    case Value::kMemoryRequest:
-      return times.memory_request;
-    case Value::kMemoryLimit:
-      break;
-  }
-  return times.memory_limit;
-}
 
 // Raises `amount` to `floor`, noting why when it changes anything.
 void RaiseTo(int64_t& amount, int64_t floor, Value value, absl::string_view code,

@@ -150,23 +150,15 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
   return actions;
 }
 
-GuardResult SizeAtRuntime(const RuntimeSizingInput& runtime, const GuardRailConfig& config) {
-  GuardInput input;
-  input.declared = runtime.declared;
-  input.current = runtime.current;
-  input.proposed.cpu_request_millis = runtime.proposed_cpu_request_millis;
-  if (runtime.memory.has_value()) {
-    input.proposed.memory_limit_bytes =
-        MemoryLimitBytes(*runtime.memory, runtime.memory->peak_bytes);
-    input.max_memory_bytes = runtime.memory->max_7d_bytes;
-    input.oom_memory_bytes = runtime.memory->oom_bytes;
+GuardResult SizeAtRuntime(GuardInput input, const std::optional<MemoryStats>& memory,
+                          const GuardRailConfig& config) {
+  input.proposed.memory_request_bytes.reset();  // the runtime has no memory request
+  input.proposed.memory_limit_bytes.reset();
+  if (memory.has_value()) {
+    input.proposed.memory_limit_bytes = MemoryLimitBytes(*memory, memory->peak_bytes);
+    input.max_memory_bytes = memory->max_7d_bytes;
+    input.oom_memory_bytes = memory->oom_bytes;
   }
-  input.memory_in_use_bytes = runtime.memory_in_use_bytes;
-  input.history = runtime.history;
-  input.allow_below_declared = runtime.allow_below_declared;
-  input.running = runtime.running;
-  input.last_shrink = runtime.last_shrink;
-  input.now = runtime.now;
   return ApplyGuardRails(input, config);
 }
 

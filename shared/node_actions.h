@@ -101,23 +101,13 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node, ResourceAmo
                                             const ActionConfig& config,
                                             SustainedConditions& cpu_over);
 
-// What headroom-nri sets at the runtime layer, through the guard rails: the CPU request its
-// CPU weight stands for (proposed by the optimisation; absent: not sized yet, left alone) and,
-// once the workload has memory history, the memory limit 2 x max(7-day max, memory at OOM).
-// The simulator's restart after an OOM kill runs the same function.
-struct RuntimeSizingInput {
-  SizedValues declared;  // what kubelet asked for (CPU request, memory limit; no memory request)
-  SizedValues current;   // what the runtime has now
-  std::optional<int64_t> proposed_cpu_request_millis;
-  std::optional<MemoryStats> memory;
-  int64_t memory_in_use_bytes = 0;
-  absl::Duration history = absl::ZeroDuration();
-  bool allow_below_declared = false;
-  bool running = true;  // false: the container is being created (no steps)
-  ShrinkTimes last_shrink;
-  absl::Time now = absl::InfinitePast();
-};
-GuardResult SizeAtRuntime(const RuntimeSizingInput& input, const GuardRailConfig& config);
+// What headroom-nri sets at the runtime layer, through the guard rails: `input` carries the
+// CPU request the CPU weight stands for (proposed by the optimisation; absent: not sized yet,
+// left alone) and the rest of the container's facts; once the workload has memory history,
+// the memory limit 2 x max(7-day max, memory at OOM) is proposed too. The simulator's restart
+// after an OOM kill runs the same function.
+GuardResult SizeAtRuntime(GuardInput input, const std::optional<MemoryStats>& memory,
+                          const GuardRailConfig& config);
 
 // Phase 1 through the guard rails: what a container being created gets from its workload's
 // statistics (requests = the peak, at least the daily peak of the base; memory limit =

@@ -175,18 +175,18 @@ class HeadroomPolicy : public SizingPolicy {
     stats_[workload_of_[pod]].RecordOom(now, memory);
     cache_[workload_of_[pod]].reset();
     const UsageSnapshot& s = Snapshot(pod, now);
-    RuntimeSizingInput input;
-    input.declared = {std::nullopt, std::nullopt, Declared(pod).memory_limit_bytes};
-    input.current = {std::nullopt, std::nullopt, current.memory_limit_bytes};
-    input.memory = s.memory;
-    if (!input.memory.has_value()) input.memory = MemoryStats{};
-    input.memory->oom_bytes = std::max(input.memory->oom_bytes, memory);
+    std::optional<MemoryStats> stats = s.memory;
+    if (!stats.has_value()) stats = MemoryStats{};  // an OOM kill before any sample
+    stats->oom_bytes = std::max(stats->oom_bytes, memory);
+    GuardInput input;
+    input.declared.memory_limit_bytes = Declared(pod).memory_limit_bytes;
+    input.current.memory_limit_bytes = current.memory_limit_bytes;
     input.memory_in_use_bytes = memory;
     input.history = s.history;
     input.allow_below_declared = Policy(pod, 1).allow_below_declared;
     input.running = false;  // a restarted container
     input.now = now;
-    const GuardResult guarded = SizeAtRuntime(input, options_.actions.guard);
+    const GuardResult guarded = SizeAtRuntime(input, stats, options_.actions.guard);
     return {current.requests,
             guarded.values.memory_limit_bytes.value_or(current.memory_limit_bytes)};
   }

@@ -121,17 +121,16 @@ pod_json() { # NAME WORKLOAD_KEY CONTAINERS_JSON (uid read from the API when the
 web_history="$(stats 100 350 67108864 100663296 | sed 's/"max7dBytes":"100663296"/"max7dBytes":"125829120"/')"
 report history-node 8589934592 "[$(pod_json web-old e2e/Deployment/web "$web_history"),$(pod_json safe-old e2e/Deployment/safe "$web_history")]" ||
   die "sending the history report (see $work/report.log)"
-cat >"$work/web.yaml" <<'YAML'
+deployment() { # NAME REPLICAS [POD_ANNOTATIONS_YAML]: declares 1 CPU / 1Gi, limits 2 CPU / 1Gi
+  kubectl_ apply -f - >/dev/null <<YAML
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: web, namespace: e2e}
+metadata: {name: $1, namespace: e2e}
 spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
+  replicas: $2
+  selector: {matchLabels: {app: $1}}
   template:
-    metadata:
-      labels: {app: web}
-      annotations: {headroom.dev/allow-below-declared: "true"}
+    metadata: {labels: {app: $1}, annotations: {${3:-}}}
     spec:
       containers:
       - name: app
@@ -140,24 +139,9 @@ spec:
           requests: {cpu: "1", memory: 1Gi}
           limits: {cpu: "2", memory: 1Gi}
 YAML
-kubectl_ apply -f "$work/web.yaml" >/dev/null
-kubectl_ apply -f - >/dev/null <<'YAML'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: safe, namespace: e2e}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: safe}}
-  template:
-    metadata: {labels: {app: safe}}
-    spec:
-      containers:
-      - name: app
-        image: docker.io/library/busybox:local
-        resources:
-          requests: {cpu: "1", memory: 1Gi}
-          limits: {cpu: "2", memory: 1Gi}
-YAML
+}
+deployment web 2 'headroom.dev/allow-below-declared: "true"'
+deployment safe 1
 web_pods() { kubectl_ -n e2e get pods -l app=web -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}'; }
 two_web_pods() { [[ $(web_pods | wc -l) == 2 ]]; }
 wait_for 60 two_web_pods || die "the Deployment made no pods (see $work/kube-controller-manager.log)"

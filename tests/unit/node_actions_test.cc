@@ -141,24 +141,24 @@ TEST(SizeNewContainer, PeakThroughTheGuardRails) {
 }
 
 TEST(SizeAtRuntime, TheNodePluginsValuesThroughTheGuardRails) {
-  RuntimeSizingInput input;
+  GuardInput input;
   input.declared = {250, std::nullopt, 100 * kMi};
   input.current = input.declared;
-  input.proposed_cpu_request_millis = 10;
-  input.memory = MemoryStats{kMi, kMi, 2 * kMi, 0};
+  input.proposed.cpu_request_millis = 10;
+  std::optional<MemoryStats> memory = MemoryStats{kMi, kMi, 2 * kMi, 0};
   input.memory_in_use_bytes = kMi;
   input.allow_below_declared = true;
   input.now = kNow;
   input.history = absl::Seconds(10);  // warming up: the declared values
-  EXPECT_EQ(SizeAtRuntime(input, {}).values, (SizedValues{250, std::nullopt, 100 * kMi}));
+  EXPECT_EQ(SizeAtRuntime(input, memory, {}).values, (SizedValues{250, std::nullopt, 100 * kMi}));
   // Warm: one bounded step for the weight; the limit rises to its 250Mi floor at once.
   input.history = absl::Hours(30);
-  EXPECT_EQ(SizeAtRuntime(input, {}).values, (SizedValues{125, std::nullopt, 250 * kMi}));
+  EXPECT_EQ(SizeAtRuntime(input, memory, {}).values, (SizedValues{125, std::nullopt, 250 * kMi}));
   input.running = false;  // a restart: no step
-  EXPECT_EQ(SizeAtRuntime(input, {}).values, (SizedValues{25, std::nullopt, 250 * kMi}));
-  input.proposed_cpu_request_millis.reset();  // not sized yet: the weight is left alone
-  input.memory->oom_bytes = 200 * kMi;
-  EXPECT_EQ(SizeAtRuntime(input, {}).values, (SizedValues{250, std::nullopt, 400 * kMi}));
+  EXPECT_EQ(SizeAtRuntime(input, memory, {}).values, (SizedValues{25, std::nullopt, 250 * kMi}));
+  input.proposed.cpu_request_millis.reset();  // not sized yet: the weight is left alone
+  memory->oom_bytes = 200 * kMi;
+  EXPECT_EQ(SizeAtRuntime(input, memory, {}).values, (SizedValues{250, std::nullopt, 400 * kMi}));
 }
 
 }  // namespace

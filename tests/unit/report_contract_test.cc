@@ -1,0 +1,70 @@
+// The node report is a contract between headroom-nri (which writes it) and headroom-extender
+// (which reads it): what the node knows must arrive as the extender judges it.
+
+#include <gtest/gtest.h>
+
+#include "extender/report_codec.h"
+#include "kubelet-hook/node_reporter.h"
+#include "kubelet-hook/node_state.h"
+
+namespace headroom {
+namespace {
+
+constexpr int64_t kMi = 1 << 20;
+
+TEST(ReportContract, WhatTheNodeKnowsIsWhatTheExtenderReads) {
+  const absl::Time start = absl::FromUnixSeconds(1'795'300'000);
+  nri::NodeState state;
+  nri::TrackedContainer c;
+  c.id = "c1";
+  c.name = "app";
+  c.pod_id = "sandbox-1";
+  c.pod_uid = "uid-1";
+  c.pod_namespace = "shop";
+  c.pod_name = "db-0";
+  c.workload_key = "shop/StatefulSet/db";
+  c.stats_key = "shop/StatefulSet/db#app";
+  c.declared = {512, std::nullopt, std::nullopt, 256 * kMi};
+  c.current = {1024, -1, 100000, 512 * kMi};  // what headroom set: the report says what kubelet did
+  c.ranking = EvictionRanking::kMedium;
+  state.Upsert(c);
+  // 30 h of samples, one an hour.
+  for (int h = 0; h <= 30; ++h) {
+    const absl::Time at = start + absl::Hours(h);
+    state.AddCpuSample(c.stats_key, at, 100 + h);
+    state.AddMemorySample(c.stats_key, at, 64 * kMi);
+  }
+  const absl::Time now = start + absl::Hours(30);
+  state.RecordOom(c.stats_key, now, 300 * kMi);
+
+  const headroom::v1::NodeReport proto =
+      nri::BuildNodeReport(state, "node-a", {4000, 8192 * kMi}, 0.5, 4, now);
+  absl::StatusOr<extender::NodeReport> report = extender::FromProto(proto, now);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->pods.size(), 1u);
+  const extender::ReportedPod& pod = report->pods[0];
+  EXPECT_EQ(pod.workload_key, "shop/StatefulSet/db");
+  EXPECT_EQ(pod.ranking, EvictionRanking::kMedium);
+  EXPECT_EQ(pod.requests, (ResourceAmounts{500, 256 * kMi}));  // kubelet's: 512 shares, 256Mi
+  ASSERT_EQ(pod.containers.size(), 1u);
+  const ContainerDemand& container = pod.containers[0];
+  EXPECT_EQ(container.history, absl::Hours(30));
+  EXPECT_EQ(container.declared_requests, (ResourceAmounts{500, 256 * kMi}));
+  ASSERT_TRUE(container.cpu.has_value());
+  ASSERT_TRUE(container.memory.has_value());
+  const std::optional<CpuStats> cpu = state.CpuHistory(c.stats_key, now);
+  const std::optional<MemoryStats> memory = state.MemoryHistory(c.stats_key, now);
+  EXPECT_EQ(container.cpu->base_millis, cpu->base_millis);
+  EXPECT_EQ(container.cpu->daily_base_millis, cpu->daily_base_millis);
+  EXPECT_EQ(container.cpu->daily_peak_millis, cpu->daily_peak_millis);
+  EXPECT_EQ(container.memory->oom_bytes, 300 * kMi);
+  EXPECT_EQ(container.memory->daily_peak_bytes, memory->daily_peak_bytes);
+  // And the extender's own encoding reads back the same (the CLI's `headroom report`).
+  absl::StatusOr<extender::NodeReport> again = extender::FromProto(extender::ToProto(*report), now);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->pods[0].containers[0].history, absl::Hours(30));
+  EXPECT_EQ(again->pods[0].containers[0].cpu->daily_base_millis, cpu->daily_base_millis);
+}
+
+}  // namespace
+}  // namespace headroom
