@@ -20,6 +20,17 @@ grpc::Status ReportServiceImpl::Report(grpc::ServerContext*,
   }
   spdlog::debug("report from node {}: {} pods", report->node, report->pods.size());
   reply->set_nodes_known(static_cast<int32_t>(view_.NodeCount()));
+  // The union of each reported workload container's history over every node.
+  for (const ReportedPod& pod : report->pods) {
+    if (pod.workload_key.empty()) continue;
+    for (const ContainerDemand& container : pod.containers) {
+      if (std::optional<ClusterView::ContainerStats> stats =
+              view_.WorkloadContainer(pod.workload_key, container.name)) {
+        (*reply->mutable_history_seconds())[absl::StrCat(pod.workload_key, "#", container.name)] =
+            absl::ToInt64Seconds(stats->history);
+      }
+    }
+  }
   return grpc::Status::OK;
 }
 

@@ -353,11 +353,17 @@ int main(int argc, char** argv) {
         const auto report =
             hnri::BuildNodeReport(state, node_name, allocatable, hnri::ReadLoad1(),
                                   static_cast<int>(allocatable.cpu_millis / 1000), now);
-        if (absl::Status sent = reporter->Send(report, absl::Seconds(2)); sent.ok()) {
+        if (absl::StatusOr<headroom::v1::ReportReply> reply =
+                reporter->Send(report, absl::Seconds(2));
+            reply.ok()) {
           ++counters.reports_sent;
+          // The warm-up counts the workload's history on every node, not only this one.
+          for (const auto& [key, seconds] : reply->history_seconds()) {
+            state.MergeClusterHistory(key, absl::Seconds(seconds), now);
+          }
         } else {
           ++counters.reports_failed;
-          spdlog::warn("{}", std::string(sent.message()));
+          spdlog::warn("{}", std::string(reply.status().message()));
         }
       }
     }

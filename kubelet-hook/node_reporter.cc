@@ -63,7 +63,8 @@ NodeReporter::NodeReporter(const std::string& extender_address,
     : stub_(headroom::v1::ReportService::NewStub(
           grpc::CreateChannel(extender_address, std::move(credentials)))) {}
 
-absl::Status NodeReporter::Send(const headroom::v1::NodeReport& report, absl::Duration timeout) {
+absl::StatusOr<headroom::v1::ReportReply> NodeReporter::Send(const headroom::v1::NodeReport& report,
+                                                             absl::Duration timeout) {
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
   headroom::v1::ReportReply reply;
@@ -72,7 +73,7 @@ absl::Status NodeReporter::Send(const headroom::v1::NodeReport& report, absl::Du
     return absl::UnavailableError(
         absl::StrCat("report to the extender failed: ", status.error_message()));
   }
-  return absl::OkStatus();
+  return reply;
 }
 
 std::optional<double> ReadLoad1() {

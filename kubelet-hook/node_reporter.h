@@ -26,7 +26,9 @@ class NodeReporter {
   explicit NodeReporter(
       const std::string& extender_address,
       std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials());
-  absl::Status Send(const headroom::v1::NodeReport& report, absl::Duration timeout);
+  // The extender's reply, with the cluster-wide history of the reported workload containers.
+  absl::StatusOr<headroom::v1::ReportReply> Send(const headroom::v1::NodeReport& report,
+                                                 absl::Duration timeout);
 
  private:
   std::unique_ptr<headroom::v1::ReportService::Stub> stub_;

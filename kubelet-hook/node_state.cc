@@ -106,6 +106,15 @@ absl::Duration NodeState::History(const std::string& stats_key, absl::Time now) 
   return it->second.stats.History(now);
 }
 
+void NodeState::MergeClusterHistory(const std::string& stats_key, absl::Duration history,
+                                    absl::Time now) {
+  if (history <= absl::ZeroDuration()) return;
+  absl::MutexLock lock(&mu_);
+  auto it = workloads_.find(stats_key);
+  if (it == workloads_.end()) return;
+  it->second.stats.RestoreFirstSample(now - history);
+}
+
 std::optional<int64_t> NodeState::SizedCpu(const std::string& stats_key) const {
   absl::ReaderMutexLock lock(&mu_);
   auto it = workloads_.find(stats_key);

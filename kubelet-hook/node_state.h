@@ -92,6 +92,10 @@ class NodeState {
   std::optional<int64_t> SizedCpu(const std::string& stats_key) const;
   // How long the workload container has been observed (zero when never).
   absl::Duration History(const std::string& stats_key, absl::Time now) const;
+  // The extender says the workload has been observed for `history` across its replicas:
+  // the warm-up counts from the earlier of that and this node's first sample. Only workload
+  // containers this node already tracks are touched.
+  void MergeClusterHistory(const std::string& stats_key, absl::Duration history, absl::Time now);
 
   // Checkpoint support: the workload records, and what kubelet declared for each tracked
   // container (so a restarted plugin knows the floors of containers it already adjusted).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "extender/report_codec.h"
+#include "extender/report_service.h"
 #include "kubelet-hook/node_reporter.h"
 #include "kubelet-hook/node_state.h"
 
@@ -64,6 +65,51 @@ TEST(ReportContract, WhatTheNodeKnowsIsWhatTheExtenderReads) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->pods[0].containers[0].history, absl::Hours(30));
   EXPECT_EQ(again->pods[0].containers[0].cpu->daily_base_millis, cpu->daily_base_millis);
+}
+
+TEST(ReportContract, ANewNodeLearnsTheWorkloadsHistoryFromTheOtherReplicas) {
+  const absl::Time now = absl::FromUnixSeconds(1'795'300'000);
+  extender::ClusterView view({});
+  extender::ReportServiceImpl service(view, [now] { return now; });
+  // node-a has run a replica of shop/Deployment/web for 30 h.
+  const auto report_from = [&](const std::string& node, nri::NodeState& state) {
+    headroom::v1::ReportReply reply;
+    const headroom::v1::NodeReport report =
+        nri::BuildNodeReport(state, node, {4000, 8192 * kMi}, 0.5, 4, now);
+    EXPECT_TRUE(service.Report(nullptr, &report, &reply).ok());
+    return reply;
+  };
+  const auto replica = [&](nri::NodeState& state, absl::Duration observed) {
+    nri::TrackedContainer c;
+    c.id = "c-" + std::to_string(absl::ToInt64Seconds(observed));
+    c.name = "app";
+    c.pod_id = c.id;
+    c.pod_namespace = "shop";
+    c.pod_name = "web-" + c.id;
+    c.workload_key = "shop/Deployment/web";
+    c.stats_key = "shop/Deployment/web#app";
+    state.Upsert(c);
+    state.AddCpuSample(c.stats_key, now - observed, 100);
+    state.AddMemorySample(c.stats_key, now - observed, kMi);
+    state.AddCpuSample(c.stats_key, now, 100);
+    state.AddMemorySample(c.stats_key, now, kMi);
+  };
+  nri::NodeState node_a;
+  replica(node_a, absl::Hours(30));
+  report_from("node-a", node_a);
+  // A new replica on node-b, 10 s old there: the reply carries the workload's 30 h.
+  nri::NodeState node_b;
+  replica(node_b, absl::Seconds(10));
+  EXPECT_EQ(node_b.History("shop/Deployment/web#app", now), absl::Seconds(10));
+  const headroom::v1::ReportReply reply = report_from("node-b", node_b);
+  ASSERT_EQ(reply.history_seconds().count("shop/Deployment/web#app"), 1u);
+  for (const auto& [key, seconds] : reply.history_seconds()) {
+    node_b.MergeClusterHistory(key, absl::Seconds(seconds), now);
+  }
+  EXPECT_EQ(node_b.History("shop/Deployment/web#app", now), absl::Hours(30));
+  // A key the node does not track is ignored.
+  node_b.MergeClusterHistory("other/Pod/x#c", absl::Hours(99), now);
+  EXPECT_EQ(node_b.workload_count(), 1u);
 }
 
 }  // namespace
