@@ -69,6 +69,7 @@ PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
   const std::vector<DeclaredResources> declared = DeclaredOf(*api);
   for (ContainerDemand& container : demand.containers) {
     ContainerState container_state;
+    container_state.memory_in_use_bytes = container.memory_in_use_bytes;
     const DeclaredResources* current = Named(api->containers, container.name);
     const DeclaredResources* original = Named(declared, container.name);
     if (current == nullptr) {
@@ -163,6 +164,7 @@ DisruptionFacts DisruptionFactsFor(const ApiPod& pod, const WorkloadCount& count
   DisruptionFacts facts = DisruptionFactsOf(
       PolicyOf(pod, owned ? std::optional<int>(count.pods) : std::nullopt, defaults));
   facts.owner_kind = pod.owner_kind;
+  facts.workload = ControllerKey(pod);
   facts.workload_pods = owned ? count.pods : 1;
   facts.workload_ready = owned ? count.ready : (pod.ready ? 1 : 0);
   facts.ready = pod.ready;
@@ -227,7 +229,8 @@ NodePlan PlanNode(const NodeReport& report, const ApiView& api, const ActionConf
   for (const PlannedPodEviction& eviction : actions->evictions) {
     const ApiPod& pod = *api_pods[eviction.pod];
     plan.evictions.push_back({pod.pod_namespace, pod.name, pod.uid, report.node,
-                              "NodeOverCommitted", eviction.reason.message});
+                              "NodeOverCommitted", eviction.reason.message, ControllerKey(pod),
+                              pod.ready});
   }
   return plan;
 }

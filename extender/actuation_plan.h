@@ -50,8 +50,10 @@ struct PlannedEviction {
   std::string name;
   std::string uid;
   std::string node;
-  std::string reason;   // Event reason: NodeOverCommitted | OOMKilled
-  std::string message;  // the numbers behind it
+  std::string reason;         // Event reason: NodeOverCommitted | OOMKilled
+  std::string message;        // the numbers behind it
+  std::string workload = {};  // ControllerKey of the pod ("" for none): its replicas' count drops
+  bool ready = false;
 };
 
 struct SkippedAction {

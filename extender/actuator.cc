@@ -159,19 +159,27 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
               now);
 }
 
-void Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
+void Actuator::CountEvicted(absl::flat_hash_map<std::string, WorkloadCount>& counts,
+                            const std::string& workload, bool ready) {
+  if (workload.empty()) return;
+  WorkloadCount& count = counts[workload];
+  count.pods = std::max(0, count.pods - 1);
+  if (ready) count.ready = std::max(0, count.ready - 1);
+}
+
+bool Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
   const std::string what = absl::StrCat(eviction.pod_namespace, "/", eviction.name, " (",
                                         eviction.reason, ": ", eviction.message, ")");
   if (const auto it = blocked_until_.find(eviction.uid);
       it != blocked_until_.end() && now < it->second) {
     metrics_.CountAction("evict", "backoff");
-    return;
+    return false;
   }
-  if (Withheld("evict", what)) return;
+  if (Withheld("evict", what)) return true;
   if (std::string why; !eviction_budget_.TryTake(eviction.node, now, &why)) {
     logger_->info("eviction of {}/{} deferred: {}", eviction.pod_namespace, eviction.name, why);
     metrics_.CountAction("evict", "rate_limited");
-    return;
+    return false;
   }
   absl::StatusOr<KubeClient::WriteResult> written =
       kube_.Write("POST", PodPath(eviction.pod_namespace, eviction.name) + "/eviction",
@@ -180,7 +188,7 @@ void Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
     logger_->warn("eviction of {}/{} failed: {}", eviction.pod_namespace, eviction.name,
                   std::string(written.status().message()));
     metrics_.CountAction("evict", "error");
-    return;
+    return false;
   }
   const std::string message = ApiStatusMessage(written->body);
   if (written->status == 200 || written->status == 201) {
@@ -188,11 +196,11 @@ void Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
     metrics_.CountAction("evict", "evicted");
     RecordEvent(eviction.pod_namespace, eviction.name, eviction.uid, "Normal", "Evicted",
                 absl::StrCat(eviction.reason, ": ", eviction.message), now);
-    return;
+    return true;
   }
   if (written->status == 404) {
     metrics_.CountAction("evict", "gone");
-    return;
+    return true;
   }
   // 429: a PodDisruptionBudget allows no disruption now. Never forced; tried again later.
   blocked_until_[eviction.uid] = now + options_.blocked_eviction_backoff;
@@ -205,10 +213,11 @@ void Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
               absl::StrCat(eviction.reason, ": ", eviction.message, "; the API refused (HTTP ",
                            written->status, "): ", message, "; not forced"),
               now);
+  return false;
 }
 
 void Actuator::HandleOomKills(absl::Time now,
-                              const absl::flat_hash_map<std::string, WorkloadCount>& counts) {
+                              absl::flat_hash_map<std::string, WorkloadCount>& counts) {
   for (const ApiPod& pod : pods_.WithOomKills()) {
     for (const OomKill& kill : pod.oom_kills) {
       const std::string id =
@@ -235,12 +244,16 @@ void Actuator::HandleOomKills(absl::Time now,
         metrics_.CountAction("evict", "oom_skipped");
         continue;
       }
-      Evict({pod.pod_namespace, pod.name, pod.uid, pod.node, "OOMKilled",
-             absl::StrCat("container ", kill.container, " was OOM-killed at ",
-                          Timestamp(kill.finished_at),
-                          "; evicted so that it is recreated with the memory limit set from "
-                          "the memory at OOM")},
-            now);
+      const std::string controller = ControllerKey(pod);
+      if (Evict({pod.pod_namespace, pod.name, pod.uid, pod.node, "OOMKilled",
+                 absl::StrCat("container ", kill.container, " was OOM-killed at ",
+                              Timestamp(kill.finished_at),
+                              "; evicted so that it is recreated with the memory limit set from "
+                              "the memory at OOM"),
+                 controller, pod.ready},
+                now)) {
+        CountEvicted(counts, controller, pod.ready);
+      }
     }
   }
 }
@@ -259,7 +272,8 @@ void Actuator::RunOnce(absl::Time now) {
   api.counts = pods_.WorkloadCounts();
   api.ledger = &shrinks_;
   api.defaults = options_.defaults;
-  for (const NodeReport& report : view_.FreshReports(now)) {
+  const std::vector<NodeReport> reports = view_.FreshReports(now);
+  for (const NodeReport& report : reports) {
     const NodePlan plan = PlanNode(report, api, options_.actions, cpu_over_, now);
     for (const SkippedAction& skipped : plan.skipped) {
       logger_->debug("{} {}: skipped: {}", skipped.action, skipped.pod, skipped.why);
@@ -271,7 +285,10 @@ void Actuator::RunOnce(absl::Time now) {
       last = shortfall;
     }
     for (const PlannedResize& resize : plan.resizes) Resize(resize, now);
-    for (const PlannedEviction& eviction : plan.evictions) Evict(eviction, now);
+    for (const PlannedEviction& eviction : plan.evictions) {
+      // The next nodes' plans and the OOM flow count one replica fewer.
+      if (Evict(eviction, now)) CountEvicted(api.counts, eviction.workload, eviction.ready);
+    }
   }
   HandleOomKills(now, api.counts);
   // Forget what no longer matters, so the maps stay bounded.
@@ -286,6 +303,11 @@ void Actuator::RunOnce(absl::Time now) {
     return true;  // no step bound left to enforce
   });
   eviction_budget_.Forget(now);
+  cpu_over_.Prune(now);
+  absl::erase_if(shortfalls_, [&](const auto& entry) {
+    return std::none_of(reports.begin(), reports.end(),
+                        [&](const NodeReport& r) { return r.node == entry.first; });
+  });
 }
 
 void Actuator::Run() {

@@ -80,9 +80,12 @@ class Actuator {
 
  private:
   void Resize(const PlannedResize& resize, absl::Time now);
-  void Evict(const PlannedEviction& eviction, absl::Time now);
-  void HandleOomKills(absl::Time now,
-                      const absl::flat_hash_map<std::string, WorkloadCount>& counts);
+  // True when the pod was evicted, or would have been in dry run or under the kill switch.
+  bool Evict(const PlannedEviction& eviction, absl::Time now);
+  void HandleOomKills(absl::Time now, absl::flat_hash_map<std::string, WorkloadCount>& counts);
+  // One pod of `workload` is gone: later decisions of the round count one replica fewer.
+  static void CountEvicted(absl::flat_hash_map<std::string, WorkloadCount>& counts,
+                           const std::string& workload, bool ready);
   void RecordEvent(const std::string& pod_namespace, const std::string& name,
                    const std::string& uid, const std::string& type, const std::string& reason,
                    const std::string& message, absl::Time now);

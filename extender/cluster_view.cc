@@ -129,6 +129,16 @@ std::vector<std::optional<NodeFootprint>> ClusterView::Nodes(
   return out;
 }
 
+void ClusterView::ExpireWorkloads(absl::Time now) {
+  absl::MutexLock lock(&mu_);
+  for (auto& [key, parts] : workloads_) {
+    std::erase_if(parts, [&](const Contribution& part) {
+      return now - part.at > options_.workload_retention;
+    });
+  }
+  absl::erase_if(workloads_, [](const auto& entry) { return entry.second.empty(); });
+}
+
 ClusterView::ContainerStats ClusterView::Merged(const std::vector<Contribution>& parts) {
   ContainerStats merged;
   for (const Contribution& part : parts) merged = MergeSnapshots(merged, part.stats);
@@ -152,11 +162,12 @@ std::map<std::string, ClusterView::ContainerStats> ClusterView::ExportWorkloads(
   return out;
 }
 
-void ClusterView::ImportWorkloads(const std::map<std::string, ContainerStats>& workloads) {
+void ClusterView::ImportWorkloads(const std::map<std::string, ContainerStats>& workloads,
+                                  absl::Time now) {
   absl::MutexLock lock(&mu_);
   for (const auto& [key, stats] : workloads) {
     std::vector<Contribution>& parts = workloads_[key];
-    if (parts.empty()) parts.push_back({"", absl::InfinitePast(), stats});
+    if (parts.empty()) parts.push_back({"", now, stats});
   }
 }
 

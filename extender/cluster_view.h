@@ -84,11 +84,16 @@ class ClusterView {
                                                   const std::string& container) const;
   absl::Duration min_history() const { return options_.min_history; }
 
+  // Drops each node's part of a workload's statistics once it is older than
+  // `workload_retention`, and workloads left with none (called periodically).
+  void ExpireWorkloads(absl::Time now);
+
   // Workload statistics keyed "namespace/Kind/name#container", for checkpoints.
   std::map<std::string, ContainerStats> ExportWorkloads() const;
-  // Adds checkpointed statistics; the first report that covers a workload container replaces
-  // them.
-  void ImportWorkloads(const std::map<std::string, ContainerStats>& workloads);
+  // Adds checkpointed statistics, as read at `now`; the first report that covers a workload
+  // container replaces them, and they expire like a node's part.
+  void ImportWorkloads(const std::map<std::string, ContainerStats>& workloads,
+                       absl::Time now = absl::Now());
 
   void RecordPlacement(const std::string& pod_uid, const std::string& node,
                        const PodFootprint& footprint, absl::Time now);

@@ -380,6 +380,7 @@ int main(int argc, char** argv) {
     bool last = false;
     while (!last) {
       last = stopping.WaitForNotificationWithTimeout(interval);
+      view.ExpireWorkloads(absl::Now());
       if (absl::Status saved = headroom::extender::SaveWorkloads(view, state_dir, absl::Now());
           !saved.ok()) {
         logger->error("checkpoint failed: {}", std::string(saved.message()));

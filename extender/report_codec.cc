@@ -2,6 +2,8 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "codec/report_proto.h"
 #include "shared/node_optimizer.h"
@@ -53,9 +55,10 @@ absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
                                                        pod.name, " container ", c.name(),
                                                        ": historySeconds must not be negative"));
       }
-      container.history = absl::Seconds(c.history_seconds());
+      container.history = std::min(absl::Seconds(c.history_seconds()), kMaxHistory);
       container.declared_requests = {c.requests().cpu_millis(), c.requests().memory_bytes()};
       container.declared_limits = {c.limits().cpu_millis(), c.limits().memory_bytes()};
+      container.memory_in_use_bytes = std::max<int64_t>(0, c.memory_in_use_bytes());
       pod.containers.push_back(std::move(container));
     }
     PodDemand check;
@@ -107,6 +110,7 @@ headroom::v1::NodeReport ToProto(const NodeReport& report) {
       container->mutable_requests()->set_memory_bytes(c.declared_requests.memory_bytes);
       container->mutable_limits()->set_cpu_millis(c.declared_limits.cpu_millis);
       container->mutable_limits()->set_memory_bytes(c.declared_limits.memory_bytes);
+      container->set_memory_in_use_bytes(c.memory_in_use_bytes);
       if (c.cpu.has_value()) codec::CpuStatsToProto(*c.cpu, *container->mutable_cpu());
       if (c.memory.has_value()) codec::MemoryStatsToProto(*c.memory, *container->mutable_memory());
     }

@@ -29,18 +29,27 @@ absl::StatusOr<int64_t> OptionalInt(const json& object, const char* key, const s
   return Int(object, key, where);
 }
 
-json DeclaredJson(const RuntimeResources& declared) {
+json ContainerJson(const ContainerRecord& record) {
+  const RuntimeResources& declared = record.declared;
   json out = json::object();
   if (declared.cpu_shares) out["cpuShares"] = *declared.cpu_shares;
   if (declared.cpu_quota) out["cpuQuota"] = *declared.cpu_quota;
   if (declared.cpu_period) out["cpuPeriod"] = *declared.cpu_period;
   if (declared.memory_limit_bytes) out["memoryLimitBytes"] = *declared.memory_limit_bytes;
+  json shrunk = json::object();
+  for (const auto& [key, at] : {std::pair{"cpuRequest", record.last_shrink.cpu_request},
+                                std::pair{"memoryRequest", record.last_shrink.memory_request},
+                                std::pair{"memoryLimit", record.last_shrink.memory_limit}}) {
+    if (at) shrunk[key] = absl::ToUnixMillis(*at);
+  }
+  if (!shrunk.empty()) out["lastShrinkUnixMillis"] = std::move(shrunk);
   return out;
 }
 
-absl::StatusOr<RuntimeResources> DeclaredFromJson(const json& object, const std::string& where) {
+absl::StatusOr<ContainerRecord> ContainerFromJson(const json& object, const std::string& where) {
   if (!object.is_object()) return absl::InvalidArgumentError(where + ": not an object");
-  RuntimeResources declared;
+  ContainerRecord record;
+  RuntimeResources& declared = record.declared;
   if (object.contains("cpuShares")) {
     HEADROOM_ASSIGN_OR_RETURN(int64_t shares, Int(object, "cpuShares", where));
     declared.cpu_shares = static_cast<uint64_t>(shares);
@@ -60,7 +69,18 @@ absl::StatusOr<RuntimeResources> DeclaredFromJson(const json& object, const std:
   if (object.contains("memoryLimitBytes")) {
     HEADROOM_ASSIGN_OR_RETURN(declared.memory_limit_bytes, Int(object, "memoryLimitBytes", where));
   }
-  return declared;
+  if (auto shrunk = object.find("lastShrinkUnixMillis"); shrunk != object.end()) {
+    const std::string at = where + ".lastShrinkUnixMillis";
+    if (!shrunk->is_object()) return absl::InvalidArgumentError(at + ": not an object");
+    for (const auto& [key, slot] : {std::pair{"cpuRequest", &record.last_shrink.cpu_request},
+                                    std::pair{"memoryRequest", &record.last_shrink.memory_request},
+                                    std::pair{"memoryLimit", &record.last_shrink.memory_limit}}) {
+      if (!shrunk->contains(key)) continue;
+      HEADROOM_ASSIGN_OR_RETURN(int64_t millis, Int(*shrunk, key, at));
+      *slot = absl::FromUnixMillis(millis);
+    }
+  }
+  return record;
 }
 
 }  // namespace
@@ -95,7 +115,7 @@ std::string EncodeNodeCheckpoint(const NodeCheckpoint& checkpoint, absl::Time sa
     workloads[key] = std::move(entry);
   }
   json containers = json::object();
-  for (const auto& [id, declared] : checkpoint.declared) containers[id] = DeclaredJson(declared);
+  for (const auto& [id, record] : checkpoint.containers) containers[id] = ContainerJson(record);
   json document = {{"version", 1},
                    {"savedAt", absl::FormatTime(absl::RFC3339_sec, saved_at, absl::UTCTimeZone())},
                    {"workloads", std::move(workloads)},
@@ -166,9 +186,9 @@ absl::StatusOr<NodeCheckpoint> DecodeNodeCheckpoint(absl::string_view text) {
     }
     for (auto it = containers->begin(); it != containers->end(); ++it) {
       HEADROOM_ASSIGN_OR_RETURN(
-          RuntimeResources declared,
-          DeclaredFromJson(*it, absl::StrCat("containers[\"", it.key(), "\"]")));
-      out.declared.emplace(it.key(), declared);
+          ContainerRecord record,
+          ContainerFromJson(*it, absl::StrCat("containers[\"", it.key(), "\"]")));
+      out.containers.emplace(it.key(), record);
     }
   }
   return out;
@@ -178,7 +198,7 @@ absl::Status SaveNodeCheckpoint(const NodeState& state, const std::string& state
                                 absl::Time now) {
   return io::WriteFileAtomically(
       absl::StrCat(state_dir, "/", kNodeCheckpointFile),
-      EncodeNodeCheckpoint({state.Records(now), state.DeclaredByContainer()}, now));
+      EncodeNodeCheckpoint({state.Records(now), state.ContainerRecords()}, now));
 }
 
 absl::StatusOr<size_t> LoadNodeCheckpoint(NodeState& state, const std::string& state_dir) {
@@ -189,7 +209,7 @@ absl::StatusOr<size_t> LoadNodeCheckpoint(NodeState& state, const std::string& s
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", checkpoint.status().message()));
   }
   state.Restore(checkpoint->workloads);
-  state.RestoreDeclared(std::move(checkpoint->declared));
+  state.RestoreContainers(std::move(checkpoint->containers));
   return checkpoint->workloads.size();
 }
 

@@ -17,7 +17,9 @@
 //        "memory": {"baseBytes": 1, "peakBytes": 2, "max7dBytes": 3, "oomBytes": 0,
 //                   "dailyBaseBytes": 1, "dailyPeakBytes": 2}}},
 //    "containers": {"<container id>": {"cpuShares": 1024, "cpuQuota": 50000,
-//                                       "cpuPeriod": 100000, "memoryLimitBytes": 268435456}}}
+//                                       "cpuPeriod": 100000, "memoryLimitBytes": 268435456,
+//                                       "lastShrinkUnixMillis": {"cpuRequest": .., "memoryLimit":
+//                                       ..}}}}
 // Every amount must be a non-negative integer (a negative one is refused, never a 0 limit).
 
 #include <map>
@@ -34,7 +36,7 @@ inline constexpr char kNodeCheckpointFile[] = "node-stats.json";
 
 struct NodeCheckpoint {
   std::map<std::string, WorkloadRecord> workloads;
-  std::map<std::string, RuntimeResources> declared;  // by container ID
+  std::map<std::string, ContainerRecord> containers;  // by container ID
 };
 
 std::string EncodeNodeCheckpoint(const NodeCheckpoint& checkpoint, absl::Time saved_at);

@@ -47,6 +47,7 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
     container->mutable_requests()->set_cpu_millis(cpu_request);
     container->mutable_requests()->set_memory_bytes(memory_limit);
     container->mutable_limits()->set_memory_bytes(memory_limit);
+    container->set_memory_in_use_bytes(c.memory_usage_bytes);
     if (std::optional<CpuStats> cpu = state.CpuHistory(c.stats_key, now); cpu.has_value()) {
       codec::CpuStatsToProto(*cpu, *container->mutable_cpu());
     }

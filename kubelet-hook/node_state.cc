@@ -22,7 +22,7 @@ void NodeState::Upsert(const TrackedContainer& container) {
 void NodeState::Remove(const std::string& id) {
   absl::MutexLock lock(&mu_);
   containers_.erase(id);
-  restored_declared_.erase(id);
+  restored_containers_.erase(id);
 }
 
 std::optional<TrackedContainer> NodeState::Get(const std::string& id) const {
@@ -112,7 +112,7 @@ void NodeState::MergeClusterHistory(const std::string& stats_key, absl::Duration
   absl::MutexLock lock(&mu_);
   auto it = workloads_.find(stats_key);
   if (it == workloads_.end()) return;
-  it->second.stats.RestoreFirstSample(now - history);
+  it->second.stats.RestoreFirstSample(now - std::min(history, kMaxHistory));
 }
 
 std::optional<int64_t> NodeState::SizedCpu(const std::string& stats_key) const {
@@ -150,22 +150,24 @@ void NodeState::Restore(const std::map<std::string, WorkloadRecord>& records) {
   }
 }
 
-std::map<std::string, RuntimeResources> NodeState::DeclaredByContainer() const {
+std::map<std::string, ContainerRecord> NodeState::ContainerRecords() const {
   absl::ReaderMutexLock lock(&mu_);
-  std::map<std::string, RuntimeResources> out;
-  for (const auto& [id, container] : containers_) out.emplace(id, container.declared);
+  std::map<std::string, ContainerRecord> out;
+  for (const auto& [id, container] : containers_) {
+    out.emplace(id, ContainerRecord{container.declared, container.last_shrink});
+  }
   return out;
 }
 
-void NodeState::RestoreDeclared(std::map<std::string, RuntimeResources> declared) {
+void NodeState::RestoreContainers(std::map<std::string, ContainerRecord> containers) {
   absl::MutexLock lock(&mu_);
-  restored_declared_ = std::move(declared);
+  restored_containers_ = std::move(containers);
 }
 
-std::optional<RuntimeResources> NodeState::RestoredDeclared(const std::string& id) const {
+std::optional<ContainerRecord> NodeState::RestoredContainer(const std::string& id) const {
   absl::ReaderMutexLock lock(&mu_);
-  auto it = restored_declared_.find(id);
-  if (it == restored_declared_.end()) return std::nullopt;
+  auto it = restored_containers_.find(id);
+  if (it == restored_containers_.end()) return std::nullopt;
   return it->second;
 }
 

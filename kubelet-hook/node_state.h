@@ -55,6 +55,15 @@ struct TrackedContainer {
 // by the runtime).
 void CarrySamplerState(const TrackedContainer& from, TrackedContainer& to);
 
+// What a restarted plugin must remember of a container it adjusted: kubelet's declared values
+// (the runtime shows headroom's) and when each value last shrank (the step bound).
+struct ContainerRecord {
+  RuntimeResources declared;
+  ShrinkTimes last_shrink;
+
+  bool operator==(const ContainerRecord&) const = default;
+};
+
 // The part of a workload container's statistics that must survive a restart.
 struct WorkloadRecord {
   std::optional<absl::Time> first_sample;  // the warm-up counts from here
@@ -97,14 +106,15 @@ class NodeState {
   // containers this node already tracks are touched.
   void MergeClusterHistory(const std::string& stats_key, absl::Duration history, absl::Time now);
 
-  // Checkpoint support: the workload records, and what kubelet declared for each tracked
-  // container (so a restarted plugin knows the floors of containers it already adjusted).
+  // Checkpoint support: the workload records, and per tracked container what kubelet declared
+  // and when its values last shrank (so a restarted plugin keeps the floors and the step
+  // bound of containers it already adjusted).
   std::map<std::string, WorkloadRecord> Records(absl::Time now) const;
-  std::map<std::string, RuntimeResources> DeclaredByContainer() const;
+  std::map<std::string, ContainerRecord> ContainerRecords() const;
   void Restore(const std::map<std::string, WorkloadRecord>& records);
-  void RestoreDeclared(std::map<std::string, RuntimeResources> declared);
-  // What kubelet declared for container `id` before a restart; nullopt when unknown.
-  std::optional<RuntimeResources> RestoredDeclared(const std::string& id) const;
+  void RestoreContainers(std::map<std::string, ContainerRecord> containers);
+  // What was remembered of container `id` before a restart; nullopt when nothing.
+  std::optional<ContainerRecord> RestoredContainer(const std::string& id) const;
 
   size_t workload_count() const;
 
@@ -124,7 +134,7 @@ class NodeState {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, TrackedContainer> containers_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Workload> workloads_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, RuntimeResources> restored_declared_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, ContainerRecord> restored_containers_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace headroom::nri

@@ -210,10 +210,11 @@ std::string NriPlugin::Synchronize(const std::string& payload) {
     if (container.state() == napi::CONTAINER_STOPPED) continue;
     if (std::optional<TrackedContainer> known = state_.Get(tracked.id); known.has_value()) {
       CarrySamplerState(*known, tracked);
-    } else if (std::optional<RuntimeResources> declared = state_.RestoredDeclared(tracked.id)) {
+    } else if (std::optional<ContainerRecord> record = state_.RestoredContainer(tracked.id)) {
       // Adjusted by this plugin before a restart: the runtime shows our values, the
-      // checkpoint kubelet's.
-      tracked.declared = *declared;
+      // checkpoint kubelet's, and when they last shrank.
+      tracked.declared = record->declared;
+      tracked.last_shrink = record->last_shrink;
     }
     const ResourcePlan plan = WithoutNoOps(PlanFor(tracked, now), tracked.current);
     if (plan.changes_anything()) {
@@ -268,10 +269,21 @@ std::string NriPlugin::UpdateContainer(const std::string& payload) {
     CarrySamplerState(*known, tracked);
   }
   // The resources kubelet asks for now (an in-place resize): they are the new declared values;
-  // where they conflict with the policy, the policy wins.
+  // where they conflict with the policy, the policy wins. A resize that lowers a value (the
+  // actuator's shrink step) is this hour's step: the plugin does not take another on top.
+  const RuntimeResources before = tracked.current;
   tracked.current = ResourcesFrom(request.linux_resources());
   tracked.declared = tracked.current;
-  const ResourcePlan plan = WithoutNoOps(PlanFor(tracked, clock_()), tracked.current);
+  const absl::Time now = clock_();
+  if (before.cpu_shares && tracked.current.cpu_shares &&
+      *tracked.current.cpu_shares < *before.cpu_shares) {
+    tracked.last_shrink.cpu_request = now;
+  }
+  if (before.memory_limit_bytes && tracked.current.memory_limit_bytes &&
+      *tracked.current.memory_limit_bytes < *before.memory_limit_bytes) {
+    tracked.last_shrink.memory_limit = now;
+  }
+  const ResourcePlan plan = WithoutNoOps(PlanFor(tracked, now), tracked.current);
   napi::UpdateContainerResponse reply;
   LogChange("update", tracked, tracked.current, plan);
   if (plan.changes_anything()) {

@@ -87,12 +87,19 @@ void EvictionBudget::Forget(absl::Time now) {
 
 bool SustainedConditions::Observe(absl::string_view node, bool holds, absl::Time now) {
   if (!holds) {
-    since_.erase(std::string(node));
+    held_.erase(std::string(node));
     return false;
   }
-  auto [it, inserted] = since_.try_emplace(std::string(node), now);
-  if (now < it->second) it->second = now;
-  return now - it->second >= period_;
+  auto [it, inserted] = held_.try_emplace(std::string(node), Held{now, now});
+  Held& held = it->second;
+  // A clock that went back, or a gap longer than the period, starts afresh.
+  if (now < held.since || now - held.last_seen > period_) held.since = now;
+  held.last_seen = now;
+  return now - held.since >= period_;
+}
+
+void SustainedConditions::Prune(absl::Time now) {
+  absl::erase_if(held_, [&](const auto& entry) { return now - entry.second.last_seen > period_; });
 }
 
 }  // namespace headroom

@@ -27,6 +27,7 @@ namespace headroom {
 
 struct DisruptionFacts {
   bool verified = true;    // false: not seen in the Kubernetes API, never acted on
+  std::string workload;    // the controller ("namespace/Kind/name"); "" for none
   std::string owner_kind;  // the controller's kind; "" for a pod without one
   int workload_pods = 1;   // pods of the workload headroom knows of, this one included
   int workload_ready = 1;  // of those, the Ready ones
@@ -85,18 +86,25 @@ class EvictionBudget {
 };
 
 // Whether a condition (say, a node's CPU bases above its available CPU) has held without a
-// break for `period`. Keyed by node; an entry lives only while its condition holds.
+// break for `period`. Keyed by node; an entry lives only while its condition holds. A gap in
+// the observations longer than `period` is a break too: what was not seen did not hold.
 class SustainedConditions {
  public:
   explicit SustainedConditions(absl::Duration period) : period_(period) {}
   // Records what was observed on `node` at `now`; true when it has held for at least `period`.
   bool Observe(absl::string_view node, bool holds, absl::Time now);
-  size_t tracked() const { return since_.size(); }
+  // Drops the nodes not observed for longer than `period` (nodes that stopped reporting).
+  void Prune(absl::Time now);
+  size_t tracked() const { return held_.size(); }
   absl::Duration period() const { return period_; }
 
  private:
+  struct Held {
+    absl::Time since;
+    absl::Time last_seen;
+  };
   absl::Duration period_;
-  absl::flat_hash_map<std::string, absl::Time> since_;
+  absl::flat_hash_map<std::string, Held> held_;
 };
 
 }  // namespace headroom

@@ -4,12 +4,12 @@
 // filter and score), the per-node optimisation (node_optimizer.h) and the simulator judge it.
 //
 // - Trusted statistics (cpu and memory known, observed for at least `min_history`, see
-//   guard_rails.h): base = the daily peak of the base (the largest rolling P75 of the last 24
-//   hours, at least the current P75), headroom = peak - that base, at least 0. Judging by the
-//   daily peak of the base rather than its short-window value means a node packed off-peak
-//   still holds its pods when their correlated daily peak arrives, and a node's requests do
-//   not follow usage down every night (which made scale-down drain nodes that the next peak
-//   needed; docs/simulate.md measured both).
+//   guard_rails.h): base = the daily peak of the base (the largest steady state -- P50 over
+//   2 hours -- of the last 24 hours), headroom = max(peak, daily peak) - that base, at least 0.
+//   Judging by the daily envelope rather than the short-window values means a node packed
+//   off-peak still holds its pods when their correlated daily peak arrives, and a node's
+//   requests do not follow usage down every night (which made scale-down drain nodes that the
+//   next peak needed; docs/simulate.md measured both).
 // - Otherwise, per resource: base = the declared request, headroom = declared limit - request
 //   (0 without a limit): a container headroom has not learned yet is judged as it asks; where
 //   it already has statistics for the resource, usage seen above the declared amounts counts
@@ -40,6 +40,8 @@ struct ContainerDemand {
   // What the pod spec declares (0: not declared); used where statistics are not trusted.
   ResourceAmounts declared_requests = {};
   ResourceAmounts declared_limits = {};
+  // The container's memory in use now (0: unknown): a memory limit is never set below it.
+  int64_t memory_in_use_bytes = 0;
 };
 
 // Base and peak as placement and the optimisation use them: base = max(base, daily base),

@@ -17,7 +17,8 @@
 //      VPA's podMinCPUMillicores);
 //    - the memory limit is at least max(2 x the observed max, `min_memory_limit_bytes` (250Mi,
 //      VPA's podMinMemoryMb), 2 x the memory at the last OOM kill, the memory in use, the
-//      memory request).
+//      memory request -- where the caller knows it: the runtime shows headroom-nri no memory
+//      request, so at the runtime layer the limit follows the other floors).
 // 3. Bounded shrinking. A running container's value that goes down loses at most
 //    `max_shrink_step` of its current amount in one step, and takes at most one step per
 //    `shrink_interval`; growth is immediate. A container being created (admission, NRI

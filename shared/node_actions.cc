@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "shared/quantity.h"
@@ -19,6 +20,12 @@ std::string Amount(const std::optional<int64_t>& value, bool cpu) {
 }
 
 bool Changes(const SizedValues& before, const SizedValues& after, double fraction) {
+  // A memory limit going up is never held back by the threshold: it is a floor the container
+  // needs (2 x its max, 2 x its memory at an OOM kill, what it uses).
+  if (before.memory_limit_bytes && after.memory_limit_bytes &&
+      *after.memory_limit_bytes > *before.memory_limit_bytes) {
+    return true;
+  }
   return MovedEnough(before.cpu_request_millis, after.cpu_request_millis, fraction) ||
          MovedEnough(before.memory_request_bytes, after.memory_request_bytes, fraction) ||
          MovedEnough(before.memory_limit_bytes, after.memory_limit_bytes, fraction);
@@ -62,14 +69,22 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
                                             SustainedConditions& cpu_over) {
   NodeDemand node{node_name, allocatable, {}};
   node.pods.reserve(pods.size());
-  for (const PodState& pod : pods) {
+  std::vector<size_t> index_of;  // node.pods[i] is pods[index_of[i]]
+  NodeActions actions;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const PodState& pod = pods[i];
     if (pod.containers.size() != pod.demand.containers.size()) {
       return absl::InvalidArgumentError(
           absl::StrCat("pod ", pod.demand.Key(), ": ", pod.containers.size(),
                        " container states for ", pod.demand.containers.size(), " containers"));
     }
+    if (pod.disruption.terminating) {
+      actions.skipped.push_back({i, "resize", "terminating"});
+      continue;
+    }
     node.pods.push_back(pod.demand);
     node.pods.back().protected_from_eviction = !EvictionBlockedBy(pod.disruption).empty();
+    index_of.push_back(i);
   }
   OptimizeOptions options;
   options.min_history = config.guard.min_history;
@@ -80,16 +95,16 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
     HEADROOM_ASSIGN_OR_RETURN(optimization, OptimizeNode(node, options));
   }
 
-  NodeActions actions;
   for (const SkippedPod& skipped : optimization.skipped) {
     // Not sized (warming up, not optimised): say why, the caller's reason first.
-    const std::string& blocked = pods[skipped.pod].resize_blocked_by;
+    const size_t index = index_of[skipped.pod];
+    const std::string& blocked = pods[index].resize_blocked_by;
     actions.skipped.push_back(
-        {skipped.pod, "resize", blocked.empty() ? skipped.reason.message : blocked});
+        {index, "resize", blocked.empty() ? skipped.reason.message : blocked});
   }
   std::map<size_t, std::vector<const ContainerResult*>> sized;  // by pod, in pod order
   for (const ContainerResult& result : optimization.containers) {
-    sized[result.pod].push_back(&result);
+    sized[index_of[result.pod]].push_back(&result);
   }
   for (const auto& [index, results] : sized) {
     const PodState& pod = pods[index];
@@ -138,13 +153,26 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
         absl::StrCat("base + shared headroom on ", node_name, ": ", absl::StrJoin(notes, "; "));
     actions.resizes.push_back(std::move(resize));
   }
+  // Replicas of a workload this plan already gives up: the next one is judged without them.
+  absl::flat_hash_map<std::string, std::pair<int, int>> given_up;  // workload -> (pods, ready)
   for (const PodEviction& eviction : optimization.evictions) {
-    // The optimisation never picks a protected pod; this keeps the rule in one visible place.
-    if (std::string why = EvictionBlockedBy(pods[eviction.pod].disruption); !why.empty()) {
-      actions.skipped.push_back({eviction.pod, "evict", why});
+    const size_t index = index_of[eviction.pod];
+    DisruptionFacts facts = pods[index].disruption;
+    std::pair<int, int>* taken = nullptr;
+    if (!facts.workload.empty()) {
+      taken = &given_up[facts.workload];
+      facts.workload_pods -= taken->first;
+      facts.workload_ready -= taken->second;
+    }
+    if (std::string why = EvictionBlockedBy(facts); !why.empty()) {
+      actions.skipped.push_back({index, "evict", why});
       continue;
     }
-    actions.evictions.push_back({eviction.pod, eviction.reason});
+    if (taken != nullptr) {
+      ++taken->first;
+      if (facts.ready) ++taken->second;
+    }
+    actions.evictions.push_back({index, eviction.reason});
   }
   actions.optimization = std::move(optimization);
   return actions;

@@ -8,8 +8,13 @@
 //   2. every optimised container's sizing through the guard rails (guard_rails.h): warm-up,
 //      floors, bounded shrinking;
 //   3. a resize only where a value moves by at least `min_change` of its current amount
-//      (default 10%), for a pod that may be resized at all;
-//   4. the optimisation's evictions, minus the pods disruption.h protects.
+//      (default 10%) -- or where the memory limit has to rise at all -- for a pod that may be
+//      resized at all;
+//   4. the optimisation's evictions, minus the pods disruption.h protects -- counting the
+//      replicas this plan already evicts, so two replicas of one workload never leave it
+//      without a ready one.
+// Terminating pods are on their way out: not counted on the node, never sized or evicted
+// (otherwise a pod still shutting down would make the node look short and cost another pod).
 // Budgets (disruption.h's EvictionBudget) are spent by whoever carries the evictions out.
 
 #include <cstddef>
@@ -82,6 +87,8 @@ struct NodeActions {
   std::vector<PlannedPodResize> resizes;
   std::vector<PlannedPodEviction> evictions;
   std::vector<SkippedPodAction> skipped;
+  // The optimisation of the pods counted (its pod indices skip the terminating ones); for its
+  // node totals and shortfalls.
   NodeOptimization optimization;
 };
 
@@ -95,7 +102,7 @@ std::string DescribeChange(const SizedValues& before, const SizedValues& after);
 
 // Plans one node. `pods[i].demand` is the optimisation's view of pod i; its eviction
 // protection is set here from `pods[i].disruption`. `cpu_over` remembers, per node, since
-// when the CPU bases have exceeded the available CPU.
+// when the CPU bases have exceeded the available CPU. Indices in the result are into `pods`.
 absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node, ResourceAmounts allocatable,
                                             const std::vector<PodState>& pods, absl::Time now,
                                             const ActionConfig& config,

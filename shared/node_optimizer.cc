@@ -50,6 +50,9 @@ std::string Amount(Resource resource, Wide amount) {
 struct PodWork {
   size_t pod = 0;
   std::array<Wide, 2> base{};
+  // The CPU base now (the short-window P75): a CPU eviction answers a sustained overload now,
+  // not the daily peak of the base that sizing and placement plan for.
+  Wide cpu_now = 0;
   std::array<int64_t, 2> max_headroom{};
   uint32_t name_rank = 0;  // position in namespace/name order: the final tie-break
   bool alive = true;
@@ -186,15 +189,24 @@ absl::string_view DoesNotFitCode(Resource resource) {
   return resource == Resource::kCpu ? "CpuDoesNotFit" : "MemoryDoesNotFit";
 }
 
-// What must fit: memory at base + the largest headroom (running out kills); CPU at its bases
-// alone (running out throttles, and the shared headroom is what weights and PSI arbitrate).
-Wide Need(Resource resource, const Totals& totals) {
-  return resource == Resource::kMemory ? totals.base + totals.max_headroom : totals.base;
+Wide CpuNow(const std::vector<PodWork>& work) {
+  Wide total = 0;
+  for (const PodWork& pod : work) {
+    if (pod.alive) total += pod.cpu_now;
+  }
+  return total;
 }
 
-std::string EvictionText(Resource resource, const Totals& totals, Wide available) {
+// What must fit: memory at base + the largest headroom (running out kills); CPU at its bases
+// now alone (running out throttles, and the shared headroom is what weights and PSI
+// arbitrate). `cpu_now` is the sum of the current CPU bases.
+Wide Need(Resource resource, const Totals& totals, Wide cpu_now) {
+  return resource == Resource::kMemory ? totals.base + totals.max_headroom : cpu_now;
+}
+
+std::string EvictionText(Resource resource, const Totals& totals, Wide cpu_now, Wide available) {
   if (resource == Resource::kMemory) return NeedText(resource, totals, available);
-  return absl::StrCat("bases ", Amount(resource, totals.base), " > available ",
+  return absl::StrCat("bases now ", Amount(resource, cpu_now), " > available ",
                       Amount(resource, available), " for a sustained period");
 }
 
@@ -215,9 +227,11 @@ void EvictUntilFits(Resource resource, Wide available, const NodeDemand& node,
   });
   SortForEviction(order, work, node.pods, resource);
   Totals totals = AliveTotals(work, resource);
+  Wide cpu_now = CpuNow(work);
   size_t largest = 0;  // first pod in by_headroom that is still alive
   // Evictable pods form a prefix of `order` (protected pods sort after them).
-  for (size_t next = 0; Need(resource, totals) > available && next < order.size(); ++next) {
+  for (size_t next = 0; Need(resource, totals, cpu_now) > available && next < order.size();
+       ++next) {
     PodWork& victim = work[order[next]];
     const PodDemand& pod = node.pods[victim.pod];
     if (!Evictable(pod)) break;
@@ -227,10 +241,12 @@ void EvictUntilFits(Resource resource, Wide available, const NodeDemand& node,
          resource,
          {std::string(DoesNotFitCode(resource)),
           absl::StrCat(ResourceName(resource), " does not fit on node ", node.name, ": ",
-                       EvictionText(resource, totals, available), "; evicted first as ranking ",
-                       EvictionRankingName(pod.ranking), " with ", ResourceName(resource),
-                       " headroom ", Amount(resource, victim.max_headroom[slot]))}});
+                       EvictionText(resource, totals, cpu_now, available),
+                       "; evicted first as ranking ", EvictionRankingName(pod.ranking), " with ",
+                       ResourceName(resource), " headroom ",
+                       Amount(resource, victim.max_headroom[slot]))}});
     totals.base -= victim.base[slot];
+    cpu_now -= victim.cpu_now;
     while (largest < by_headroom.size() && !work[by_headroom[largest]].alive) ++largest;
     totals.max_headroom =
         largest < by_headroom.size() ? work[by_headroom[largest]].max_headroom[slot] : 0;
@@ -254,14 +270,15 @@ ResourceOutcome Outcome(Resource resource, const NodeDemand& node, Wide reserved
   outcome.base_total = Saturate(totals.base);
   outcome.max_headroom = totals.max_headroom;
   outcome.total_headroom = Saturate(total_headroom);
+  const Wide cpu_now = CpuNow(work);
   outcome.fits = totals.base + totals.max_headroom <= available;
-  outcome.bases_fit = totals.base <= available;
-  if (Need(resource, totals) <= available) return outcome;
+  outcome.bases_fit = resource == Resource::kCpu ? cpu_now <= available : totals.base <= available;
+  if (Need(resource, totals, cpu_now) <= available) return outcome;
   if (resource == Resource::kCpu && !options.evict_for_cpu) {
     outcome.shortfall =
         Reason{"CpuBasesOverAllocatable",
                absl::StrCat("cpu bases on node ", node.name, " exceed the available cpu (",
-                            EvictionText(resource, totals, available),
+                            EvictionText(resource, totals, cpu_now, available),
                             " not yet): no eviction until that lasts (CPU is compressible)")};
     return outcome;
   }
@@ -270,7 +287,7 @@ ResourceOutcome Outcome(Resource resource, const NodeDemand& node, Wide reserved
       absl::StrCat(ResourceName(resource), " does not fit on node ", node.name,
                    " and no evictable pod is left (DaemonSet, no-eviction and protected pods "
                    "are never evicted): ",
-                   NeedText(resource, totals, available))};
+                   EvictionText(resource, totals, cpu_now, available))};
   return outcome;
 }
 
@@ -358,6 +375,7 @@ absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node,
     pod_work.pod = i;
     pod_work.name_rank = name_rank[i];
     for (const ContainerDemand& container : pod.containers) {
+      pod_work.cpu_now += container.cpu->base_millis;
       for (Resource resource : kEvictionPasses) {
         pod_work.base[Slot(resource)] += Base(container, resource);
         pod_work.max_headroom[Slot(resource)] =

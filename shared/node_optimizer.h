@@ -9,7 +9,8 @@
 //      first pod in that order;
 //   4. CPU, over the survivors, in the same order -- but CPU is compressible, so headroom's
 //      guard rail replaces the seed's rule: a pod is evicted for CPU only while the sum of the
-//      bases alone exceeds the available CPU, and only when the caller has seen that last for
+//      current bases alone (the 10-minute P75, not the daily peak) exceeds the available CPU,
+//      and only when the caller has seen that last for
 //      a sustained period (OptimizeOptions::evict_for_cpu, disruption.h's
 //      SustainedConditions). A short shared CPU headroom never evicts: CPU weights and PSI
 //      handle it;
@@ -101,7 +102,9 @@ struct ResourceOutcome {
   int64_t max_headroom = 0;    // largest single container headroom among survivors
   int64_t total_headroom = 0;  // sum of the surviving containers' headroom
   bool fits = true;            // base_total + max_headroom <= allocatable - reserved
-  bool bases_fit = true;       // base_total <= allocatable - reserved
+  // The bases alone fit allocatable - reserved: memory's planning bases; CPU's bases now (the
+  // 10-minute P75, what a sustained CPU overload is judged by).
+  bool bases_fit = true;
   // Set when the node does not fit even though nothing more may be evicted.
   std::optional<Reason> shortfall;
 };

@@ -5,12 +5,12 @@
 // - peak: the max observed in the current hour of the day over the last 7 days (the
 //   recurring daily peak), and at least the max of the last hour, so a fresh spike counts;
 // - memory's 7-day max and the memory at the last OOM kill, for the memory limit;
-// - the daily peak of the base: the largest steady-state P75 of the last 24 hours, which
+// - the daily peak of the base: the largest steady state of the last 24 hours, which
 //   placement, the per-node optimisation and scale-down judge by (shared/footprint.h), so a
 //   node packed off-peak still holds its pods when their correlated daily peak arrives. The
-//   steady state here is the P75 over `daily_base_window` (1 h), not the 10- or 30-minute
-//   base: over a day, the short window's largest value is a burst, which is headroom's to
-//   share, not a base (measured in docs/simulate.md);
+//   steady state here is the P50 over `daily_base_window` (2 h), not the 10- or 30-minute
+//   P75 base: over a day, the short window's largest value is a burst or a job, which is
+//   headroom's to share, not a base (measured in docs/algorithm.md);
 // - how long the workload container has been observed (the guard rails' warm-up,
 //   shared/guard_rails.h).
 //
@@ -20,8 +20,8 @@
 // Memory bound per container: four WindowedPercentile windows (at most max_window_samples
 // samples of 24 bytes each), two hourly rings of 7 x 24 + 1 buckets, two hourly rings of 25
 // buckets (the daily base) and two minute rings of 60 buckets (16 bytes per bucket), and at
-// most kMaxOomRecords OOM records: about 8.1 KiB of rings plus the window samples (4.3 KiB at
-// one sample a minute).
+// most kMaxOomRecords OOM records: about 8.1 KiB of rings plus the window samples (6.6 KiB at
+// one sample a minute: 10 + 30 minutes of base and 2 x 120 minutes of steady state).
 
 #include <cstddef>
 #include <cstdint>
@@ -39,7 +39,8 @@ struct UsageStatsConfig {
   absl::Duration cpu_base_window = absl::Minutes(10);
   absl::Duration memory_base_window = absl::Minutes(30);
   double base_percentile = 0.75;
-  // Window and percentile of the steady state whose daily peak is the daily base.
+  // Window and percentile of the steady state whose daily peak is the daily base (P50 over
+  // 2 h: a burst or a job shorter than an hour never counts as base).
   absl::Duration daily_base_window = absl::Hours(2);
   double daily_base_percentile = 0.5;
   // Days of hour-of-day history for the recurring peak and the memory max.
@@ -78,6 +79,10 @@ struct UsageSnapshot {
   absl::Duration history = absl::ZeroDuration();
 };
 
+// The longest history any source may claim: a year. Longer values (a bug, a clock far off, a
+// hostile report) are clamped, so a first-sample time never lands before the epoch.
+inline constexpr absl::Duration kMaxHistory = absl::Hours(365 * 24);
+
 // The union of two replicas' (or two sources') statistics: every amount is the larger, the
 // history the longer. A resource known to either is known to the result.
 UsageSnapshot MergeSnapshots(const UsageSnapshot& a, const UsageSnapshot& b);
@@ -95,7 +100,8 @@ class ResourceUsage {
   // Max over the whole peak history (7 days by default), and over the last 24 hours.
   std::optional<int64_t> HistoryMax(absl::Time now) const;
   std::optional<int64_t> DailyPeak(absl::Time now) const;
-  // The largest steady-state P75 of the last 24 hours (as it stood after each sample).
+  // The largest steady state (P50 over the daily base window) of the last 24 hours, as it
+  // stood after each sample.
   std::optional<int64_t> DailyBase(absl::Time now) const;
 
   const WindowedPercentile& base_window() const { return base_; }
@@ -111,7 +117,7 @@ class ResourceUsage {
   WindowedPercentile base_;
   BucketedMax hourly_;
   BucketedMax recent_;
-  WindowedPercentile steady_;  // P75 over the daily base window
+  WindowedPercentile steady_;  // the steady state: P50 over the daily base window
   BucketedMax daily_base_;     // hourly max of that, over the last day
 };
 

@@ -288,6 +288,7 @@ class HeadroomPolicy : public SizingPolicy {
     state.allow_below_declared = policy.allow_below_declared;
     state.disruption = DisruptionFactsOf(policy);
     state.disruption.owner_kind = "ReplicaSet";
+    state.disruption.workload = pods_[pod].workload.empty() ? pods_[pod].name : pods_[pod].workload;
     state.disruption.workload_pods = replicas;
     state.disruption.workload_ready = replicas;
     return state;

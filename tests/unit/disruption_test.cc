@@ -103,6 +103,11 @@ TEST(SustainedConditions, HoldsOnlyAfterThePeriodWithoutABreak) {
   EXPECT_EQ(over.tracked(), 0u);
   EXPECT_FALSE(over.Observe("n", true, kT0 + absl::Minutes(17)));
   EXPECT_FALSE(over.Observe("other", true, kT0 + absl::Minutes(40)));
+  // A node that stops reporting while over and comes back over an hour later starts afresh.
+  EXPECT_FALSE(over.Observe("other", true, kT0 + absl::Minutes(100)));
+  EXPECT_TRUE(over.Observe("other", true, kT0 + absl::Minutes(115)));
+  over.Prune(kT0 + absl::Minutes(200));
+  EXPECT_EQ(over.tracked(), 0u);
 }
 
 }  // namespace

@@ -272,6 +272,28 @@ TEST(ClusterViewTest, RefusesBadReportsWithoutChangingAnything) {
   EXPECT_EQ(view.NodeCount(), 0u);
 }
 
+TEST(ClusterViewTest, AWorkloadsStatisticsAreTheUnionOfItsReplicasAndExpire) {
+  ClusterView view({});
+  // Two replicas of ns/Deployment/web on two nodes: a busier one and an older one.
+  ReportedPod busy = Pod("web-1", 500, 900, kGi, 2 * kGi, "ns/Deployment/web");
+  ReportedPod old = Pod("web-2", 100, 300, kGi, kGi, "ns/Deployment/web");
+  old.containers[0].history = absl::Hours(200);
+  ASSERT_THAT(view.ApplyReport(Report("node-a", {busy})), IsOk());
+  ASSERT_THAT(view.ApplyReport(Report("node-b", {old})), IsOk());
+  std::optional<ClusterView::ContainerStats> stats =
+      view.WorkloadContainer("ns/Deployment/web", "c");
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->cpu->base_millis, 500);  // the larger of each
+  EXPECT_EQ(stats->cpu->peak_millis, 900);
+  EXPECT_EQ(stats->memory->peak_bytes, 2 * kGi);
+  EXPECT_EQ(stats->history, absl::Hours(200));  // the longer
+  // node-a reports again without the replica: its part stays until it is a week old.
+  ASSERT_THAT(view.ApplyReport(Report("node-a", {})), IsOk());
+  EXPECT_EQ(view.WorkloadContainer("ns/Deployment/web", "c")->cpu->base_millis, 500);
+  view.ExpireWorkloads(kNow + absl::Hours(7 * 24));
+  EXPECT_FALSE(view.WorkloadContainer("ns/Deployment/web", "c").has_value());
+}
+
 TEST(ClusterViewTest, PodsWithoutStatisticsCountAtTheirRequests) {
   ReportedPod pod;
   pod.requests = {700, kGi};

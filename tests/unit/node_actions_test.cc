@@ -86,6 +86,43 @@ TEST(PlanNodeActions, ProtectedPodsAreNeverChosenAndAnotherGoesInstead) {
   EXPECT_EQ(actions.optimization.memory.shortfall->code, "ProtectedPodsDoNotFit");
 }
 
+TEST(PlanNodeActions, NeverTwoReplicasOfOneWorkloadWhenThatLeavesNoneReady) {
+  SustainedConditions cpu_over(absl::Minutes(15));
+  // Memory 3 x 300Mi + 100Mi + 300Mi headroom > 900Mi: the optimisation gives up a, then b.
+  // a and b are the two ready replicas of one workload: only a goes this round; b is kept as
+  // its workload's remaining replica (the next round plans without a, and b is protected).
+  std::vector<PodState> pods = {
+      Pod("a", 100, 100, 300 * kMi, 600 * kMi), Pod("b", 100, 100, 300 * kMi, 600 * kMi),
+      Pod("c", 100, 100, 300 * kMi, 400 * kMi), Pod("d", 100, 100, 100 * kMi, 100 * kMi)};
+  for (PodState& pod : pods) pod.disruption.workload = "ns/ReplicaSet/" + pod.demand.name;
+  pods[0].disruption.workload = pods[1].disruption.workload = "ns/ReplicaSet/web";
+  pods[0].disruption.workload_pods = pods[1].disruption.workload_pods = 2;
+  pods[0].disruption.workload_ready = pods[1].disruption.workload_ready = 2;
+  const NodeActions actions = Plan(pods, {8000, 900 * kMi}, cpu_over);
+  std::vector<size_t> evicted;
+  for (const PlannedPodEviction& e : actions.evictions) evicted.push_back(e.pod);
+  EXPECT_THAT(evicted, ::testing::ElementsAre(0u));
+  bool kept_b = false;
+  for (const SkippedPodAction& s : actions.skipped) {
+    kept_b = kept_b || (s.pod == 1 && s.why.find("replica") != std::string::npos);
+  }
+  EXPECT_TRUE(kept_b);
+}
+
+TEST(PlanNodeActions, ATerminatingPodIsNotCountedNorSizedNorEvicted) {
+  SustainedConditions cpu_over(absl::Minutes(15));
+  // Without "gone" (terminating) the node fits: nothing else is evicted on its account.
+  std::vector<PodState> pods = {Pod("gone", 100, 100, 600 * kMi, 700 * kMi),
+                                Pod("a", 100, 100, 300 * kMi, 400 * kMi)};
+  pods[0].disruption.terminating = true;
+  const NodeActions actions = Plan(pods, {8000, 800 * kMi}, cpu_over);
+  EXPECT_TRUE(actions.evictions.empty());
+  for (const PlannedPodResize& r : actions.resizes) EXPECT_NE(r.pod, 0u);
+  ASSERT_FALSE(actions.skipped.empty());
+  EXPECT_EQ(actions.skipped[0].pod, 0u);
+  EXPECT_EQ(actions.skipped[0].why, "terminating");
+}
+
 TEST(PlanNodeActions, CpuEvictsOnlyWhenTheBasesStayOverForTheSustainedPeriod) {
   SustainedConditions cpu_over(absl::Minutes(15));
   // A short shared headroom (bases 2 x 1500m fit 4 cores, + 3000m headroom do not): never.

@@ -136,7 +136,7 @@ TEST(NodeOptimizerTest, EvictsForMemoryThenForCpuOnlyWhenTheBasesDoNotFit) {
   EXPECT_THAT(Evicted(node, result), ElementsAre("a:memory", "b:cpu"));
   EXPECT_EQ(result.evictions[1].reason.code, "CpuDoesNotFit");
   EXPECT_THAT(result.evictions[1].reason.message,
-              HasSubstr("bases 1300m > available 1200m for a sustained period"));
+              HasSubstr("bases now 1300m > available 1200m for a sustained period"));
   EXPECT_THAT(Sizes(node, result),
               ElementsAre("ds/agent=100,1073741824,2147483648", "c/app=567,1610612736,3221225472",
                           "d/app=1334,536870912,1073741824"));
@@ -165,6 +165,11 @@ TEST(NodeOptimizerTest, JudgesByTheDailyPeakOfTheBase) {
   EXPECT_EQ(result.cpu.base_total, 800);
   EXPECT_EQ(result.cpu.max_headroom, 200);
   EXPECT_THAT(Sizes(node, result), ElementsAre("a/app=1000,10485760,20971520"));
+  // A CPU eviction answers an overload now: yesterday's daily peak alone never evicts.
+  NodeDemand small = Node(600, kGi, {Pod("a", EvictionRanking::kLow, {c})});
+  EXPECT_TRUE(Optimize(small, kCpuEvictions).evictions.empty());
+  small.allocatable.cpu_millis = 90;  // the base now (100m) does not fit
+  EXPECT_THAT(Evicted(small, Optimize(small, kCpuEvictions)), ElementsAre("a:cpu"));
 }
 
 TEST(NodeOptimizerTest, WarmingUpPodsKeepTheirDeclaredRequests) {

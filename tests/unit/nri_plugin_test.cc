@@ -304,22 +304,25 @@ TEST(NodeCheckpoint, RoundTripsAndRejectsGarbage) {
   TrackedContainer container;
   container.id = "c1";
   container.declared = {1024, 50000, 100000, 256 * kMi};
+  container.last_shrink.cpu_request = now - absl::Minutes(20);
   state.Upsert(container);
   const std::string text =
-      EncodeNodeCheckpoint({state.Records(now), state.DeclaredByContainer()}, now);
+      EncodeNodeCheckpoint({state.Records(now), state.ContainerRecords()}, now);
   absl::StatusOr<NodeCheckpoint> decoded = DecodeNodeCheckpoint(text);
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   NodeState restored;
   restored.Restore(decoded->workloads);
-  restored.RestoreDeclared(decoded->declared);
+  restored.RestoreContainers(decoded->containers);
   EXPECT_EQ(restored.SizedCpu("ns/Pod/a#c"), 250);
   ASSERT_TRUE(restored.MemoryHistory("ns/Pod/a#c", now).has_value());
   EXPECT_EQ(restored.MemoryHistory("ns/Pod/a#c", now)->oom_bytes, 32 * kMi);
   // The warm-up counts from the first sample before the restart.
   EXPECT_EQ(restored.History("ns/Pod/a#c", now), absl::Hours(30));
-  ASSERT_TRUE(restored.RestoredDeclared("c1").has_value());
-  EXPECT_EQ(*restored.RestoredDeclared("c1"), container.declared);
-  EXPECT_EQ(EncodeNodeCheckpoint({restored.Records(now), decoded->declared}, now), text);
+  ASSERT_TRUE(restored.RestoredContainer("c1").has_value());
+  EXPECT_EQ(restored.RestoredContainer("c1")->declared, container.declared);
+  // The shrink step survives the restart too.
+  EXPECT_EQ(restored.RestoredContainer("c1")->last_shrink.cpu_request, now - absl::Minutes(20));
+  EXPECT_EQ(EncodeNodeCheckpoint({restored.Records(now), decoded->containers}, now), text);
   for (const char* bad : {"", "[]", "{\"version\": 2, \"workloads\": {}}",
                           "{\"version\": 1, \"workloads\": {\"k\": {\"ooms\": [{}]}}}",
                           // A negative amount is refused, never read as a 0 memory limit.
@@ -437,6 +440,31 @@ TEST(NriPlugin, UpdateContainerKeepsThePolicysValues) {
   ASSERT_EQ(reply.update_size(), 1);
   EXPECT_EQ(reply.update(0).container_id(), "c1");
   EXPECT_EQ(reply.update(0).linux().resources().cpu().quota().value(), -1);
+}
+
+TEST(NriPlugin, AResizeThatLowersAValueIsThisHoursShrinkStep) {
+  NodeState state;
+  const absl::Time now = absl::FromUnixSeconds(1795331119);
+  NriPlugin plugin({}, state, [now] { return now; });
+  napi::CreateContainerRequest create = CreateRequest("a", "c1", 0, 512 * kMi);
+  create.mutable_container()
+      ->mutable_linux()
+      ->mutable_resources()
+      ->mutable_cpu()
+      ->mutable_shares()
+      ->set_value(1024);
+  Create(plugin, create);
+  // The actuator resized the pod from 1 CPU to 500m: kubelet's UpdateContainer shows it.
+  napi::UpdateContainerRequest update;
+  *update.mutable_pod() = create.pod();
+  *update.mutable_container() = create.container();
+  update.mutable_linux_resources()->mutable_cpu()->mutable_shares()->set_value(512);
+  update.mutable_linux_resources()->mutable_memory()->mutable_limit()->set_value(512 * kMi);
+  ASSERT_TRUE(DecodeResponse(plugin.Handle(PluginRequest("UpdateContainer", update))).ok());
+  ASSERT_TRUE(state.Get("c1").has_value());
+  EXPECT_EQ(state.Get("c1")->last_shrink.cpu_request, now);  // no second step from the plugin
+  EXPECT_FALSE(state.Get("c1")->last_shrink.memory_limit.has_value());  // unchanged
+  EXPECT_EQ(state.Get("c1")->declared.cpu_shares, 512u);
 }
 
 TEST(NriPlugin, UnknownMethodsAreUnimplementedAndGarbageFailsOpen) {
