@@ -36,20 +36,8 @@ absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
     for (const headroom::v1::ContainerReport& c : p.containers()) {
       ContainerDemand container;
       container.name = c.name();
-      if (c.has_cpu()) {
-        container.cpu = CpuStats{c.cpu().base_millis(), c.cpu().peak_millis(),
-                                 c.cpu().daily_base_millis(), c.cpu().daily_peak_millis()};
-      }
-      if (c.has_memory()) {
-        const int64_t peak = c.memory().peak_bytes();
-        container.memory =
-            MemoryStats{c.memory().base_bytes(),
-                        peak,
-                        c.memory().max_7d_bytes() > 0 ? c.memory().max_7d_bytes() : peak,
-                        c.memory().oom_bytes(),
-                        c.memory().daily_base_bytes(),
-                        c.memory().daily_peak_bytes()};
-      }
+      if (c.has_cpu()) container.cpu = codec::CpuStatsFromProto(c.cpu());
+      if (c.has_memory()) container.memory = codec::MemoryStatsFromProto(c.memory());
       if (c.history_seconds() < 0) {
         return absl::InvalidArgumentError(absl::StrCat("report for node ", report.node, ": pod ",
                                                        pod.name, " container ", c.name(),
