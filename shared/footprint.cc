@@ -1,19 +1,13 @@
 #include "shared/footprint.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "shared/wide_int.h"
 
 namespace headroom {
 namespace {
 
-int64_t SaturatingAdd(int64_t a, int64_t b) {
-  const WideInt sum = static_cast<WideInt>(a) + b;
-  if (sum > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
-  if (sum < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(sum);
-}
+int64_t SaturatingAdd(int64_t a, int64_t b) { return SaturateToInt64(static_cast<WideInt>(a) + b); }
 
 }  // namespace
 

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "shared/quantity.h"
+#include "shared/wide_int.h"
 
 namespace headroom {
 namespace {
@@ -29,10 +29,7 @@ std::string Amount(Value value, int64_t amount) {
   return value == Value::kCpuRequest ? FormatCpuMillis(amount) : FormatMemoryBytes(amount);
 }
 
-int64_t Doubled(int64_t amount) {
-  return amount > std::numeric_limits<int64_t>::max() / 2 ? std::numeric_limits<int64_t>::max()
-                                                          : amount * 2;
-}
+int64_t Doubled(int64_t amount) { return SaturateToInt64(static_cast<WideInt>(amount) * 2); }
 
 // The member of SizedValues and of ShrinkTimes each value is.
 constexpr std::optional<int64_t> SizedValues::*kSized[] = {&SizedValues::cpu_request_millis,

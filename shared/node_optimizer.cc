@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -18,12 +17,6 @@ namespace {
 using Wide = WideInt;
 
 constexpr std::array<Resource, 2> kEvictionPasses = {Resource::kMemory, Resource::kCpu};
-
-int64_t Saturate(Wide value) {
-  if (value > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
-  if (value < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(value);
-}
 
 size_t Slot(Resource resource) { return resource == Resource::kCpu ? 0 : 1; }
 
@@ -43,7 +36,7 @@ int64_t Headroom(const ContainerDemand& container, Resource resource) {
 }
 
 std::string Amount(Resource resource, Wide amount) {
-  return FormatAmount(resource, Saturate(amount));
+  return FormatAmount(resource, SaturateToInt64(amount));
 }
 
 // Step 2 aggregates of one optimised pod.
@@ -265,11 +258,11 @@ ResourceOutcome Outcome(Resource resource, const NodeDemand& node, Wide reserved
   for (const ContainerDemand* container : alive_containers) {
     total_headroom += Headroom(*container, resource);
   }
-  outcome.allocatable = Saturate(allocatable);
-  outcome.reserved = Saturate(reserved);
-  outcome.base_total = Saturate(totals.base);
+  outcome.allocatable = SaturateToInt64(allocatable);
+  outcome.reserved = SaturateToInt64(reserved);
+  outcome.base_total = SaturateToInt64(totals.base);
   outcome.max_headroom = totals.max_headroom;
-  outcome.total_headroom = Saturate(total_headroom);
+  outcome.total_headroom = SaturateToInt64(total_headroom);
   const Wide cpu_now = CpuNow(work);
   outcome.fits = totals.base + totals.max_headroom <= available;
   outcome.bases_fit = resource == Resource::kCpu ? cpu_now <= available : totals.base <= available;
@@ -296,7 +289,7 @@ int64_t FinalAmount(int64_t base, int64_t own_headroom, int64_t max_headroom, Wi
   if (total_headroom <= 0 || own_headroom <= 0) return base;
   const Wide share =
       (static_cast<Wide>(max_headroom) * own_headroom + total_headroom - 1) / total_headroom;
-  return Saturate(base + share);
+  return SaturateToInt64(base + share);
 }
 
 absl::Status ValidateNode(const NodeDemand& node, const std::vector<size_t>& by_name) {

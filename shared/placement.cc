@@ -11,11 +11,6 @@
 namespace headroom {
 namespace {
 
-int64_t Saturate(WideInt value) {
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  return value > kMax ? kMax : static_cast<int64_t>(value);
-}
-
 // Free share of `allocatable` left after `used`, clamped to [0, 1].
 double FreeShare(int64_t allocatable, int64_t used) {
   if (allocatable <= 0) return 0;
@@ -27,8 +22,9 @@ double FreeShare(int64_t allocatable, int64_t used) {
 
 void NodeFootprint::Add(const PodFootprint& pod) {
   ++pod_count;
-  base_total = {Saturate(static_cast<WideInt>(base_total.cpu_millis) + pod.base.cpu_millis),
-                Saturate(static_cast<WideInt>(base_total.memory_bytes) + pod.base.memory_bytes)};
+  base_total = {
+      SaturateToInt64(static_cast<WideInt>(base_total.cpu_millis) + pod.base.cpu_millis),
+      SaturateToInt64(static_cast<WideInt>(base_total.memory_bytes) + pod.base.memory_bytes)};
   max_headroom = {std::max(max_headroom.cpu_millis, pod.headroom.cpu_millis),
                   std::max(max_headroom.memory_bytes, pod.headroom.memory_bytes)};
 }
@@ -39,7 +35,7 @@ ResourceAmounts ProjectedFootprint(const NodeFootprint& node, const PodFootprint
   const WideInt memory = static_cast<WideInt>(node.base_total.memory_bytes) +
                          candidate.base.memory_bytes +
                          std::max(node.max_headroom.memory_bytes, candidate.headroom.memory_bytes);
-  return {Saturate(cpu), Saturate(memory)};
+  return {SaturateToInt64(cpu), SaturateToInt64(memory)};
 }
 
 FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidate) {
