@@ -6,15 +6,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "shared/footprint.h"
+#include "shared/workload_key.h"
 
 namespace headroom::extender {
-namespace {
-
-std::string ContainerKey(const std::string& workload, const std::string& container) {
-  return absl::StrCat(workload, "#", container);
-}
-
-}  // namespace
 
 PodFootprint FootprintOf(const ReportedPod& pod, absl::Duration min_history) {
   PodFootprint footprint = PodFootprintOf(pod.containers, min_history);
@@ -58,7 +52,7 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
     if (pod.workload_key.empty()) continue;
     for (const ContainerDemand& c : pod.containers) {
       if (!c.cpu.has_value() && !c.memory.has_value()) continue;
-      ContainerStats& merged = here[ContainerKey(pod.workload_key, c.name)];
+      ContainerStats& merged = here[WorkloadContainerKey(pod.workload_key, c.name)];
       merged = MergeSnapshots(merged, {c.cpu, c.memory, c.history});
     }
   }
@@ -148,7 +142,7 @@ ClusterView::ContainerStats ClusterView::Merged(const std::vector<Contribution>&
 std::optional<ClusterView::ContainerStats> ClusterView::WorkloadContainer(
     const std::string& workload_key, const std::string& container) const {
   absl::MutexLock lock(&mu_);
-  const auto it = workloads_.find(ContainerKey(workload_key, container));
+  const auto it = workloads_.find(WorkloadContainerKey(workload_key, container));
   if (it == workloads_.end() || it->second.empty()) return std::nullopt;
   return Merged(it->second);
 }

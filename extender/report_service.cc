@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "extender/report_codec.h"
+#include "shared/workload_key.h"
 #include "spdlog/spdlog.h"
 
 namespace headroom::extender {
@@ -26,7 +27,8 @@ grpc::Status ReportServiceImpl::Report(grpc::ServerContext*,
     for (const ContainerDemand& container : pod.containers) {
       if (std::optional<ClusterView::ContainerStats> stats =
               view_.WorkloadContainer(pod.workload_key, container.name)) {
-        (*reply->mutable_history_seconds())[absl::StrCat(pod.workload_key, "#", container.name)] =
+        (*reply
+              ->mutable_history_seconds())[WorkloadContainerKey(pod.workload_key, container.name)] =
             absl::ToInt64Seconds(stats->history);
       }
     }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kubelet-hook/ttrpc_codec.h"
@@ -31,15 +30,6 @@ LabelList ToList(const google::protobuf::RepeatedPtrField<napi::StringEntry>& en
   out.reserve(entries.size());
   for (const napi::StringEntry& entry : entries) out.emplace_back(entry.key(), entry.value());
   return out;
-}
-
-// The owner kind in a workload key "ns/Kind/name".
-std::string KindOf(absl::string_view workload_key) {
-  const size_t first = workload_key.find('/');
-  if (first == absl::string_view::npos) return "";
-  const size_t second = workload_key.find('/', first + 1);
-  if (second == absl::string_view::npos) return "";
-  return std::string(workload_key.substr(first + 1, second - first - 1));
 }
 
 // One log line per container headroom changes, with the old and new values and the reasons.
@@ -108,7 +98,8 @@ TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod,
   tracked.pod_name = pod.name();
   tracked.workload_key = WorkloadKeyFromPod(pod.namespace_(), pod.name(), ToList(pod.labels()));
   tracked.stats_key = WorkloadContainerKey(tracked.workload_key, container.name());
-  tracked.daemonset = absl::StrContains(tracked.workload_key, "/DaemonSet/");
+  const std::string kind = WorkloadKind(tracked.workload_key);
+  tracked.daemonset = kind == "DaemonSet";
   if (container.has_linux()) {
     tracked.cgroups_path = container.linux().cgroups_path();
     tracked.current = ResourcesFrom(container.linux().resources());
@@ -123,7 +114,7 @@ TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod,
   // The node knows the owner kind from the pod's labels, not its replica count: the ranking
   // comes from the annotation and the kind here, and the extender resolves it fully.
   const WorkloadPolicy policy =
-      ResolveWorkloadPolicy({}, annotations, KindOf(tracked.workload_key), std::nullopt, defaults);
+      ResolveWorkloadPolicy({}, annotations, kind, std::nullopt, defaults);
   tracked.allow_below_declared = policy.allow_below_declared;
   tracked.ranking = policy.ranking.ranking;
   const bool namespace_excluded =

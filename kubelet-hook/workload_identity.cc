@@ -1,6 +1,5 @@
 #include "kubelet-hook/workload_identity.h"
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace headroom::nri {
@@ -46,10 +45,6 @@ std::string WorkloadKeyFromPod(absl::string_view pod_namespace, absl::string_vie
     }
   }
   return absl::StrCat(pod_namespace, "/Pod/", pod_name);
-}
-
-std::string WorkloadContainerKey(absl::string_view workload_key, absl::string_view container) {
-  return absl::StrCat(workload_key, "#", container);
 }
 
 }  // namespace headroom::nri

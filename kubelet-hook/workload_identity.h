@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "shared/workload_key.h"  // WorkloadContainerKey: statistics are per workload container
 
 namespace headroom::nri {
 
@@ -19,8 +20,5 @@ using LabelList = std::vector<std::pair<std::string, std::string>>;
 
 std::string WorkloadKeyFromPod(absl::string_view pod_namespace, absl::string_view pod_name,
                                const LabelList& labels);
-
-// Statistics are per container of a workload: "<workload key>#<container name>".
-std::string WorkloadContainerKey(absl::string_view workload_key, absl::string_view container);
 
 }  // namespace headroom::nri
