@@ -121,6 +121,11 @@ ResourcePlan PlanContainerResources(const ContainerPolicyInput& input) {
   return plan;
 }
 
+ResourceAmounts RuntimeRequests(const RuntimeResources& resources) {
+  return {resources.cpu_shares.has_value() ? MillisForCpuShares(*resources.cpu_shares) : 0,
+          resources.memory_limit_bytes.value_or(0)};
+}
+
 ResourcePlan WithoutNoOps(ResourcePlan plan, const RuntimeResources& current) {
   if (plan.cpu_quota.has_value() && current.cpu_quota.has_value() &&
       *current.cpu_quota == *plan.cpu_quota) {

@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "shared/guard_rails.h"
 #include "shared/reason.h"
+#include "shared/resource.h"
 #include "shared/usage_stats.h"
 
 namespace headroom::nri {
@@ -72,6 +73,10 @@ int64_t MillisForCpuShares(uint64_t shares);
 // The plan. With enforce = false or excluded = true the plan changes nothing but its reasons
 // still say what would have been set.
 ResourcePlan PlanContainerResources(const ContainerPolicyInput& input);
+
+// The requests `resources` stand for, as the runtime shows them: CPU from the shares, memory
+// from the limit (the runtime has no memory request); 0 where unset.
+ResourceAmounts RuntimeRequests(const RuntimeResources& resources);
 
 // The plan minus what `current` already has (for updates of running containers).
 ResourcePlan WithoutNoOps(ResourcePlan plan, const RuntimeResources& current);

@@ -36,17 +36,16 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
     }
     // Declared requests as the runtime knows them (kubelet's, before headroom): CPU from
     // shares, memory from the limit.
-    const int64_t cpu_request =
-        c.declared.cpu_shares.has_value() ? MillisForCpuShares(*c.declared.cpu_shares) : 0;
-    const int64_t memory_limit = c.declared.memory_limit_bytes.value_or(0);
-    pod->mutable_requests()->set_cpu_millis(pod->requests().cpu_millis() + cpu_request);
-    pod->mutable_requests()->set_memory_bytes(pod->requests().memory_bytes() + memory_limit);
+    const ResourceAmounts declared = RuntimeRequests(c.declared);
+    pod->mutable_requests()->set_cpu_millis(pod->requests().cpu_millis() + declared.cpu_millis);
+    pod->mutable_requests()->set_memory_bytes(pod->requests().memory_bytes() +
+                                              declared.memory_bytes);
     headroom::v1::ContainerReport* container = pod->add_containers();
     container->set_name(c.name);
     container->set_history_seconds(absl::ToInt64Seconds(state.History(c.stats_key, now)));
-    container->mutable_requests()->set_cpu_millis(cpu_request);
-    container->mutable_requests()->set_memory_bytes(memory_limit);
-    container->mutable_limits()->set_memory_bytes(memory_limit);
+    container->mutable_requests()->set_cpu_millis(declared.cpu_millis);
+    container->mutable_requests()->set_memory_bytes(declared.memory_bytes);
+    container->mutable_limits()->set_memory_bytes(c.declared.memory_limit_bytes.value_or(0));
     container->set_memory_in_use_bytes(c.memory_usage_bytes);
     if (std::optional<CpuStats> cpu = state.CpuHistory(c.stats_key, now); cpu.has_value()) {
       codec::CpuStatsToProto(*cpu, *container->mutable_cpu());

@@ -35,12 +35,17 @@ LabelList ToList(const google::protobuf::RepeatedPtrField<napi::StringEntry>& en
 // One log line per container headroom changes, with the old and new values and the reasons.
 void LogChange(absl::string_view event, const TrackedContainer& container,
                const RuntimeResources& before, const ResourcePlan& plan) {
-  spdlog::info("nri: {} {}/{} container {} ({}): {}; {}", std::string(event),
-               container.pod_namespace, container.pod_name, container.name, container.stats_key,
-               DescribePlan(before, plan), PlanReasons(plan));
+  spdlog::info("nri: {} {}", std::string(event), DescribeContainerChange(container, before, plan));
 }
 
 }  // namespace
+
+std::string DescribeContainerChange(const TrackedContainer& container,
+                                    const RuntimeResources& before, const ResourcePlan& plan) {
+  return absl::StrCat(container.pod_namespace, "/", container.pod_name, " container ",
+                      container.name, " (", container.stats_key, "): ", DescribePlan(before, plan),
+                      "; ", PlanReasons(plan));
+}
 
 RuntimeResources ResourcesFrom(const napi::LinuxResources& resources) {
   RuntimeResources declared;

@@ -75,6 +75,11 @@ class NriPlugin {
   uint64_t adjustments_made_ = 0;
 };
 
+// "ns/pod container c (stats key): cpu shares 1024 -> 256, ...; reasons": the log line of a
+// change headroom-nri makes to `container`, from `before`.
+std::string DescribeContainerChange(const TrackedContainer& container,
+                                    const RuntimeResources& before, const ResourcePlan& plan);
+
 // Conversions between NRI's LinuxResources and the policy's view.
 RuntimeResources ResourcesFrom(const napi::LinuxResources& resources);
 void ApplyPlan(const ResourcePlan& plan, napi::LinuxResources& resources);

@@ -130,10 +130,8 @@ OptimizeOutcome Sampler::Optimize(absl::Time now) {
       if (demand.memory.has_value() && demand.memory->peak_bytes == 0) demand.memory.reset();
       demand.history = state_.History(c->stats_key, now);
       // The runtime shows the CPU request as shares and no memory request: the limit stands in.
-      const RuntimeResources& d = c->declared;
-      demand.declared_requests = {d.cpu_shares.has_value() ? MillisForCpuShares(*d.cpu_shares) : 0,
-                                  d.memory_limit_bytes.value_or(0)};
-      demand.declared_limits.memory_bytes = d.memory_limit_bytes.value_or(0);
+      demand.declared_requests = RuntimeRequests(c->declared);
+      demand.declared_limits.memory_bytes = c->declared.memory_limit_bytes.value_or(0);
       all_history = all_history && demand.cpu.has_value() && demand.memory.has_value();
       pod.requests.cpu_millis += demand.declared_requests.cpu_millis;
       pod.requests.memory_bytes += demand.declared_requests.memory_bytes;
@@ -168,10 +166,7 @@ OptimizeOutcome Sampler::Optimize(absl::Time now) {
     update->set_container_id(c.id);
     update->set_ignore_failure(true);
     ApplyPlan(plan, *update->mutable_linux()->mutable_resources());
-    outcome.changes.push_back(
-        {c.id, plan,
-         absl::StrCat(c.pod_namespace, "/", c.pod_name, " container ", c.name, " (", c.stats_key,
-                      "): ", DescribePlan(c.current, plan), "; ", PlanReasons(plan))});
+    outcome.changes.push_back({c.id, plan, DescribeContainerChange(c, c.current, plan)});
   }
   return outcome;
 }

@@ -284,6 +284,15 @@ TEST(CpuShares, ConvertBothWays) {
   EXPECT_EQ(MillisForCpuShares(CpuSharesForMillis(250)), 250);
 }
 
+TEST(RuntimeRequests, CpuFromSharesMemoryFromTheLimit) {
+  RuntimeResources resources;
+  EXPECT_EQ(RuntimeRequests(resources), (ResourceAmounts{0, 0}));
+  resources.cpu_shares = 512;
+  resources.memory_limit_bytes = int64_t{64} << 20;
+  resources.cpu_quota = 50000;  // a quota is no request
+  EXPECT_EQ(RuntimeRequests(resources), (ResourceAmounts{500, int64_t{64} << 20}));
+}
+
 TEST(WithResources, TakesWhatTheUpdateSetAndKeepsTheRest) {
   napi::LinuxResources applied;
   applied.mutable_cpu()->mutable_quota()->set_value(-1);
