@@ -60,6 +60,17 @@ void RaiseTo(int64_t& amount, int64_t floor, Value value, absl::string_view code
   amount = floor;
 }
 
+// The memory limit's floors from evidence, warm or not: 2 x the memory at the last OOM kill,
+// and the memory in use.
+void RaiseLimitToEvidence(int64_t& limit, const GuardInput& input, std::vector<Reason>& reasons) {
+  RaiseTo(limit, Doubled(input.oom_memory_bytes), Value::kMemoryLimit, "OomFloor",
+          absl::StrCat("2 x the memory at the last OOM kill (",
+                       FormatMemoryBytes(input.oom_memory_bytes), ")"),
+          reasons);
+  RaiseTo(limit, input.memory_in_use_bytes, Value::kMemoryLimit, "InUseFloor", "the memory in use",
+          reasons);
+}
+
 // The step bound on a running container's value that goes down from `current`.
 void BoundShrink(int64_t& amount, int64_t current, Value value, const GuardInput& input,
                  const GuardRailConfig& config, GuardResult& result) {
@@ -109,19 +120,9 @@ absl::Status GuardRailConfig::Validate() const {
   return absl::OkStatus();
 }
 
-int64_t CpuRequestFloor(const SizedValues& declared, bool allow_below_declared,
-                        const GuardRailConfig& config) {
-  int64_t floor = config.min_cpu_request_millis;
-  if (!allow_below_declared && declared.cpu_request_millis.has_value()) {
-    floor = std::max(floor, *declared.cpu_request_millis);
-  }
-  return floor;
-}
-
 GuardResult ApplyGuardRails(const GuardInput& input, const GuardRailConfig& config) {
   GuardResult result;
   result.last_shrink = input.last_shrink;
-  const int64_t oom_floor = Doubled(input.oom_memory_bytes);
 
   if (input.history < config.min_history) {
     // Warm-up: the declared values of what the caller manages, with the memory limit raised
@@ -144,13 +145,7 @@ GuardResult ApplyGuardRails(const GuardInput& input, const GuardRailConfig& conf
     }
     if (input.proposed.memory_limit_bytes.has_value() &&
         result.values.memory_limit_bytes.has_value()) {
-      int64_t& limit = *result.values.memory_limit_bytes;
-      RaiseTo(limit, oom_floor, Value::kMemoryLimit, "OomFloor",
-              absl::StrCat("2 x the memory at the last OOM kill (",
-                           FormatMemoryBytes(input.oom_memory_bytes), ")"),
-              result.reasons);
-      RaiseTo(limit, input.memory_in_use_bytes, Value::kMemoryLimit, "InUseFloor",
-              "the memory in use", result.reasons);
+      RaiseLimitToEvidence(*result.values.memory_limit_bytes, input, result.reasons);
     }
     return result;
   }
@@ -179,12 +174,7 @@ GuardResult ApplyGuardRails(const GuardInput& input, const GuardRailConfig& conf
       RaiseTo(amount, config.min_memory_limit_bytes, value, "MemoryLimitFloor",
               absl::StrCat("the floor ", FormatMemoryBytes(config.min_memory_limit_bytes)),
               result.reasons);
-      RaiseTo(amount, oom_floor, value, "OomFloor",
-              absl::StrCat("2 x the memory at the last OOM kill (",
-                           FormatMemoryBytes(input.oom_memory_bytes), ")"),
-              result.reasons);
-      RaiseTo(amount, input.memory_in_use_bytes, value, "InUseFloor", "the memory in use",
-              result.reasons);
+      RaiseLimitToEvidence(amount, input, result.reasons);
       if (result.values.memory_request_bytes.has_value()) {
         RaiseTo(amount, *result.values.memory_request_bytes, value, "RequestFloor",
                 "a limit is never below the request", result.reasons);

@@ -89,9 +89,4 @@ struct GuardResult {
 
 GuardResult ApplyGuardRails(const GuardInput& input, const GuardRailConfig& config);
 
-// The smallest CPU weight headroom-nri may set: kubelet's shares for max(the floor, the
-// declared request unless the workload opted in below it). Exposed for the NRI plugin's tests.
-int64_t CpuRequestFloor(const SizedValues& declared, bool allow_below_declared,
-                        const GuardRailConfig& config);
-
 }  // namespace headroom

@@ -92,6 +92,19 @@ TEST(GuardRails, Table) {
                      {"CpuFloor", "MaxFloor", "OomFloor"}});
   }
   {
+    GuardInput input = Input(absl::Hours(30));
+    input.allow_below_declared = false;
+    input.running = false;
+    input.declared.cpu_request_millis = 10;
+    input.proposed.cpu_request_millis = 5;
+    input.proposed.memory_request_bytes = 1024 * kMi;
+    input.proposed.memory_limit_bytes = 2048 * kMi;
+    cases.push_back({"a declared request below the floor: the floor, with or without the opt-in",
+                     input,
+                     {25, 1024 * kMi, 2048 * kMi},
+                     {"CpuFloor"}});
+  }
+  {
     GuardInput input = Input(absl::Seconds(10));
     input.oom_memory_bytes = 1500 * kMi;
     cases.push_back({"warming up, an OOM kill still raises the limit",
@@ -161,13 +174,6 @@ TEST(GuardRails, ConfigIsValidated) {
   bad = {};
   bad.min_memory_limit_bytes = -1;
   EXPECT_FALSE(bad.Validate().ok());
-}
-
-TEST(GuardRails, TheCpuFloorForWeights) {
-  const GuardRailConfig config;
-  EXPECT_EQ(CpuRequestFloor({250, {}, {}}, false, config), 250);
-  EXPECT_EQ(CpuRequestFloor({250, {}, {}}, true, config), 25);
-  EXPECT_EQ(CpuRequestFloor({10, {}, {}}, false, config), 25);
 }
 
 }  // namespace
