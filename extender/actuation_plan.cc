@@ -53,19 +53,16 @@ PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
     state.disruption.verified = false;
     return state;
   }
-  const std::string controller = ControllerKey(*api);
-  WorkloadCount count;
-  if (const auto it = view.counts.find(controller); it != view.counts.end()) count = it->second;
-  const WorkloadPolicy policy = PolicyOf(
-      *api, controller.empty() ? std::nullopt : std::optional<int>(count.pods), view.defaults);
+  const WorkloadCount count = CountOf(view.counts, *api);
+  const WorkloadPolicy policy = PolicyOf(*api, count, view.defaults);
   demand.daemonset = demand.daemonset || api->owner_kind == "DaemonSet";
   demand.ranking = policy.ranking.ranking;
   // The API is authoritative for what the pod requests.
   demand.requests = {Sum(api->containers, true), Sum(api->containers, false)};
   demand.optimizable = !reported.containers.empty() && SizingBlockedBy(policy).empty();
   state.allow_below_declared = policy.allow_below_declared;
-  state.resize_blocked_by = ResizeBlockedBy(*api);
-  state.disruption = DisruptionFactsFor(*api, count, view.defaults);
+  state.resize_blocked_by = ResizeBlockedBy(*api, policy);
+  state.disruption = DisruptionFactsFor(*api, count, policy);
   const std::vector<DeclaredResources> declared = DeclaredOf(*api);
   for (ContainerDemand& container : demand.containers) {
     ContainerState container_state;
@@ -146,8 +143,8 @@ std::string ShrinkKey(absl::string_view uid, absl::string_view container) {
   return absl::StrCat(uid, "/", container);
 }
 
-std::string ResizeBlockedBy(const ApiPod& pod) {
-  if (std::string why = SizingBlockedBy(PolicyOf(pod)); !why.empty()) return why;
+std::string ResizeBlockedBy(const ApiPod& pod, const WorkloadPolicy& policy) {
+  if (std::string why = SizingBlockedBy(policy); !why.empty()) return why;
   if (pod.mirror) return "a static pod's mirror cannot be resized";
   if (pod.terminating) return "terminating";
   if (!pod.resize_pending.empty()) {
@@ -159,10 +156,9 @@ std::string ResizeBlockedBy(const ApiPod& pod) {
 }
 
 DisruptionFacts DisruptionFactsFor(const ApiPod& pod, const WorkloadCount& count,
-                                   const PolicyDefaults& defaults) {
+                                   const WorkloadPolicy& policy) {
   const bool owned = !pod.owner_kind.empty();
-  DisruptionFacts facts = DisruptionFactsOf(
-      PolicyOf(pod, owned ? std::optional<int>(count.pods) : std::nullopt, defaults));
+  DisruptionFacts facts = DisruptionFactsOf(policy);
   facts.owner_kind = pod.owner_kind;
   facts.workload = ControllerKey(pod);
   facts.workload_pods = owned ? count.pods : 1;
@@ -173,8 +169,9 @@ DisruptionFacts DisruptionFactsFor(const ApiPod& pod, const WorkloadCount& count
   return facts;
 }
 
-std::string EvictionBlockedBy(const ApiPod& pod, const WorkloadCount& count) {
-  return headroom::EvictionBlockedBy(DisruptionFactsFor(pod, count));
+std::string EvictionBlockedBy(const ApiPod& pod, const WorkloadCount& count,
+                              const WorkloadPolicy& policy) {
+  return headroom::EvictionBlockedBy(DisruptionFactsFor(pod, count, policy));
 }
 
 std::vector<DeclaredResources> DeclaredOf(const ApiPod& pod) {

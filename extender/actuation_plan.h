@@ -83,13 +83,14 @@ struct ApiView {
   PolicyDefaults defaults;
 };
 
-// Why headroom must not resize `pod` at all ("" when it may).
-std::string ResizeBlockedBy(const ApiPod& pod);
-// The disruption facts of `pod` (shared/disruption.h), with its workload's counts.
+// Why headroom must not resize `pod` at all ("" when it may); `policy` is PolicyOf(pod, ...).
+std::string ResizeBlockedBy(const ApiPod& pod, const WorkloadPolicy& policy);
+// The disruption facts of `pod` (shared/disruption.h), with its workload's counts and policy.
 DisruptionFacts DisruptionFactsFor(const ApiPod& pod, const WorkloadCount& count,
-                                   const PolicyDefaults& defaults = {});
+                                   const WorkloadPolicy& policy);
 // Why headroom must not evict `pod` ("" when it may).
-std::string EvictionBlockedBy(const ApiPod& pod, const WorkloadCount& count);
+std::string EvictionBlockedBy(const ApiPod& pod, const WorkloadCount& count,
+                              const WorkloadPolicy& policy);
 
 // Each container's declared values: headroom.dev/declared when readable, else the spec.
 std::vector<DeclaredResources> DeclaredOf(const ApiPod& pod);

@@ -226,7 +226,9 @@ void Actuator::HandleOomKills(absl::Time now,
               : kill.container_id;
       if (!handled_oom_kills_.insert(id).second) continue;
       if (kill.finished_at < started_ - options_.oom_lookback) continue;  // before our time
-      const WorkloadPolicy policy = PolicyOf(pod, std::nullopt, options_.defaults);
+      const std::string controller = ControllerKey(pod);
+      const WorkloadCount count = CountOf(counts, pod);
+      const WorkloadPolicy policy = PolicyOf(pod, count, options_.defaults);
       const OomDecision decision = oom_cooldown_.Evaluate(
           {absl::StrCat(pod.uid, "/", kill.container), pod.name, kill.finished_at, 0},
           {!options_.oom_evict, policy.excluded, policy.disabled || policy.recommend_only});
@@ -236,15 +238,12 @@ void Actuator::HandleOomKills(absl::Time now,
         metrics_.CountAction("evict", "oom_skipped");
         continue;
       }
-      WorkloadCount count;
-      if (const auto it = counts.find(ControllerKey(pod)); it != counts.end()) count = it->second;
-      if (std::string why = EvictionBlockedBy(pod, count); !why.empty()) {
+      if (std::string why = EvictionBlockedBy(pod, count, policy); !why.empty()) {
         logger_->info("OOM kill of {}/{} container {}: no eviction ({})", pod.pod_namespace,
                       pod.name, kill.container, why);
         metrics_.CountAction("evict", "oom_skipped");
         continue;
       }
-      const std::string controller = ControllerKey(pod);
       if (Evict({pod.pod_namespace, pod.name, pod.uid, pod.node, "OOMKilled",
                  absl::StrCat("container ", kill.container, " was OOM-killed at ",
                               Timestamp(kill.finished_at),

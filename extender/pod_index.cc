@@ -73,8 +73,16 @@ std::string ControllerKey(const ApiPod& pod) {
   return absl::StrCat(pod.pod_namespace, "/", pod.owner_kind, "/", pod.owner_name);
 }
 
-WorkloadPolicy PolicyOf(const ApiPod& pod, std::optional<int> replicas,
+WorkloadCount CountOf(const absl::flat_hash_map<std::string, WorkloadCount>& counts,
+                      const ApiPod& pod) {
+  const auto it = counts.find(ControllerKey(pod));
+  return it == counts.end() ? WorkloadCount{} : it->second;
+}
+
+WorkloadPolicy PolicyOf(const ApiPod& pod, const WorkloadCount& count,
                         const PolicyDefaults& defaults) {
+  const std::optional<int> replicas =
+      pod.owner_kind.empty() ? std::nullopt : std::optional<int>(count.pods);
   return ResolveWorkloadPolicy({}, pod.annotations, pod.owner_kind, replicas, defaults);
 }
 

@@ -56,9 +56,13 @@ struct WorkloadCount {
 // "namespace/Kind/name" of the pod's controller; "" without one.
 std::string ControllerKey(const ApiPod& pod);
 
-// The pod's policy from its annotations (docs/annotations.md), its owner's kind and, when
-// known, its workload's replica count (the default eviction ranking).
-WorkloadPolicy PolicyOf(const ApiPod& pod, std::optional<int> replicas = std::nullopt,
+// The count of the pod's controller in `counts` (zero without a controller or an entry).
+WorkloadCount CountOf(const absl::flat_hash_map<std::string, WorkloadCount>& counts,
+                      const ApiPod& pod);
+
+// The pod's policy from its annotations (docs/annotations.md), its owner's kind and, for a pod
+// with a controller, its workload's replica count (the default eviction ranking).
+WorkloadPolicy PolicyOf(const ApiPod& pod, const WorkloadCount& count,
                         const PolicyDefaults& defaults = {});
 
 // InvalidArgument for an object without metadata.name/namespace/uid or with bad resources.

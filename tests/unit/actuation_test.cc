@@ -242,7 +242,7 @@ TEST(EvictionGuards, ProtectedPodsAreNeverEvicted) {
     ApiPod pod = Pod("p", 100, kMi);
     pod.ready = true;
     c.change(pod);
-    const std::string why = EvictionBlockedBy(pod, c.count);
+    const std::string why = EvictionBlockedBy(pod, c.count, PolicyOf(pod, c.count));
     if (c.why.empty()) {
       EXPECT_EQ(why, "") << c.name;
     } else {
