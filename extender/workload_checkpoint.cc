@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "codec/stats_json.h"
 #include "io/atomic_file.h"
 #include "nlohmann/json.hpp"
 
@@ -36,20 +37,8 @@ std::string EncodeWorkloads(const std::map<std::string, ClusterView::ContainerSt
   for (const auto& [key, stats] : workloads) {
     json entry = json::object();
     entry["historySeconds"] = absl::ToInt64Seconds(stats.history);
-    if (stats.cpu.has_value()) {
-      entry["cpu"] = {{"baseMillis", stats.cpu->base_millis},
-                      {"peakMillis", stats.cpu->peak_millis},
-                      {"dailyBaseMillis", stats.cpu->daily_base_millis},
-                      {"dailyPeakMillis", stats.cpu->daily_peak_millis}};
-    }
-    if (stats.memory.has_value()) {
-      entry["memory"] = {{"baseBytes", stats.memory->base_bytes},
-                         {"peakBytes", stats.memory->peak_bytes},
-                         {"max7dBytes", stats.memory->max_7d_bytes},
-                         {"oomBytes", stats.memory->oom_bytes},
-                         {"dailyBaseBytes", stats.memory->daily_base_bytes},
-                         {"dailyPeakBytes", stats.memory->daily_peak_bytes}};
-    }
+    if (stats.cpu.has_value()) entry["cpu"] = codec::CpuStatsToJson(*stats.cpu);
+    if (stats.memory.has_value()) entry["memory"] = codec::MemoryStatsToJson(*stats.memory);
     entries[key] = std::move(entry);
   }
   return json{{"version", 1},
@@ -75,19 +64,15 @@ absl::StatusOr<std::map<std::string, ClusterView::ContainerStats>> DecodeWorkloa
       ClusterView::ContainerStats stats;
       stats.history = absl::Seconds(OptionalNonNegative(entry, "historySeconds", where));
       if (const auto cpu = entry.find("cpu"); cpu != entry.end()) {
-        stats.cpu = CpuStats{NonNegative(*cpu, "baseMillis", where + ".cpu"),
-                             NonNegative(*cpu, "peakMillis", where + ".cpu"),
-                             OptionalNonNegative(*cpu, "dailyBaseMillis", where + ".cpu"),
-                             OptionalNonNegative(*cpu, "dailyPeakMillis", where + ".cpu")};
+        absl::StatusOr<CpuStats> decoded = codec::CpuStatsFromJson(*cpu, where + ".cpu");
+        if (!decoded.ok()) return decoded.status();
+        stats.cpu = *decoded;
       }
       if (const auto memory = entry.find("memory"); memory != entry.end()) {
-        stats.memory =
-            MemoryStats{NonNegative(*memory, "baseBytes", where + ".memory"),
-                        NonNegative(*memory, "peakBytes", where + ".memory"),
-                        NonNegative(*memory, "max7dBytes", where + ".memory"),
-                        NonNegative(*memory, "oomBytes", where + ".memory"),
-                        OptionalNonNegative(*memory, "dailyBaseBytes", where + ".memory"),
-                        OptionalNonNegative(*memory, "dailyPeakBytes", where + ".memory")};
+        absl::StatusOr<MemoryStats> decoded =
+            codec::MemoryStatsFromJson(*memory, where + ".memory");
+        if (!decoded.ok()) return decoded.status();
+        stats.memory = *decoded;
       }
       out[key] = stats;
     }

@@ -1,6 +1,7 @@
 #include "kubelet-hook/node_checkpoint.h"
 
 #include "absl/strings/str_cat.h"
+#include "codec/stats_json.h"
 #include "io/atomic_file.h"
 #include "nlohmann/json.hpp"
 #include "shared/status_macros.h"
@@ -21,12 +22,6 @@ absl::StatusOr<int64_t> Int(const json& object, const char* key, const std::stri
     return absl::InvalidArgumentError(absl::StrCat(where, ".", key, ": negative (", value, ")"));
   }
   return value;
-}
-
-// An optional amount: 0 when absent.
-absl::StatusOr<int64_t> OptionalInt(const json& object, const char* key, const std::string& where) {
-  if (!object.contains(key)) return 0;
-  return Int(object, key, where);
 }
 
 json ContainerJson(const ContainerRecord& record) {
@@ -98,20 +93,8 @@ std::string EncodeNodeCheckpoint(const NodeCheckpoint& checkpoint, absl::Time sa
     }
     entry["ooms"] = std::move(ooms);
     if (record.sized_cpu_millis) entry["sizedCpuMillis"] = *record.sized_cpu_millis;
-    if (record.last_cpu) {
-      entry["cpu"] = {{"baseMillis", record.last_cpu->base_millis},
-                      {"peakMillis", record.last_cpu->peak_millis},
-                      {"dailyBaseMillis", record.last_cpu->daily_base_millis},
-                      {"dailyPeakMillis", record.last_cpu->daily_peak_millis}};
-    }
-    if (record.last_memory) {
-      entry["memory"] = {{"baseBytes", record.last_memory->base_bytes},
-                         {"peakBytes", record.last_memory->peak_bytes},
-                         {"max7dBytes", record.last_memory->max_7d_bytes},
-                         {"oomBytes", record.last_memory->oom_bytes},
-                         {"dailyBaseBytes", record.last_memory->daily_base_bytes},
-                         {"dailyPeakBytes", record.last_memory->daily_peak_bytes}};
-    }
+    if (record.last_cpu) entry["cpu"] = codec::CpuStatsToJson(*record.last_cpu);
+    if (record.last_memory) entry["memory"] = codec::MemoryStatsToJson(*record.last_memory);
     workloads[key] = std::move(entry);
   }
   json containers = json::object();
@@ -158,25 +141,11 @@ absl::StatusOr<NodeCheckpoint> DecodeNodeCheckpoint(absl::string_view text) {
       HEADROOM_ASSIGN_OR_RETURN(record.sized_cpu_millis, Int(*it, "sizedCpuMillis", where));
     }
     if (auto cpu = it->find("cpu"); cpu != it->end()) {
-      CpuStats stats;
-      HEADROOM_ASSIGN_OR_RETURN(stats.base_millis, Int(*cpu, "baseMillis", where + ".cpu"));
-      HEADROOM_ASSIGN_OR_RETURN(stats.peak_millis, Int(*cpu, "peakMillis", where + ".cpu"));
-      HEADROOM_ASSIGN_OR_RETURN(stats.daily_base_millis,
-                                OptionalInt(*cpu, "dailyBaseMillis", where + ".cpu"));
-      HEADROOM_ASSIGN_OR_RETURN(stats.daily_peak_millis,
-                                OptionalInt(*cpu, "dailyPeakMillis", where + ".cpu"));
-      record.last_cpu = stats;
+      HEADROOM_ASSIGN_OR_RETURN(record.last_cpu, codec::CpuStatsFromJson(*cpu, where + ".cpu"));
     }
     if (auto memory = it->find("memory"); memory != it->end()) {
-      MemoryStats stats;
-      const std::string at = where + ".memory";
-      HEADROOM_ASSIGN_OR_RETURN(stats.base_bytes, Int(*memory, "baseBytes", at));
-      HEADROOM_ASSIGN_OR_RETURN(stats.peak_bytes, Int(*memory, "peakBytes", at));
-      HEADROOM_ASSIGN_OR_RETURN(stats.max_7d_bytes, Int(*memory, "max7dBytes", at));
-      HEADROOM_ASSIGN_OR_RETURN(stats.oom_bytes, Int(*memory, "oomBytes", at));
-      HEADROOM_ASSIGN_OR_RETURN(stats.daily_base_bytes, OptionalInt(*memory, "dailyBaseBytes", at));
-      HEADROOM_ASSIGN_OR_RETURN(stats.daily_peak_bytes, OptionalInt(*memory, "dailyPeakBytes", at));
-      record.last_memory = stats;
+      HEADROOM_ASSIGN_OR_RETURN(record.last_memory,
+                                codec::MemoryStatsFromJson(*memory, where + ".memory"));
     }
     out.workloads.emplace(it.key(), std::move(record));
   }
