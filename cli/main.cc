@@ -52,6 +52,8 @@ ABSL_FLAG(double, cold_start, 0,
           "simulate: fraction of pods that are new workloads created after the warm-up, using 5% "
           "of their level for their first 2-6 hours, then all of it.");
 ABSL_FLAG(std::string, extender, "", "headroom-extender's gRPC address, host:port.");
+ABSL_FLAG(std::string, token_file, "",
+          "report: a ServiceAccount token file sent as the bearer token (--report-auth=token).");
 ABSL_FLAG(std::string, extender_ca_file, "", "PEM CA of the extender's gRPC certificate (TLS).");
 ABSL_FLAG(std::string, extender_cert_file, "", "PEM client certificate (mutual TLS).");
 ABSL_FLAG(std::string, extender_key_file, "", "PEM key for --extender-cert-file.");
@@ -182,6 +184,8 @@ Flags:
   --extender-ca-file F   TLS: the CA of the extender's gRPC certificate (its --grpc-tls-cert-file).
   --extender-cert-file F, --extender-key-file F
                          mutual TLS: this client's certificate and key.
+  --token-file F         a ServiceAccount token sent as the bearer token (the extender's
+                         --report-auth=token; the token's pod must run on the reported node).
 )";
 
 constexpr char kRepackUsage[] =
@@ -269,7 +273,7 @@ int RunReport() {
       absl::GetFlag(FLAGS_extender), absl::GetFlag(FLAGS_input), absl::GetFlag(FLAGS_timeout),
       {absl::GetFlag(FLAGS_extender_ca_file), absl::GetFlag(FLAGS_extender_cert_file),
        absl::GetFlag(FLAGS_extender_key_file)},
-      std::cout, std::cerr);
+      absl::GetFlag(FLAGS_token_file), std::cout, std::cerr);
 }
 
 int RunRepack() {

@@ -9,11 +9,13 @@
 #include "cli/input_file.h"
 #include "extender/report_codec.h"
 #include "headroom/v1/report.grpc.pb.h"
+#include "io/bearer_token.h"
 
 namespace headroom::cli {
 
 int RunReport(absl::string_view extender, absl::string_view input, absl::Duration timeout,
-              const io::GrpcClientTls& tls, std::ostream& out, std::ostream& err) {
+              const io::GrpcClientTls& tls, const std::string& token_file, std::ostream& out,
+              std::ostream& err) {
   if (extender.empty() || input.empty()) {
     err << "headroom report: --extender HOST:PORT and --input FILE|- are required\n";
     return kExitBadInput;
@@ -45,6 +47,10 @@ int RunReport(absl::string_view extender, absl::string_view input, absl::Duratio
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() +
                        std::chrono::milliseconds(absl::ToInt64Milliseconds(timeout)));
+  if (absl::Status added = io::AddBearerToken(context, token_file); !added.ok()) {
+    err << "headroom report: --token-file: " << added.message() << "\n";
+    return kExitBadInput;
+  }
   headroom::v1::ReportReply reply;
   const grpc::Status status = stub->Report(&context, *report, &reply);
   if (!status.ok()) {

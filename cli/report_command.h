@@ -1,6 +1,7 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -11,8 +12,10 @@ namespace headroom::cli {
 // `headroom report`: sends one node report (its JSON form, see docs/extender.md) to a
 // headroom-extender's gRPC service, for debugging and tests. Returns the exit code: 2 for a
 // malformed report, 1 when the extender cannot be reached or refuses it.
-// `tls` empty: plaintext.
+// `tls` empty: plaintext. `token_file` set: its bearer token goes with the report
+// (--report-auth=token).
 int RunReport(absl::string_view extender, absl::string_view input, absl::Duration timeout,
-              const io::GrpcClientTls& tls, std::ostream& out, std::ostream& err);
+              const io::GrpcClientTls& tls, const std::string& token_file, std::ostream& out,
+              std::ostream& err);
 
 }  // namespace headroom::cli

@@ -191,9 +191,10 @@ NodePlan PlanNode(const NodeReport& report, const ApiView& api, const ActionConf
   states.reserve(report.pods.size());
   for (const ReportedPod& reported : report.pods) {
     std::optional<ApiPod> pod = api.find(reported);
-    // A namesake (same name, another UID) or a pod the API places elsewhere is not this one.
-    if (pod && ((!reported.uid.empty() && pod->uid != reported.uid) ||
-                (!pod->node.empty() && pod->node != report.node))) {
+    // Only the API's own pod is acted on: not a namesake (another UID), not a pod the API
+    // places elsewhere or nowhere, and not one the report could not be checked for.
+    if (pod && (!reported.verified || reported.uid.empty() || pod->uid != reported.uid ||
+                pod->node != report.node)) {
       pod.reset();
     }
     states.push_back(StateOf(reported, pod, api));

@@ -89,6 +89,11 @@ Actuator::Actuator(ClusterView& view, PodIndex& pods, KubeClient& kube, Metrics&
       cpu_over_(options_.actions.cpu_eviction_after),
       oom_cooldown_(options_.oom) {}
 
+bool Actuator::NamespaceExcluded(const std::string& pod_namespace) const {
+  return std::find(options_.excluded_namespaces.begin(), options_.excluded_namespaces.end(),
+                   pod_namespace) != options_.excluded_namespaces.end();
+}
+
 bool Actuator::Withheld(const std::string& action, const std::string& what) {
   if (options_.dry_run) {
     logger_->info("dry run: would {} {}", action, what);
@@ -219,6 +224,7 @@ bool Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
 void Actuator::HandleOomKills(absl::Time now,
                               absl::flat_hash_map<std::string, WorkloadCount>& counts) {
   for (const ApiPod& pod : pods_.WithOomKills()) {
+    if (NamespaceExcluded(pod.pod_namespace)) continue;
     for (const OomKill& kill : pod.oom_kills) {
       const std::string id =
           kill.container_id.empty()
@@ -265,7 +271,8 @@ void Actuator::RunOnce(absl::Time now) {
                   options_.kill_switch_file);
   }
   ApiView api;
-  api.find = [this](const ReportedPod& reported) {
+  api.find = [this](const ReportedPod& reported) -> std::optional<ApiPod> {
+    if (NamespaceExcluded(reported.pod_namespace)) return std::nullopt;
     return pods_.Find(reported.pod_namespace, reported.name);
   };
   api.counts = pods_.WorkloadCounts();

@@ -21,6 +21,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -67,6 +68,8 @@ class Actuator {
     OomPolicyConfig oom;
     ActionConfig actions;     // guard rails, resize threshold, CPU eviction delay
     PolicyDefaults defaults;  // allow_below_declared: the cluster-wide default
+    // Pods in these namespaces are never resized or evicted (e.g. kube-system).
+    std::vector<std::string> excluded_namespaces;
   };
 
   Actuator(ClusterView& view, PodIndex& pods, KubeClient& kube, Metrics& metrics, Options options,
@@ -79,6 +82,7 @@ class Actuator {
   void Stop() { stop_.Notify(); }
 
  private:
+  bool NamespaceExcluded(const std::string& pod_namespace) const;
   void Resize(const PlannedResize& resize, absl::Time now);
   // True when the pod was evicted, or would have been in dry run or under the kill switch.
   bool Evict(const PlannedEviction& eviction, absl::Time now);

@@ -48,6 +48,8 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
   // This node's part of each workload container: the union of its replicas here.
   absl::flat_hash_map<std::string, ContainerStats> here;
   for (const ReportedPod& pod : report.pods) {
+    // Only a pod matched with the API speaks for a placement or for its workload.
+    if (!pod.verified) continue;
     placements_.erase(pod.uid);  // the report covers it now
     if (pod.workload_key.empty()) continue;
     for (const ContainerDemand& c : pod.containers) {
@@ -183,6 +185,11 @@ void ClusterView::ReplaceApiNodes(absl::flat_hash_map<std::string, ApiNode> node
 size_t ClusterView::ApiNodeCount() const {
   absl::MutexLock lock(&mu_);
   return api_nodes_.size();
+}
+
+bool ClusterView::HasApiNode(const std::string& name) const {
+  absl::MutexLock lock(&mu_);
+  return api_nodes_.contains(name);
 }
 
 void ClusterView::ForgetPlacement(const std::string& pod_uid) {

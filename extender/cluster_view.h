@@ -33,6 +33,9 @@ struct ReportedPod {
   EvictionRanking ranking = EvictionRanking::kLow;
   ResourceAmounts requests;                 // declared; used when a container lacks statistics
   std::vector<ContainerDemand> containers;  // with statistics when known
+  // Matched with the Kubernetes API's pod (report_verification.h). An unverified pod counts
+  // on its node but its statistics join no workload's and nothing acts on it.
+  bool verified = true;
 };
 
 struct NodeReport {
@@ -107,6 +110,7 @@ class ClusterView {
   void ForgetApiNode(const std::string& name);
   void ReplaceApiNodes(absl::flat_hash_map<std::string, ApiNode> nodes);
   size_t ApiNodeCount() const;
+  bool HasApiNode(const std::string& name) const;
 
   // Drops a recorded placement (the pod was deleted or finished).
   void ForgetPlacement(const std::string& pod_uid);

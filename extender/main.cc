@@ -29,6 +29,7 @@
 #include "extender/pod_index.h"
 #include "extender/pod_placements.h"
 #include "extender/report_service.h"
+#include "extender/reporter_identity.h"
 #include "extender/tls_certificate.h"
 #include "extender/workload_checkpoint.h"
 #include "io/grpc_tls.h"
@@ -78,11 +79,27 @@ ABSL_FLAG(std::string, grpc_tls_cert_file, "",
 ABSL_FLAG(std::string, grpc_tls_key_file, "", "PEM private key for --grpc-tls-cert-file.");
 ABSL_FLAG(std::string, grpc_client_ca_file, "",
           "PEM CA: headroom-nri must present a client certificate it signed (mutual TLS).");
+ABSL_FLAG(std::string, report_auth, "token",
+          "Who may report a node: token (headroom-nri's projected ServiceAccount token, checked "
+          "with a TokenReview; the token's pod must run on the reported node), certificate "
+          "(mutual TLS; the client certificate's CN is the node name or system:node:NODE, or "
+          "a DNS subjectAltName is the node name) or insecure (anyone; tests only).");
+ABSL_FLAG(std::string, report_token_audience, "headroom-extender",
+          "--report-auth=token: the audience of headroom-nri's projected token.");
+ABSL_FLAG(std::vector<std::string>, report_service_accounts,
+          std::vector<std::string>({"headroom-system/headroom-nri"}),
+          "--report-auth=token: the ServiceAccounts (namespace/name, comma-separated) whose "
+          "tokens may report nodes.");
+ABSL_FLAG(bool, verify_report_pods, true,
+          "Check each reported pod against the pod watch (same UID, bound to the reporting "
+          "node, its owner's workload key); a pod that does not match counts on its node but "
+          "feeds no workload statistics and is never resized or evicted.");
 ABSL_FLAG(std::string, config, "",
           "YAML file of flag: value (e.g. \"scoring: pack\"); flags on the command line win.");
 ABSL_FLAG(std::vector<std::string>, admission_exclude_namespaces,
           std::vector<std::string>({"kube-system", "kube-public", "kube-node-lease"}),
-          "Admission webhook: namespaces whose pods are never changed (comma-separated).");
+          "Namespaces whose pods are never changed: not by the admission webhook, not resized, "
+          "not evicted (comma-separated).");
 ABSL_FLAG(bool, admission_strip_cpu_limits, true,
           "Admission webhook: remove CPU limits (a container with only a limit keeps it as its "
           "request), so kubelet puts no CPU quota on the pod.");
@@ -198,9 +215,10 @@ int main(int argc, char** argv) {
     }
   }
   // The Kubernetes API, for the watch of bound pods: explicit kubeconfig, else in-cluster.
-  std::unique_ptr<headroom::extender::KubeClient> kube;         // the pod watch's connection
-  std::unique_ptr<headroom::extender::KubeClient> kube_nodes;   // the node watch's
-  std::unique_ptr<headroom::extender::KubeClient> kube_writes;  // the actuator's
+  std::unique_ptr<headroom::extender::KubeClient> kube;          // the pod watch's connection
+  std::unique_ptr<headroom::extender::KubeClient> kube_nodes;    // the node watch's
+  std::unique_ptr<headroom::extender::KubeClient> kube_writes;   // the actuator's
+  std::unique_ptr<headroom::extender::KubeClient> kube_reviews;  // TokenReviews of reporters
   {
     const std::string kubeconfig = absl::GetFlag(FLAGS_kubeconfig);
     absl::StatusOr<headroom::extender::KubeConfig> config =
@@ -212,7 +230,7 @@ int main(int argc, char** argv) {
     }
     if (config.ok()) {
       // One client per watch: a client cancels its own running watch at shutdown.
-      for (auto* slot : {&kube, &kube_nodes, &kube_writes}) {
+      for (auto* slot : {&kube, &kube_nodes, &kube_writes, &kube_reviews}) {
         absl::StatusOr<std::unique_ptr<headroom::extender::KubeClient>> client =
             headroom::extender::KubeClient::Create(*config);
         if (!client.ok()) return Fail(std::string(client.status().message()));
@@ -264,20 +282,60 @@ int main(int argc, char** argv) {
                     std::string(loaded.status().message()), path);
     }
   }
-  headroom::extender::ReportServiceImpl reports(view);
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> grpc_credentials =
-      headroom::io::ServerCredentials({absl::GetFlag(FLAGS_grpc_tls_cert_file),
-                                       absl::GetFlag(FLAGS_grpc_tls_key_file),
-                                       absl::GetFlag(FLAGS_grpc_client_ca_file)});
-  if (!grpc_credentials.ok()) return Fail(std::string(grpc_credentials.status().message()));
-  absl::StatusOr<headroom::extender::RunningGrpcServer> report_server =
-      headroom::extender::StartReportServer(absl::GetFlag(FLAGS_grpc_address), reports,
-                                            *grpc_credentials);
-  if (!report_server.ok()) return Fail(std::string(report_server.status().message()));
-  logger->info("node reports over gRPC on port {} ({})", report_server->port,
-               absl::GetFlag(FLAGS_grpc_tls_cert_file).empty()
-                   ? "plaintext"
-                   : (absl::GetFlag(FLAGS_grpc_client_ca_file).empty() ? "TLS" : "mutual TLS"));
+  absl::StatusOr<headroom::extender::ReportAuth> report_auth =
+      headroom::extender::ParseReportAuth(absl::GetFlag(FLAGS_report_auth));
+  if (!report_auth.ok()) return Fail(std::string(report_auth.status().message()));
+  std::unique_ptr<headroom::extender::TokenAuthenticator> token_authenticator;
+  if (*report_auth == headroom::extender::ReportAuth::kToken) {
+    if (kube_reviews == nullptr) {
+      return Fail(
+          "--report-auth=token needs the Kubernetes API (--kubeconfig or in-cluster) for "
+          "TokenReviews; use --report-auth=certificate with --grpc-client-ca-file, or "
+          "--report-auth=insecure on a trusted network");
+    }
+    headroom::extender::TokenAuthenticator::Options token_options;
+    token_options.audience = absl::GetFlag(FLAGS_report_token_audience);
+    token_options.service_accounts.clear();
+    for (const std::string& account : absl::GetFlag(FLAGS_report_service_accounts)) {
+      const size_t slash = account.find('/');
+      if (slash == std::string::npos || slash == 0 || slash + 1 == account.size()) {
+        return Fail("--report-service-accounts: \"" + account + "\" is not namespace/name");
+      }
+      token_options.service_accounts.push_back("system:serviceaccount:" + account.substr(0, slash) +
+                                               ":" + account.substr(slash + 1));
+    }
+    headroom::extender::KubeClient* client = kube_reviews.get();
+    token_authenticator = std::make_unique<headroom::extender::TokenAuthenticator>(
+        [client](const std::string& body) -> absl::StatusOr<nlohmann::json> {
+          absl::StatusOr<headroom::extender::KubeClient::WriteResult> written =
+              client->Write("POST", "/apis/authentication.k8s.io/v1/tokenreviews", body,
+                            "application/json", absl::Seconds(5));
+          if (!written.ok()) return written.status();
+          if (written->status != 201 && written->status != 200) {
+            return absl::UnavailableError(
+                absl::StrCat("TokenReview: HTTP ", written->status, ": ",
+                             headroom::extender::ApiStatusMessage(written->body)));
+          }
+          nlohmann::json review = nlohmann::json::parse(written->body, nullptr, false);
+          if (review.is_discarded()) return absl::UnavailableError("TokenReview: not JSON");
+          return review;
+        },
+        token_options);
+    if (absl::GetFlag(FLAGS_grpc_tls_cert_file).empty()) {
+      logger->warn(
+          "--report-auth=token over plaintext gRPC: tokens can be read on the network; set "
+          "--grpc-tls-cert-file");
+    }
+  } else if (*report_auth == headroom::extender::ReportAuth::kCertificate &&
+             absl::GetFlag(FLAGS_grpc_client_ca_file).empty()) {
+    return Fail("--report-auth=certificate needs --grpc-client-ca-file (mutual TLS)");
+  } else if (*report_auth == headroom::extender::ReportAuth::kInsecure) {
+    logger->warn("--report-auth=insecure: anyone who can reach the gRPC port may report any node");
+  }
+  headroom::extender::ReportServiceOptions report_options;
+  report_options.auth = *report_auth;
+  report_options.tokens = token_authenticator.get();
+  report_options.metrics = &metrics;
   headroom::extender::PodPlacementTracker placements(view);
   headroom::extender::PodIndex pod_index;
   headroom::extender::ApiNodeTracker api_nodes(view);
@@ -309,6 +367,31 @@ int main(int argc, char** argv) {
       gauges.api_nodes = view.ApiNodeCount();
     };
   }
+  if (kube != nullptr && absl::GetFlag(FLAGS_verify_report_pods)) {
+    report_options.api.find_pod = [&pod_index](const std::string& pod_namespace,
+                                               const std::string& name) {
+      return pod_index.Find(pod_namespace, name);
+    };
+    report_options.api.pods_synced = [&pod_watch] { return pod_watch->synced(); };
+    report_options.api.node_exists = [&view](const std::string& node) {
+      return view.HasApiNode(node);
+    };
+    report_options.api.nodes_synced = [&node_watch] { return node_watch->synced(); };
+  }
+  headroom::extender::ReportServiceImpl reports(view, report_options);
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> grpc_credentials =
+      headroom::io::ServerCredentials({absl::GetFlag(FLAGS_grpc_tls_cert_file),
+                                       absl::GetFlag(FLAGS_grpc_tls_key_file),
+                                       absl::GetFlag(FLAGS_grpc_client_ca_file)});
+  if (!grpc_credentials.ok()) return Fail(std::string(grpc_credentials.status().message()));
+  absl::StatusOr<headroom::extender::RunningGrpcServer> report_server =
+      headroom::extender::StartReportServer(absl::GetFlag(FLAGS_grpc_address), reports,
+                                            *grpc_credentials);
+  if (!report_server.ok()) return Fail(std::string(report_server.status().message()));
+  logger->info("node reports over gRPC on port {} ({})", report_server->port,
+               absl::GetFlag(FLAGS_grpc_tls_cert_file).empty()
+                   ? "plaintext"
+                   : (absl::GetFlag(FLAGS_grpc_client_ca_file).empty() ? "TLS" : "mutual TLS"));
   options.admission.excluded_namespaces = absl::GetFlag(FLAGS_admission_exclude_namespaces);
   options.admission.strip_cpu_limits = absl::GetFlag(FLAGS_admission_strip_cpu_limits);
   options.admission.guard = action_config->guard;
@@ -323,6 +406,7 @@ int main(int argc, char** argv) {
   actuation.blocked_eviction_backoff = absl::GetFlag(FLAGS_blocked_eviction_backoff);
   actuation.oom_evict = absl::GetFlag(FLAGS_oom_evict);
   actuation.oom.cooldown = absl::GetFlag(FLAGS_oom_cooldown);
+  actuation.excluded_namespaces = absl::GetFlag(FLAGS_admission_exclude_namespaces);
   if (actuation.interval <= absl::ZeroDuration())
     return Fail("--actuation-interval must be positive");
   if (actuation.resizes_per_node_per_minute <= 0) {

@@ -37,6 +37,16 @@ void Metrics::CountAction(const std::string& action, const std::string& outcome)
   ++actions_[{action, outcome}];
 }
 
+void Metrics::CountReport(const std::string& outcome) {
+  absl::MutexLock lock(&mu_);
+  ++reports_[outcome];
+}
+
+void Metrics::CountUnverifiedPods(size_t count) {
+  absl::MutexLock lock(&mu_);
+  unverified_pods_ += count;
+}
+
 std::string Metrics::Render(const ClusterGauges& cluster) const {
   absl::MutexLock lock(&mu_);
   std::string out;
@@ -83,6 +93,19 @@ std::string Metrics::Render(const ClusterGauges& cluster) const {
     absl::StrAppend(&out, "headroom_extender_actions_total{action=\"", key.first, "\",outcome=\"",
                     key.second, "\"} ", count, "\n");
   }
+  absl::StrAppend(&out,
+                  "# HELP headroom_extender_reports_total Node reports received, by outcome.\n"
+                  "# TYPE headroom_extender_reports_total counter\n");
+  for (const auto& [outcome, count] : reports_) {
+    absl::StrAppend(&out, "headroom_extender_reports_total{outcome=\"", outcome, "\"} ", count,
+                    "\n");
+  }
+  absl::StrAppend(&out,
+                  "# HELP headroom_extender_unverified_pods_total Reported pods the Kubernetes API "
+                  "does not confirm (counted on their node, never acted on).\n"
+                  "# TYPE headroom_extender_unverified_pods_total counter\n"
+                  "headroom_extender_unverified_pods_total ",
+                  unverified_pods_, "\n");
   absl::StrAppend(
       &out,
       "# HELP headroom_extender_unknown_nodes_total Nodes passed without a fresh report.\n"

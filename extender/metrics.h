@@ -13,6 +13,9 @@
 //   headroom_extender_api_nodes                    nodes with allocatable from the API
 //   headroom_extender_admissions_total{outcome}    mutated | not_applied | unchanged | malformed
 //   headroom_extender_actions_total{action,outcome} resizes and evictions (actuator.h)
+//   headroom_extender_reports_total{outcome}       node reports: accepted | unauthenticated |
+//                                                  forbidden | invalid | unknown_node | unavailable
+//   headroom_extender_unverified_pods_total        reported pods the API does not confirm
 
 #include <array>
 #include <cstdint>
@@ -38,6 +41,8 @@ class Metrics {
   void CountUnknownNodes(int count);
   void CountAdmission(const std::string& outcome);
   void CountAction(const std::string& action, const std::string& outcome);
+  void CountReport(const std::string& outcome);
+  void CountUnverifiedPods(size_t count);
 
   struct ClusterGauges {
     size_t nodes_reported = 0;
@@ -69,6 +74,8 @@ class Metrics {
   uint64_t unknown_nodes_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, uint64_t> admissions_ ABSL_GUARDED_BY(mu_);
   std::map<std::pair<std::string, std::string>, uint64_t> actions_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, uint64_t> reports_ ABSL_GUARDED_BY(mu_);
+  uint64_t unverified_pods_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace headroom::extender

@@ -15,9 +15,12 @@ absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
   NodeReport report;
   report.node = proto.node();
   if (report.node.empty()) return absl::InvalidArgumentError("node: required");
-  report.reported_at = proto.reported_at_unix_millis() > 0
-                           ? absl::FromUnixMillis(proto.reported_at_unix_millis())
-                           : received_at;
+  // A report is never newer than its arrival: a time in the future would keep the node
+  // fresh forever.
+  report.reported_at =
+      proto.reported_at_unix_millis() > 0
+          ? std::min(absl::FromUnixMillis(proto.reported_at_unix_millis()), received_at)
+          : received_at;
   report.allocatable = {proto.allocatable().cpu_millis(), proto.allocatable().memory_bytes()};
   report.max_pods = proto.max_pods() > 0 ? proto.max_pods() : 110;
   if (proto.has_load1()) report.load1 = proto.load1();

@@ -45,6 +45,9 @@ ABSL_FLAG(std::string, state_dir, "",
           "Directory for node-stats.json, the checkpoint of statistics; empty: none.");
 ABSL_FLAG(std::string, extender, "",
           "host:port of headroom-extender's gRPC report service; empty: do not report.");
+ABSL_FLAG(std::string, token_file, "",
+          "A projected ServiceAccount token (audience headroom-extender) sent with each report, "
+          "for the extender's --report-auth=token; read again for every report. Empty: none.");
 ABSL_FLAG(std::string, node_name, "",
           "Node name in reports (default: $NODE_NAME, else the host name).");
 ABSL_FLAG(bool, dry_run, false, "Compute and log every decision, change nothing.");
@@ -293,7 +296,8 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<hnri::NodeReporter> reporter;
   if (std::string extender = absl::GetFlag(FLAGS_extender); !extender.empty()) {
-    reporter = std::make_unique<hnri::NodeReporter>(extender, *report_credentials);
+    reporter = std::make_unique<hnri::NodeReporter>(extender, *report_credentials,
+                                                    absl::GetFlag(FLAGS_token_file));
   }
   const std::string node_name = NodeName();
 

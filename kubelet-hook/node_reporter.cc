@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "codec/report_proto.h"
 #include "io/atomic_file.h"
+#include "io/bearer_token.h"
 #include "kubelet-hook/container_policy.h"
 
 namespace headroom::nri {
@@ -59,14 +60,19 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
 }
 
 NodeReporter::NodeReporter(const std::string& extender_address,
-                           std::shared_ptr<grpc::ChannelCredentials> credentials)
+                           std::shared_ptr<grpc::ChannelCredentials> credentials,
+                           std::string token_file)
     : stub_(headroom::v1::ReportService::NewStub(
-          grpc::CreateChannel(extender_address, std::move(credentials)))) {}
+          grpc::CreateChannel(extender_address, std::move(credentials)))),
+      token_file_(std::move(token_file)) {}
 
 absl::StatusOr<headroom::v1::ReportReply> NodeReporter::Send(const headroom::v1::NodeReport& report,
                                                              absl::Duration timeout) {
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  if (absl::Status added = io::AddBearerToken(context, token_file_); !added.ok()) {
+    return absl::UnavailableError(absl::StrCat("report not sent: --token-file: ", added.message()));
+  }
   headroom::v1::ReportReply reply;
   const grpc::Status status = stub_->Report(&context, report, &reply);
   if (!status.ok()) {

@@ -22,16 +22,19 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
 
 class NodeReporter {
  public:
-  // Plaintext unless `credentials` say otherwise (io/grpc_tls.h).
+  // Plaintext unless `credentials` say otherwise (io/grpc_tls.h); `token_file` set: its
+  // bearer token goes with every report (io/bearer_token.h).
   explicit NodeReporter(
       const std::string& extender_address,
-      std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials());
+      std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials(),
+      std::string token_file = "");
   // The extender's reply, with the cluster-wide history of the reported workload containers.
   absl::StatusOr<headroom::v1::ReportReply> Send(const headroom::v1::NodeReport& report,
                                                  absl::Duration timeout);
 
  private:
   std::unique_ptr<headroom::v1::ReportService::Stub> stub_;
+  std::string token_file_;
 };
 
 // /proc/loadavg's 1-minute value; nullopt when unreadable.

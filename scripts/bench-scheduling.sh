@@ -41,7 +41,7 @@ kubectl_ create namespace bench >/dev/null
 
 http_port=$(free_port)
 grpc_port=$(free_port)
-build/release/extender/headroom-extender --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
+build/release/extender/headroom-extender --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" --report-auth=insecure \
   --kubeconfig "$work/admin.kubeconfig" >"$work/extender.log" 2>&1 &
 pids+=($!)
 wait_for 20 curl -sf "http://127.0.0.1:$http_port/healthz" || die "extender did not start"

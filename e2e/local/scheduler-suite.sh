@@ -95,24 +95,90 @@ fi
 create_nodes 4 8Gi node-full node-hot node-c node-d || die "creating nodes"
 kubectl_ create namespace e2e >/dev/null
 
-# --- node reports, as headroom-nri sends them:
+# --- node reports, as headroom-nri sends them: each with the projected ServiceAccount token
+#  of a headroom-nri pod on its node (--report-auth=token, the default). The extender checks
+#  each token with a TokenReview and each reported pod against its pod watch.
 #  node-full: one pod at base 3600m + headroom 400m: nothing more fits its projection;
 #  node-hot: empty but load1 8 on 4 CPUs: load-cordoned;
 #  node-c, node-d: empty. node-full's pod also teaches the extender that workload
 #  e2e/StatefulSet/big runs at base 2500m, peak 3000m (its pods declare only 100m), observed
 #  for 30 h (past the warm-up).
-report() { # NODE LOAD1 PODS_JSON
-  printf '{"node":"%s","allocatable":{"cpuMillis":"4000","memoryBytes":"8589934592"},"maxPods":110,"load1":%s,"cpus":4,"pods":%s}\n' "$1" "$2" "$3" >"$work/report-$1.json"
-  "$headroom_bin" report --extender "127.0.0.1:$grpc_port" --input "$work/report-$1.json" >>"$work/report.log" 2>&1
+api_nodes() { curl -sf "http://127.0.0.1:$http_port/metrics" | grep -q '^headroom_extender_api_nodes 4$'; }
+wait_for 20 api_nodes && pass "extender learned the 4 nodes' allocatable from the node watch" || fail "node watch did not report 4 nodes"
+kubectl_ -n headroom-system create serviceaccount headroom-nri >/dev/null 2>&1 || true
+kubectl_ -n e2e create serviceaccount default >/dev/null 2>&1 || true
+bound_pod() { # NAMESPACE NAME NODE [OWNER_STATEFULSET]: a pod bound to NODE (no kubelet runs it)
+  local account=default owner=""
+  [[ $1 == headroom-system ]] && account=headroom-nri
+  [[ -n ${4:-} ]] && owner="  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: $4, uid: 00000000-0000-0000-0000-0000000000b1, controller: true}]"
+  kubectl_ -n "$1" apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $2
+  namespace: $1
+$owner
+spec:
+  nodeName: $3
+  serviceAccountName: $account
+  containers:
+  - name: app
+    image: busybox:local
+EOF
+}
+for node in node-full node-hot node-c node-d; do
+  bound_pod headroom-system "headroom-nri-$node" "$node" &&
+    kubectl_ -n headroom-system create token headroom-nri --audience headroom-extender --duration 1h \
+      --bound-object-kind Pod --bound-object-name "headroom-nri-$node" >"$work/token-$node" ||
+    die "a projected token for headroom-nri on $node"
+done
+bound_pod e2e resident node-full big || die "creating pod resident"
+uid_of() { kubectl_ -n e2e get pod "$1" -o jsonpath='{.metadata.uid}'; }
+metric() { curl -sf "http://127.0.0.1:$http_port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+# The extender must have seen the 5 pods bound before their reports can be checked.
+seen_bound() { [[ $(metric headroom_extender_pod_watch_placements_total) -ge $1 ]]; }
+wait_for 20 seen_bound 5 || fail "the extender did not see the bound pods"
+report() { # NODE LOAD1 PODS_JSON [TOKEN_FILE]: the node's headroom-nri pod is reported too
+  local pods nri
+  nri=$(printf '{"namespace":"headroom-system","name":"headroom-nri-%s","uid":"%s","requests":{"cpuMillis":"0","memoryBytes":"0"},"containers":[]}' "$1" "$(kubectl_ -n headroom-system get pod "headroom-nri-$1" -o jsonpath='{.metadata.uid}')")
+  if [[ $3 == '[]' ]]; then pods="[$nri]"; else pods="[$nri,${3#[}"; fi
+  printf '{"node":"%s","allocatable":{"cpuMillis":"4000","memoryBytes":"8589934592"},"maxPods":110,"load1":%s,"cpus":4,"pods":%s}\n' "$1" "$2" "$pods" >"$work/report-$1.json"
+  "$headroom_bin" report --extender "127.0.0.1:$grpc_port" --input "$work/report-$1.json" \
+    --token-file "${4:-$work/token-$1}" >>"$work/report.log" 2>&1
+}
+resident_json() { # CPU_REQUEST_MILLIS CONTAINERS_JSON
+  printf '[{"namespace":"e2e","name":"resident","uid":"%s","workloadKey":"e2e/StatefulSet/big","requests":{"cpuMillis":"%s","memoryBytes":"134217728"},"containers":%s}]' "$(uid_of resident)" "$1" "$2"
 }
 send_reports() {
-  report node-full 0.5 '[{"namespace":"e2e","name":"resident","uid":"resident-uid","workloadKey":"e2e/StatefulSet/big","requests":{"cpuMillis":"100","memoryBytes":"134217728"},"containers":[{"name":"app","historySeconds":"108000","cpu":{"baseMillis":"2500","peakMillis":"3000"},"memory":{"baseBytes":"268435456","peakBytes":"402653184"}},{"name":"sidecar","historySeconds":"108000","cpu":{"baseMillis":"1100","peakMillis":"1500"},"memory":{"baseBytes":"67108864","peakBytes":"67108864"}}]}]' &&
+  report node-full 0.5 "$(resident_json 100 '[{"name":"app","historySeconds":"108000","cpu":{"baseMillis":"2500","peakMillis":"3000"},"memory":{"baseBytes":"268435456","peakBytes":"402653184"}},{"name":"sidecar","historySeconds":"108000","cpu":{"baseMillis":"1100","peakMillis":"1500"},"memory":{"baseBytes":"67108864","peakBytes":"67108864"}}]')" &&
     report node-hot 8 '[]' && report node-c 0.2 '[]' && report node-d 0.2 '[]'
 }
 send_reports || die "sending node reports (see $work/report.log)"
-pass "four node reports accepted over gRPC"
-api_nodes() { curl -sf "http://127.0.0.1:$http_port/metrics" | grep -q '^headroom_extender_api_nodes 4$'; }
-wait_for 20 api_nodes && pass "extender learned the 4 nodes' allocatable from the node watch" || fail "node watch did not report 4 nodes"
+pass "four node reports accepted over gRPC, each with its node's projected token"
+[[ $(metric headroom_extender_unverified_pods_total) == 0 ]] && pass "every reported pod matched the API (name, UID, node, workload)" ||
+  fail "reported pods not confirmed by the API: $(grep -m1 'not confirmed' "$work/extender.log")"
+
+# Forged reports: another node's token, no token, a token for another audience.
+if ! report node-c 0.2 '[]' "$work/token-node-d" && grep -q 'a token of node node-d may not report node node-c' "$work/report.log"; then
+  pass "a report for node-c with node-d's token is refused"
+else
+  fail "node-d's token reported node-c"
+fi
+printf '{"node":"node-c","allocatable":{"cpuMillis":"4000","memoryBytes":"8589934592"},"pods":[]}\n' >"$work/report-bare.json"
+if "$headroom_bin" report --extender "127.0.0.1:$grpc_port" --input "$work/report-bare.json" >>"$work/report.log" 2>&1; then
+  fail "a report without a token was accepted"
+else
+  pass "a report without a token is refused"
+fi
+if kubectl_ -n headroom-system create token headroom-nri --audience other --bound-object-kind Pod \
+  --bound-object-name headroom-nri-node-c >"$work/token-other-audience" &&
+  ! report node-c 0.2 '[]' "$work/token-other-audience"; then
+  pass "a token for another audience is refused"
+else
+  fail "a token for another audience reported node-c"
+fi
+[[ $(metric 'headroom_extender_reports_total{outcome="forbidden"}') -ge 1 && $(metric 'headroom_extender_reports_total{outcome="unauthenticated"}') -ge 2 ]] &&
+  pass "refusals are counted (headroom_extender_reports_total by outcome)" || fail "refused reports not counted"
 
 pod() { # NAME CPU [STATEFULSET]
   local owner=""
@@ -135,13 +201,14 @@ EOF
 
 # 0. The node the extender prefers wins: node-c runs 2 CPUs at base (declared 100m, so
 #    kube-scheduler alone sees both nodes empty); under spread the pod goes to node-d.
-report node-c 0.2 '[{"namespace":"e2e","name":"busy","uid":"busy-uid","requests":{"cpuMillis":"100","memoryBytes":"67108864"},"containers":[{"name":"app","historySeconds":"108000","cpu":{"baseMillis":"2000","peakMillis":"2200"},"memory":{"baseBytes":"67108864","peakBytes":"67108864"}}]}]' ||
+bound_pod e2e busy node-c || fail "creating pod busy"
+report node-c 0.2 '[{"namespace":"e2e","name":"busy","uid":"'"$(uid_of busy)"'","requests":{"cpuMillis":"100","memoryBytes":"67108864"},"containers":[{"name":"app","historySeconds":"108000","cpu":{"baseMillis":"2000","peakMillis":"2200"},"memory":{"baseBytes":"67108864","peakBytes":"67108864"}}]}]' ||
   fail "re-sending node-c's report"
 pod first 100m
 wait_for 30 bound first || fail "pod first was not scheduled"
 [[ $(node_of first) == node-d ]] && pass "pod first went to node-d, the node the extender scores highest" ||
   fail "pod first went to '$(node_of first)', not node-d"
-kubectl_ -n e2e delete pod first --force --grace-period=0 >/dev/null 2>&1
+kubectl_ -n e2e delete pod first busy --force --grace-period=0 >/dev/null 2>&1
 report node-c 0.2 '[]' || fail "re-sending node-c's report"
 
 # 1. Small pods land only where the extender allows, the empty nodes first (spread).
@@ -165,12 +232,12 @@ wait_for 30 sh -c "! curl -sf http://127.0.0.1:$http_port/metrics | grep -q '^he
 # 2. Placements between reports count: "big" pods declare 100m but their workload runs at
 #    2500m + 500m headroom, so one fits on each empty node and a third nowhere, although
 #    kube-scheduler alone would put all three anywhere.
-placements_at_least() { [[ $(curl -sf "http://127.0.0.1:$http_port/metrics" | awk '$1 == "headroom_extender_pending_placements" {print $2}') -ge $1 ]]; }
+seen_before=$(metric headroom_extender_pod_watch_placements_total)
 for i in 1 2 3; do
   pod "big-$i" 100m big
   wait_for 30 bound "big-$i" || [[ $i == 3 ]] || fail "big-$i was not scheduled"
   # The extender learns of the binding through its watch; let it before the next pod comes.
-  [[ $i == 3 ]] || wait_for 10 placements_at_least "$i" || fail "the extender did not see big-$i bound"
+  [[ $i == 3 ]] || wait_for 10 seen_bound $((seen_before + i)) || fail "the extender did not see big-$i bound"
 done
 n1=$(node_of big-1); n2=$(node_of big-2); n3=$(node_of big-3)
 if [[ -n $n1 && -n $n2 && $n1 != "$n2" && $n1$n2 != *node-full* && $n1$n2 != *node-hot* ]]; then
@@ -195,9 +262,11 @@ extender_pid=""
   pass "extender checkpointed workload statistics at shutdown" || fail "no workload checkpoint"
 start_extender || die "headroom-extender did not restart"
 grep -q "loaded [1-9][0-9]* workload containers" "$work/extender.log" && pass "restarted extender loaded the checkpoint" || fail "restarted extender did not load its checkpoint"
-report node-c 0.2 "[{\"namespace\":\"e2e\",\"name\":\"big-x\",\"uid\":\"$(kubectl_ -n e2e get pod big-1 -o jsonpath='{.metadata.uid}')\",\"requests\":{\"cpuMillis\":\"100\",\"memoryBytes\":\"67108864\"},\"containers\":[{\"name\":\"app\",\"historySeconds\":\"108000\",\"cpu\":{\"baseMillis\":\"2500\",\"peakMillis\":\"3000\"},\"memory\":{\"baseBytes\":\"268435456\",\"peakBytes\":\"402653184\"}}]}]" &&
-  report node-d 0.2 "[{\"namespace\":\"e2e\",\"name\":\"big-y\",\"uid\":\"$(kubectl_ -n e2e get pod big-2 -o jsonpath='{.metadata.uid}')\",\"requests\":{\"cpuMillis\":\"100\",\"memoryBytes\":\"67108864\"},\"containers\":[{\"name\":\"app\",\"historySeconds\":\"108000\",\"cpu\":{\"baseMillis\":\"2500\",\"peakMillis\":\"3000\"},\"memory\":{\"baseBytes\":\"268435456\",\"peakBytes\":\"402653184\"}}]}]" &&
-  report node-full 0.5 '[{"namespace":"e2e","name":"resident","uid":"resident-uid","requests":{"cpuMillis":"3600","memoryBytes":"134217728"},"containers":[]}]' &&
+big_json() { # POD
+  printf '[{"namespace":"e2e","name":"%s","uid":"%s","workloadKey":"e2e/StatefulSet/big","requests":{"cpuMillis":"100","memoryBytes":"67108864"},"containers":[{"name":"app","historySeconds":"108000","cpu":{"baseMillis":"2500","peakMillis":"3000"},"memory":{"baseBytes":"268435456","peakBytes":"402653184"}}]}]' "$1" "$(uid_of "$1")"
+}
+report "$n1" 0.2 "$(big_json big-1)" && report "$n2" 0.2 "$(big_json big-2)" &&
+  report node-full 0.5 "$(resident_json 3600 '[]')" &&
   report node-hot 8 '[]' || fail "re-sending reports"
 pod big-4 100m big
 pod small-5 100m

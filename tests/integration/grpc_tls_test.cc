@@ -66,7 +66,8 @@ class GrpcTlsTest : public ::testing::Test {
   }
 
   // One report over a channel with `tls`; the gRPC status.
-  grpc::Status Report(int port, const io::GrpcClientTls& tls) {
+  grpc::Status Report(int port, const io::GrpcClientTls& tls, const std::string& node = "node-a",
+                      const std::string& token = "") {
     absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
         io::ChannelCredentials(tls);
     EXPECT_THAT(credentials.status(), IsOk());
@@ -74,8 +75,9 @@ class GrpcTlsTest : public ::testing::Test {
         grpc::CreateChannel("127.0.0.1:" + std::to_string(port), *credentials));
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
     headroom::v1::NodeReport report;
-    report.set_node("node-a");
+    report.set_node(node);
     report.mutable_allocatable()->set_cpu_millis(4000);
     report.mutable_allocatable()->set_memory_bytes(8LL << 30);
     headroom::v1::ReportReply reply;
@@ -88,7 +90,8 @@ class GrpcTlsTest : public ::testing::Test {
 
   static std::filesystem::path dir_;
   ClusterView view_{{}};
-  ReportServiceImpl service_{view_};
+  Metrics metrics_;
+  ReportServiceImpl service_{view_, ReportServiceOptions{}};
   RunningGrpcServer server_;
 };
 
@@ -109,6 +112,51 @@ TEST_F(GrpcTlsTest, MutualTlsRequiresAClientCertificateFromTheClientCa) {
       << "certificate and key do not match";
   const grpc::Status ok = Report(port, {File("ca.pem"), File("client.pem"), File("client.key")});
   EXPECT_TRUE(ok.ok()) << ok.error_message();
+}
+
+TEST_F(GrpcTlsTest, ACertificateReportsOnlyForTheNodeItNames) {
+  ReportServiceImpl service(view_,
+                            ReportServiceOptions{ReportAuth::kCertificate, nullptr, {}, &metrics_});
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      io::ServerCredentials({File("server.pem"), File("server.key"), File("ca.pem")});
+  ASSERT_THAT(credentials.status(), IsOk());
+  absl::StatusOr<RunningGrpcServer> server =
+      StartReportServer("127.0.0.1:0", service, *credentials);
+  ASSERT_THAT(server.status(), IsOk());
+  const io::GrpcClientTls node_a = {File("ca.pem"), File("client.pem"), File("client.key")};
+  const grpc::Status own = Report(server->port, node_a, "node-a");
+  EXPECT_TRUE(own.ok()) << own.error_message();
+  const grpc::Status other = Report(server->port, node_a, "node-b");
+  EXPECT_EQ(other.error_code(), grpc::StatusCode::PERMISSION_DENIED) << other.error_message();
+  EXPECT_EQ(view_.NodeCount(), 1u);
+  server->server->Shutdown();
+}
+
+TEST_F(GrpcTlsTest, ATokenReportsOnlyForItsPodsNode) {
+  TokenAuthenticator tokens(
+      [](const std::string& body) -> absl::StatusOr<nlohmann::json> {
+        const std::string token = nlohmann::json::parse(body)["spec"]["token"];
+        return nlohmann::json{
+            {"status",
+             {{"authenticated", token == "token-of-node-a"},
+              {"audiences", {"headroom-extender"}},
+              {"user",
+               {{"username", "system:serviceaccount:headroom-system:headroom-nri"},
+                {"extra", {{kNodeNameExtra, {"node-a"}}}}}}}}};
+      },
+      {});
+  ReportServiceImpl service(view_,
+                            ReportServiceOptions{ReportAuth::kToken, &tokens, {}, &metrics_});
+  absl::StatusOr<RunningGrpcServer> server = StartReportServer("127.0.0.1:0", service);
+  ASSERT_THAT(server.status(), IsOk());
+  EXPECT_TRUE(Report(server->port, {}, "node-a", "token-of-node-a").ok());
+  EXPECT_EQ(Report(server->port, {}, "node-b", "token-of-node-a").error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Report(server->port, {}, "node-a", "forged").error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(Report(server->port, {}, "node-a").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(view_.NodeCount(), 1u);
+  server->server->Shutdown();
 }
 
 TEST_F(GrpcTlsTest, PlaintextStaysTheDefault) {

@@ -302,10 +302,28 @@ TEST(PlanNode, CpuBasesOverAllocatableEvictOnlyOnceSustained) {
             1u);
 }
 
-TEST(PlanNode, APodWithAnotherUidOrNodeIsNotActedOn) {
+TEST(PlanNode, OnlyTheApisOwnPodOnThisNodeIsActedOn) {
   const NodeReport report = Report({Reported("a", 300, 300, 200 * kMi, 200 * kMi)});
+  ASSERT_EQ(Plan(report, Api()).resizes.size(), 1u);  // the control: the same pod, verified
   EXPECT_TRUE(Plan(report, Api([](ApiPod& p) { p.uid = "a-recreated-pod"; })).resizes.empty());
   EXPECT_TRUE(Plan(report, Api([](ApiPod& p) { p.node = "n2"; })).resizes.empty());
+  EXPECT_TRUE(Plan(report, Api([](ApiPod& p) { p.node = ""; })).resizes.empty());
+  NodeReport no_uid = report;
+  no_uid.pods[0].uid.clear();
+  EXPECT_TRUE(Plan(no_uid, Api([](ApiPod& p) { p.uid.clear(); })).resizes.empty());
+  NodeReport unverified = report;
+  unverified.pods[0].verified = false;
+  EXPECT_TRUE(Plan(unverified, Api()).resizes.empty());
+}
+
+TEST(PlanNode, AnUnverifiedPodIsNeverEvicted) {
+  // The memory eviction of EvictsForMemoryOnlyPodsThePolicyAllows, with the pod unverified.
+  NodeReport report = Report({Reported("a", 200, 400, 100 * kMi, 200 * kMi),
+                              Reported("b", 200, 400, 100 * kMi, 200 * kMi)},
+                             {4000, 250 * kMi});
+  ASSERT_FALSE(Plan(report, Api()).evictions.empty());
+  for (ReportedPod& pod : report.pods) pod.verified = false;
+  EXPECT_TRUE(Plan(report, Api()).evictions.empty());
 }
 
 TEST(DeclaredAnnotation, RoundTripsAndRefusesGarbage) {

@@ -1,0 +1,135 @@
+#include "extender/reporter_identity.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+namespace headroom::extender {
+
+absl::StatusOr<ReportAuth> ParseReportAuth(absl::string_view text) {
+  if (text == "token") return ReportAuth::kToken;
+  if (text == "certificate") return ReportAuth::kCertificate;
+  if (text == "insecure") return ReportAuth::kInsecure;
+  return absl::InvalidArgumentError(
+      absl::StrCat("--report-auth: \"", text, "\" is not token, certificate or insecure"));
+}
+
+absl::string_view ReportAuthName(ReportAuth auth) {
+  switch (auth) {
+    case ReportAuth::kToken:
+      return "token";
+    case ReportAuth::kCertificate:
+      return "certificate";
+    case ReportAuth::kInsecure:
+      return "insecure";
+  }
+  return "?";
+}
+
+bool CertificateSpeaksFor(const std::vector<std::string>& common_names,
+                          const std::vector<std::string>& alt_names, absl::string_view node) {
+  if (node.empty()) return false;
+  const std::string kubelet_form = absl::StrCat("system:node:", node);
+  for (const std::string& name : common_names) {
+    if (name == node || name == kubelet_form) return true;
+  }
+  return std::find(alt_names.begin(), alt_names.end(), node) != alt_names.end();
+}
+
+std::string TokenReviewBody(const std::string& token, const std::string& audience) {
+  return nlohmann::json{{"apiVersion", "authentication.k8s.io/v1"},
+                        {"kind", "TokenReview"},
+                        {"spec", {{"token", token}, {"audiences", {audience}}}}}
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+namespace {
+
+const nlohmann::json* Member(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+bool Contains(const nlohmann::json* list, const std::string& value) {
+  if (list == nullptr || !list->is_array()) return false;
+  return std::any_of(list->begin(), list->end(), [&](const nlohmann::json& item) {
+    return item.is_string() && item.get_ref<const std::string&>() == value;
+  });
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> NodeOfTokenReview(const nlohmann::json& review,
+                                              const std::string& audience,
+                                              const std::vector<std::string>& service_accounts) {
+  const nlohmann::json* status = Member(review, "status");
+  const nlohmann::json* authenticated = status ? Member(*status, "authenticated") : nullptr;
+  if (authenticated == nullptr || !authenticated->is_boolean() || !authenticated->get<bool>()) {
+    const nlohmann::json* error = status ? Member(*status, "error") : nullptr;
+    return absl::UnauthenticatedError(absl::StrCat(
+        "the API server did not authenticate the token",
+        error != nullptr && error->is_string() ? ": " + error->get<std::string>() : ""));
+  }
+  if (!Contains(Member(*status, "audiences"), audience)) {
+    return absl::UnauthenticatedError(absl::StrCat("the token is not for the audience ", audience));
+  }
+  const nlohmann::json* user = Member(*status, "user");
+  const nlohmann::json* username = user ? Member(*user, "username") : nullptr;
+  const std::string name =
+      username != nullptr && username->is_string() ? username->get<std::string>() : "";
+  if (std::find(service_accounts.begin(), service_accounts.end(), name) == service_accounts.end()) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("the token's user \"", name, "\" may not report nodes"));
+  }
+  const nlohmann::json* extra = user ? Member(*user, "extra") : nullptr;
+  const nlohmann::json* nodes = extra ? Member(*extra, kNodeNameExtra) : nullptr;
+  if (nodes == nullptr || !nodes->is_array() || nodes->size() != 1 || !(*nodes)[0].is_string() ||
+      (*nodes)[0].get_ref<const std::string&>().empty()) {
+    return absl::PermissionDeniedError(
+        "the token names no node (use a projected token of a pod bound to its node)");
+  }
+  return (*nodes)[0].get<std::string>();
+}
+
+TokenAuthenticator::TokenAuthenticator(Review review, Options options,
+                                       std::function<absl::Time()> clock)
+    : review_(std::move(review)), options_(std::move(options)), clock_(std::move(clock)) {}
+
+absl::StatusOr<std::string> TokenAuthenticator::NodeOf(const std::string& token) {
+  if (token.empty()) return absl::UnauthenticatedError("no bearer token");
+  if (token.size() > options_.max_token_bytes) {
+    return absl::UnauthenticatedError(
+        absl::StrCat("the bearer token is longer than ", options_.max_token_bytes, " bytes"));
+  }
+  const absl::Time now = clock_();
+  {
+    absl::MutexLock lock(&mu_);
+    if (const auto it = cache_.find(token); it != cache_.end() && it->second.expires > now) {
+      return it->second.node;
+    }
+  }
+  absl::StatusOr<nlohmann::json> answer = review_(TokenReviewBody(token, options_.audience));
+  if (!answer.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot review the token: ", answer.status().message()));
+  }
+  absl::StatusOr<std::string> node =
+      NodeOfTokenReview(*answer, options_.audience, options_.service_accounts);
+  absl::MutexLock lock(&mu_);
+  if (cache_.size() >= options_.max_entries) {
+    absl::erase_if(cache_, [&](const auto& entry) { return entry.second.expires <= now; });
+    if (cache_.size() >= options_.max_entries) cache_.clear();  // a flood of distinct tokens
+  }
+  cache_[token] = {node, now + (node.ok() ? options_.ttl : options_.negative_ttl)};
+  return node;
+}
+
+size_t TokenAuthenticator::cached() const {
+  absl::MutexLock lock(&mu_);
+  return cache_.size();
+}
+
+}  // namespace headroom::extender

@@ -1,0 +1,255 @@
+// Who may report a node and how far a report is believed: extender/reporter_identity.h,
+// extender/report_verification.h, the report codec's clock clamp, the cluster view's use of
+// unverified pods, and shared/log_text.h.
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "extender/cluster_view.h"
+#include "extender/report_codec.h"
+#include "extender/report_verification.h"
+#include "extender/reporter_identity.h"
+#include "shared/log_text.h"
+#include "tests/status_matchers.h"
+
+using headroom::testing::IsOkAndHolds;
+
+namespace headroom::extender {
+namespace {
+
+using json = nlohmann::json;
+const absl::Time kNow = absl::FromUnixSeconds(1795341600);
+
+TEST(CertificateSpeaksFor, OnlyTheNodeItNames) {
+  struct Case {
+    std::vector<std::string> common_names;
+    std::vector<std::string> alt_names;
+    std::string node;
+    bool allowed;
+  };
+  const std::vector<Case> cases = {
+      {{"node-a"}, {}, "node-a", true},
+      {{"system:node:node-a"}, {}, "node-a", true},
+      {{"headroom-nri"}, {"node-a", "10.0.0.1"}, "node-a", true},
+      {{"node-b"}, {}, "node-a", false},
+      {{"system:node:node-b"}, {"node-b"}, "node-a", false},
+      {{"system:node:"}, {}, "", false},
+      {{""}, {""}, "", false},
+      {{"node-a.example"}, {}, "node-a", false},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(CertificateSpeaksFor(c.common_names, c.alt_names, c.node), c.allowed)
+        << c.node << " / " << (c.common_names.empty() ? "" : c.common_names[0]);
+  }
+}
+
+json Review(bool authenticated, std::string user, json extra,
+            json audiences = json::array({"headroom-extender"})) {
+  return {{"status",
+           {{"authenticated", authenticated},
+            {"audiences", audiences},
+            {"user", {{"username", user}, {"extra", extra}}}}}};
+}
+
+TEST(NodeOfTokenReview, NeedsTheAudienceTheAccountAndOneNode) {
+  const std::vector<std::string> accounts = {"system:serviceaccount:headroom-system:headroom-nri"};
+  const std::string nri = accounts[0];
+  const json node_a = {{kNodeNameExtra, {"node-a"}}};
+  EXPECT_THAT(NodeOfTokenReview(Review(true, nri, node_a), "headroom-extender", accounts),
+              IsOkAndHolds(std::string("node-a")));
+  struct Case {
+    std::string name;
+    json review;
+    absl::StatusCode code;
+  };
+  const std::vector<Case> cases = {
+      {"not authenticated", Review(false, nri, node_a), absl::StatusCode::kUnauthenticated},
+      {"no status", json::object(), absl::StatusCode::kUnauthenticated},
+      {"other audience", Review(true, nri, node_a, json::array({"https://kubernetes"})),
+       absl::StatusCode::kUnauthenticated},
+      {"other account", Review(true, "system:serviceaccount:default:default", node_a),
+       absl::StatusCode::kPermissionDenied},
+      {"no node (a Secret-bound token)", Review(true, nri, json::object()),
+       absl::StatusCode::kPermissionDenied},
+      {"two nodes", Review(true, nri, {{kNodeNameExtra, {"node-a", "node-b"}}}),
+       absl::StatusCode::kPermissionDenied},
+      {"node not a string", Review(true, nri, {{kNodeNameExtra, {7}}}),
+       absl::StatusCode::kPermissionDenied},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(NodeOfTokenReview(c.review, "headroom-extender", accounts).status().code(), c.code)
+        << c.name;
+  }
+}
+
+TEST(TokenAuthenticator, CachesAnswersBoundedAndRetriesWhenTheApiFails) {
+  absl::Time now = kNow;
+  int reviews = 0;
+  bool api_up = true;
+  TokenAuthenticator::Options options;
+  options.max_entries = 3;
+  TokenAuthenticator tokens(
+      [&](const std::string& body) -> absl::StatusOr<json> {
+        ++reviews;
+        if (!api_up) return absl::UnavailableError("connection refused");
+        const std::string token = json::parse(body)["spec"]["token"];
+        if (token.rfind("good-", 0) != 0) return Review(false, "", json::object());
+        return Review(true, options.service_accounts[0], {{kNodeNameExtra, {token.substr(5)}}});
+      },
+      options, [&] { return now; });
+  EXPECT_THAT(tokens.NodeOf("good-node-a"), IsOkAndHolds(std::string("node-a")));
+  EXPECT_THAT(tokens.NodeOf("good-node-a"), IsOkAndHolds(std::string("node-a")));
+  EXPECT_EQ(reviews, 1);  // cached
+  EXPECT_EQ(tokens.NodeOf("forged").status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(tokens.NodeOf("forged").status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(reviews, 2);  // refusals are cached too
+  EXPECT_EQ(tokens.NodeOf("").status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(tokens.NodeOf(std::string(options.max_token_bytes + 1, 'x')).status().code(),
+            absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(reviews, 2);  // neither was sent to the API
+  now += options.ttl + absl::Seconds(1);
+  api_up = false;
+  EXPECT_EQ(tokens.NodeOf("good-node-a").status().code(), absl::StatusCode::kUnavailable);
+  api_up = true;
+  EXPECT_THAT(tokens.NodeOf("good-node-a"), IsOkAndHolds(std::string("node-a")));
+  for (int i = 0; i < 10; ++i) (void)tokens.NodeOf("good-n" + std::to_string(i));
+  EXPECT_LE(tokens.cached(), options.max_entries);
+}
+
+ApiPod Pod(std::string name, std::string node) {
+  ApiPod pod;
+  pod.pod_namespace = "shop";
+  pod.name = name;
+  pod.uid = "uid-" + name;
+  pod.node = std::move(node);
+  pod.owner_kind = "ReplicaSet";
+  pod.owner_name = "web-7d9f";
+  return pod;
+}
+
+ReportedPod Reported(std::string name, std::string uid, std::string workload_key) {
+  ReportedPod pod;
+  pod.pod_namespace = "shop";
+  pod.name = std::move(name);
+  pod.uid = std::move(uid);
+  pod.workload_key = std::move(workload_key);
+  return pod;
+}
+
+TEST(PodMismatch, APodIsTheApisOnlyWhenEverythingAgrees) {
+  struct Case {
+    ReportedPod reported;
+    std::optional<ApiPod> api;
+    std::string why;  // a part of the reason; "" : verified
+  };
+  const std::vector<Case> cases = {
+      {Reported("web-1", "uid-web-1", "shop/Deployment/web"), Pod("web-1", "n1"), ""},
+      {Reported("web-1", "uid-web-1", ""), Pod("web-1", "n1"), ""},
+      {Reported("web-1", "uid-web-1", "shop/Deployment/web"), std::nullopt, "no such pod"},
+      {Reported("web-1", "", "shop/Deployment/web"), Pod("web-1", "n1"), "no UID"},
+      {Reported("web-1", "uid-other", "shop/Deployment/web"), Pod("web-1", "n1"), "UID"},
+      {Reported("web-1", "uid-web-1", "shop/Deployment/web"), Pod("web-1", "n2"), "node n2"},
+      {Reported("web-1", "uid-web-1", "shop/Deployment/web"), Pod("web-1", ""), "not bound"},
+      {Reported("web-1", "uid-web-1", "kube-system/Deployment/coredns"), Pod("web-1", "n1"),
+       "workload key"},
+  };
+  for (const Case& c : cases) {
+    const std::string why = PodMismatch(c.reported, "n1", c.api);
+    if (c.why.empty()) {
+      EXPECT_EQ(why, "") << c.reported.name;
+    } else {
+      EXPECT_NE(why.find(c.why), std::string::npos) << why;
+    }
+  }
+}
+
+TEST(VerifyReport, RefusesUnknownNodesAndMarksPods) {
+  NodeReport report;
+  report.node = "n1";
+  report.pods = {Reported("web-1", "uid-web-1", "shop/Deployment/web"),
+                 Reported("ghost", "uid-ghost", "shop/Deployment/web")};
+  ApiFacts api;
+  bool pods_synced = true;
+  bool nodes_synced = true;
+  api.find_pod = [](const std::string&, const std::string& name) -> std::optional<ApiPod> {
+    if (name == "web-1") return Pod("web-1", "n1");
+    return std::nullopt;
+  };
+  api.pods_synced = [&] { return pods_synced; };
+  api.node_exists = [](const std::string& node) { return node == "n1"; };
+  api.nodes_synced = [&] { return nodes_synced; };
+
+  absl::StatusOr<std::vector<UnverifiedPod>> unverified = VerifyReport(report, api);
+  ASSERT_TRUE(unverified.ok());
+  ASSERT_EQ(unverified->size(), 1u);
+  EXPECT_EQ((*unverified)[0].pod, "shop/ghost");
+  EXPECT_TRUE(report.pods[0].verified);
+  EXPECT_FALSE(report.pods[1].verified);
+
+  pods_synced = false;  // before the first list nothing can be confirmed
+  EXPECT_EQ(VerifyReport(report, api)->size(), 2u);
+  EXPECT_FALSE(report.pods[0].verified);
+
+  report.node = "invented";
+  EXPECT_EQ(VerifyReport(report, api).status().code(), absl::StatusCode::kFailedPrecondition);
+  nodes_synced = false;  // not listed yet: not refused for it
+  EXPECT_TRUE(VerifyReport(report, api).ok());
+
+  EXPECT_TRUE(VerifyReport(report, ApiFacts{})->empty());  // no API: nothing to check
+  EXPECT_TRUE(report.pods[1].verified);
+}
+
+TEST(FromProto, AReportTimeInTheFutureIsItsArrival) {
+  headroom::v1::NodeReport proto;
+  proto.set_node("n1");
+  proto.set_reported_at_unix_millis(absl::ToUnixMillis(kNow + absl::Hours(24 * 365)));
+  EXPECT_EQ(FromProto(proto, kNow)->reported_at, kNow);
+  proto.set_reported_at_unix_millis(absl::ToUnixMillis(kNow - absl::Seconds(5)));
+  EXPECT_EQ(FromProto(proto, kNow)->reported_at, kNow - absl::Seconds(5));
+}
+
+TEST(ClusterView, AnUnverifiedPodCountsOnItsNodeButFeedsNoWorkload) {
+  ClusterView view(ClusterView::Options{});
+  NodeReport report;
+  report.node = "n1";
+  report.reported_at = kNow;
+  report.allocatable = {4000, 8LL << 30};
+  ReportedPod forged = Reported("fake", "uid-fake", "shop/Deployment/web");
+  forged.requests = {3000, 1LL << 30};
+  ContainerDemand container;
+  container.name = "app";
+  container.cpu = CpuStats{3000, 3500};
+  container.history = absl::Hours(30);
+  forged.containers = {container};
+  forged.verified = false;
+  report.pods = {forged};
+  ASSERT_TRUE(view.ApplyReport(report).ok());
+  EXPECT_FALSE(view.WorkloadContainer("shop/Deployment/web", "app").has_value());
+  const std::optional<NodeFootprint> node = view.Nodes({"n1"}, kNow)[0];
+  ASSERT_TRUE(node.has_value());
+  EXPECT_GE(node->base_total.cpu_millis, 3000);  // counted: the node looks fuller, never emptier
+  report.pods[0].verified = true;  // the control: a verified pod does feed its workload
+  ASSERT_TRUE(view.ApplyReport(report).ok());
+  EXPECT_TRUE(view.WorkloadContainer("shop/Deployment/web", "app").has_value());
+}
+
+TEST(LogText, ControlCharactersCannotForgeALine) {
+  struct Case {
+    std::string in;
+    std::string out;
+  };
+  const std::vector<Case> cases = {
+      {"node-a", "node-a"},
+      {"node-a\n2026-11-24 [info] forged", "node-a\\x0a2026-11-24 [info] forged"},
+      {"a\rb\tc\x1b[31m", "a\\x0db\\x09c\\x1b[31m"},
+      {"del\x7f", "del\\x7f"},
+      {"ünïcode", "ünïcode"},
+  };
+  for (const Case& c : cases) EXPECT_EQ(LogText(c.in), c.out);
+  EXPECT_EQ(LogText(std::string(600, 'x'), 4), "xxxx...(600 bytes)");
+}
+
+}  // namespace
+}  // namespace headroom::extender
