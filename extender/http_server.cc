@@ -1,26 +1,20 @@
 #include "extender/http_server.h"
 
-#include <httplib.h>
-
-#include <chrono>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "cli/repack_json.h"
 #include "extender/judge.h"
 #include "extender/tls_certificate.h"
+#include "io/http_server.h"
 #include "io/system_repack_clock.h"
 #include "nlohmann/json.hpp"
+#include "shared/log_text.h"
 #include "shared/repack.h"
 #include "spdlog/spdlog.h"
 
 namespace headroom::extender {
 namespace {
-
-std::string ErrorJson(absl::string_view message) {
-  return nlohmann::json{{"error", message}}.dump(-1, ' ', false,
-                                                 nlohmann::json::error_handler_t::replace);
-}
 
 std::shared_ptr<spdlog::logger> Logger() {
   static const std::shared_ptr<spdlog::logger> logger = [] {
@@ -35,44 +29,46 @@ std::shared_ptr<spdlog::logger> Logger() {
 ExtenderHttpServer::ExtenderHttpServer(ClusterView& view, Metrics& metrics, ServerOptions options,
                                        std::function<absl::Time()> clock)
     : view_(view), metrics_(metrics), options_(std::move(options)), clock_(std::move(clock)) {
+  io::HttpServerOptions http;
+  http.max_body_bytes = options_.max_body_bytes;
+  http.max_header_bytes = options_.max_header_bytes;
+  http.request_timeout = options_.read_timeout;
+  http.write_timeout = options_.read_timeout;
+  http.idle_timeout = options_.idle_timeout;
+  http.max_connections = options_.max_connections;
+  http.threads = options_.threads;
+  http.error = [](int status, const std::string& reason) {
+    return io::JsonError(status, status == 413 ? reason + " (see --max-body-bytes)" : reason);
+  };
   if (options_.tls != nullptr) {
     ReloadingCertificate* certificate = options_.tls;
-    server_ = std::make_unique<httplib::SSLServer>([certificate](SSL_CTX& ctx) {
-      certificate->Install(ctx);
-      return true;
-    });
-  } else {
-    server_ = std::make_unique<httplib::Server>();
+    http.tls = [certificate](SSL_CTX& ctx) { certificate->Install(ctx); };
   }
+  server_ = std::make_unique<io::HttpServer>(std::move(http));
   Route();
 }
 
 ExtenderHttpServer::~ExtenderHttpServer() { Stop(); }
 
 void ExtenderHttpServer::Repack(const std::string& body, const std::string& timeout_text,
-                                httplib::Response& response) {
+                                io::HttpResponse& response) {
   absl::Duration timeout = kDefaultRepackTimeout;
   if (!timeout_text.empty() && (!absl::ParseDuration(timeout_text, &timeout) ||
                                 timeout < absl::ZeroDuration() || timeout > kMaxRepackTimeout)) {
-    response.status = 400;
-    response.set_content(
-        ErrorJson(absl::StrCat("timeout: a duration from 0s to ",
-                               absl::FormatDuration(kMaxRepackTimeout), ", e.g. 1s")),
-        "application/json");
+    response =
+        io::JsonError(400, absl::StrCat("timeout: a duration from 0s to ",
+                                        absl::FormatDuration(kMaxRepackTimeout), ", e.g. 1s"));
     return;
   }
   absl::StatusOr<RepackInstance> instance = cli::DecodeRepackInputText(body);
   if (!instance.ok()) {
-    response.status = 400;
-    response.set_content(ErrorJson(instance.status().message()), "application/json");
+    response = io::JsonError(400, instance.status().message());
     return;
   }
   // One solve at a time: each may hold a core for its whole time limit.
   std::unique_lock<std::mutex> lock(repack_mu_, std::try_to_lock);
   if (!lock.owns_lock()) {
-    response.status = 429;
-    response.set_content(ErrorJson("a repack is already running; retry when it ends"),
-                         "application/json");
+    response = io::JsonError(429, "a repack is already running; retry when it ends");
     return;
   }
   SystemRepackClock clock;
@@ -80,8 +76,7 @@ void ExtenderHttpServer::Repack(const std::string& body, const std::string& time
   options.timeout = timeout;
   absl::StatusOr<RepackPlan> plan = SolveRepack(*instance, options, clock);
   if (!plan.ok()) {
-    response.status = 400;
-    response.set_content(ErrorJson(plan.status().message()), "application/json");
+    response = io::JsonError(400, plan.status().message());
     return;
   }
   nlohmann::json out = cli::EncodeRepackPlan(*instance, *plan);
@@ -93,11 +88,10 @@ void ExtenderHttpServer::Repack(const std::string& body, const std::string& time
                  instance->nodes.size(), instance->pods.size(), changes,
                  plan->optimal ? "proven optimal" : "not proven optimal",
                  RepackChanges(*instance, *plan).size());
-  response.set_content(out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                       "application/json");
+  response.body = out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-void ExtenderHttpServer::Admit(const std::string& body, httplib::Response& response) {
+void ExtenderHttpServer::Admit(const std::string& body, io::HttpResponse& response) {
   const nlohmann::json review = nlohmann::json::parse(body, nullptr, false);
   const StatsLookup stats = [this](const std::string& workload, const std::string& container) {
     return view_.WorkloadContainer(workload, container);
@@ -107,9 +101,8 @@ void ExtenderHttpServer::Admit(const std::string& body, httplib::Response& respo
                             : DecideAdmission(review, stats, options_.admission);
   if (!decision.ok()) {
     Logger()->warn("admission: rejected a malformed review: {}",
-                   std::string(decision.status().message()));
-    response.status = 400;
-    response.set_content(ErrorJson(decision.status().message()), "application/json");
+                   LogText(decision.status().message()));
+    response = io::JsonError(400, decision.status().message());
     metrics_.CountAdmission("malformed");
     return;
   }
@@ -122,137 +115,81 @@ void ExtenderHttpServer::Admit(const std::string& body, httplib::Response& respo
                    apply ? "" : " [dry run or kill switch: not applied]", decision->annotation);
     metrics_.CountAdmission(apply ? "mutated" : "not_applied");
   }
-  response.set_content(AdmissionResponse(*decision, apply)
-                           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                       "application/json");
+  response.body = AdmissionResponse(*decision, apply)
+                      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-namespace {
-constexpr size_t kWorkerThreads = 64;
-}  // namespace
-
 void ExtenderHttpServer::Route() {
-  server_->set_payload_max_length(options_.max_body_bytes);
-  // Without TCP_NODELAY a response written in two parts (headers, body) waits for the
-  // client's delayed ACK: about 40 ms per call, measured in scripts/bench-extender.sh.
-  server_->set_tcp_nodelay(true);
-  const auto timeout = std::chrono::milliseconds(absl::ToInt64Milliseconds(options_.read_timeout));
-  server_->set_read_timeout(timeout);
-  server_->set_write_timeout(timeout);
-  // cpp-httplib gives each connection a worker for as long as it stays open; with its default
-  // 8 workers, a 9th keep-alive connection (another scheduler, probes, a scrape) waits for a
-  // free one. More workers than cores costs little memory and shares the CPU fairly instead.
-  server_->new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
-
   const auto handle = [this](const std::string& verb, bool filter) {
-    return [this, verb, filter](const httplib::Request& request, httplib::Response& response) {
+    return [this, verb, filter](const io::HttpRequest& request, io::HttpResponse& response) {
       const absl::Time started = absl::Now();
       absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(request.body);
       if (!args.ok()) {
         Logger()->warn("{}: rejected a malformed request: {}", verb,
-                       std::string(args.status().message()));
-        response.status = 400;
-        response.set_content(ErrorJson(args.status().message()), "application/json");
+                       LogText(args.status().message()));
+        response = io::JsonError(400, args.status().message());
       } else if (filter) {
         const FilterOutcome outcome = FilterNodes(*args, view_, clock_());
         for (const std::string& code : outcome.rejection_codes) metrics_.CountRejection(code);
         metrics_.CountUnknownNodes(outcome.unknown_nodes);
         for (const auto& [node, reason] : outcome.result.failed) {
-          Logger()->debug("filter {}/{}: {} rejected: {}", args->pod.pod_namespace, args->pod.name,
-                          node, reason);
+          Logger()->debug("filter {}/{}: {} rejected: {}", LogText(args->pod.pod_namespace),
+                          LogText(args->pod.name), LogText(node), LogText(reason));
         }
-        response.set_content(EncodeFilterResult(*args, outcome.result), "application/json");
+        response.body = EncodeFilterResult(*args, outcome.result);
       } else {
-        response.set_content(
-            EncodeHostPriorities(PrioritizeNodes(*args, view_, clock_(), options_.scoring)),
-            "application/json");
+        response.body =
+            EncodeHostPriorities(PrioritizeNodes(*args, view_, clock_(), options_.scoring));
       }
-      metrics_.ObserveRequest(verb, response.status == -1 ? 200 : response.status,
-                              absl::Now() - started);
+      metrics_.ObserveRequest(verb, response.status, absl::Now() - started);
     };
   };
-  server_->Post(options_.url_prefix + "/filter", handle("filter", true));
-  server_->Post(options_.url_prefix + "/prioritize", handle("prioritize", false));
-  server_->Post(options_.url_prefix + "/repack",
-                [this](const httplib::Request& request, httplib::Response& response) {
-                  const absl::Time started = absl::Now();
-                  Repack(request.body, request.get_param_value("timeout"), response);
-                  metrics_.ObserveRequest("repack", response.status == -1 ? 200 : response.status,
-                                          absl::Now() - started);
-                });
-  server_->Post(
-      "/admission/pods", [this](const httplib::Request& request, httplib::Response& response) {
-        const absl::Time started = absl::Now();
-        Admit(request.body, response);
-        metrics_.ObserveRequest("admission", response.status == -1 ? 200 : response.status,
-                                absl::Now() - started);
-      });
-  server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
-    response.set_content("ok\n", "text/plain");
+  server_->Route("POST", options_.url_prefix + "/filter", handle("filter", true));
+  server_->Route("POST", options_.url_prefix + "/prioritize", handle("prioritize", false));
+  server_->Route("POST", options_.url_prefix + "/repack",
+                 [this](const io::HttpRequest& request, io::HttpResponse& response) {
+                   const absl::Time started = absl::Now();
+                   Repack(request.body, request.QueryParam("timeout"), response);
+                   metrics_.ObserveRequest("repack", response.status, absl::Now() - started);
+                 });
+  server_->Route("POST", "/admission/pods",
+                 [this](const io::HttpRequest& request, io::HttpResponse& response) {
+                   const absl::Time started = absl::Now();
+                   Admit(request.body, response);
+                   metrics_.ObserveRequest("admission", response.status, absl::Now() - started);
+                 });
+  server_->Route("GET", "/healthz", [](const io::HttpRequest&, io::HttpResponse& response) {
+    response.content_type = "text/plain";
+    response.body = "ok\n";
   });
-  server_->Get("/readyz", [this](const httplib::Request&, httplib::Response& response) {
-    response.set_content(absl::StrCat("ok: ", view_.NodeCount(), " nodes reported\n"),
-                         "text/plain");
+  server_->Route("GET", "/readyz", [this](const io::HttpRequest&, io::HttpResponse& response) {
+    response.content_type = "text/plain";
+    response.body = absl::StrCat("ok: ", view_.NodeCount(), " nodes reported\n");
   });
-  server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+  server_->Route("GET", "/metrics", [this](const io::HttpRequest&, io::HttpResponse& response) {
     const auto [oldest, newest] = view_.ReportAges(clock_());
     Metrics::ClusterGauges gauges;
     gauges.nodes_reported = view_.NodeCount();
     gauges.oldest_report_age = oldest;
     gauges.newest_report_age = newest;
     gauges.pending_placements = view_.PlacementCount();
+    gauges.http_connections = server_->connections();
     if (options_.add_gauges) options_.add_gauges(gauges);
-    response.set_content(metrics_.Render(gauges), "text/plain; version=0.0.4");
+    response.content_type = "text/plain; version=0.0.4";
+    response.body = metrics_.Render(gauges);
   });
-  // Every error status carries a JSON reason, including the library's own (404, 413, ...).
-  server_->set_error_handler([](const httplib::Request& request, httplib::Response& response) {
-    if (!response.body.empty()) return;
-    std::string reason;
-    switch (response.status) {
-      case 404:
-        reason = absl::StrCat("no such endpoint: ", request.method, " ", request.path);
-        break;
-      case 413:
-        reason = "request body too large (see --max-body-bytes)";
-        break;
-      case 400:
-        reason = "malformed HTTP request";
-        break;
-      default:
-        reason = absl::StrCat("HTTP ", response.status);
-    }
-    response.set_content(ErrorJson(reason), "application/json");
-  });
-  server_->set_exception_handler(
-      [](const httplib::Request& request, httplib::Response& response, std::exception_ptr) {
-        Logger()->error("{} {}: internal error", request.method, request.path);
-        response.status = 500;
-        response.set_content(ErrorJson("internal error"), "application/json");
-      });
 }
 
 absl::StatusOr<int> ExtenderHttpServer::Bind(const std::string& host, int port) {
-  int bound = -1;
-  if (port == 0) {
-    bound = server_->bind_to_any_port(host);
-  } else if (server_->bind_to_port(host, port)) {
-    bound = port;
-  }
-  if (bound < 0) {
-    return absl::UnavailableError(absl::StrCat("cannot listen on ", host, ":", port));
-  }
-  return bound;
+  return server_->Bind(host, port);
 }
 
-absl::Status ExtenderHttpServer::Serve() {
-  if (!server_->listen_after_bind()) return absl::UnavailableError("HTTP server stopped");
-  return absl::OkStatus();
-}
+absl::Status ExtenderHttpServer::Serve() { return server_->Serve(); }
 
 void ExtenderHttpServer::Stop() {
-  if (server_ != nullptr) server_->stop();
+  if (server_ != nullptr) server_->Stop();
 }
 
-bool ExtenderHttpServer::serving() const { return server_->is_running(); }
+bool ExtenderHttpServer::serving() const { return server_->serving(); }
 
 }  // namespace headroom::extender

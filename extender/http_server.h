@@ -1,6 +1,6 @@
 #pragma once
 
-// headroom-extender's HTTP endpoints on cpp-httplib:
+// headroom-extender's HTTP endpoints, served by io/http_server.h (bounded and asynchronous):
 //   POST <prefix>/filter, POST <prefix>/prioritize   the kube-scheduler extender protocol
 //   GET /healthz, GET /readyz                        liveness and readiness
 //   GET /metrics                                     Prometheus text
@@ -23,10 +23,10 @@
 #include "extender/metrics.h"
 #include "shared/placement.h"
 
-namespace httplib {
-class Server;
-struct Response;
-}  // namespace httplib
+namespace headroom::io {
+class HttpServer;
+struct HttpResponse;
+}  // namespace headroom::io
 
 namespace headroom::extender {
 
@@ -37,7 +37,11 @@ struct ServerOptions {
   // HTTPS with this certificate (reloaded when its files change); nullptr: plain HTTP.
   ReloadingCertificate* tls = nullptr;
   size_t max_body_bytes = 64ULL << 20;  // full Node lists of a large cluster fit
-  absl::Duration read_timeout = absl::Seconds(10);
+  size_t max_header_bytes = 16 << 10;
+  absl::Duration read_timeout = absl::Seconds(10);  // one request, from its first byte
+  absl::Duration idle_timeout = absl::Seconds(90);  // a keep-alive connection between requests
+  size_t max_connections = 1024;
+  int threads = 4;
   ScoringConfig scoring;
   AdmissionOptions admission;
   // Whether the webhook's patch is returned: false in dry run or while the kill switch is
@@ -65,11 +69,10 @@ class ExtenderHttpServer {
   void Route();
   // POST /repack: the body is a cluster (docs/repack.md), ?timeout= the solve's limit; answers
   // the plan. Dry run: nothing is executed.
-  void Repack(const std::string& body, const std::string& timeout_text,
-              httplib::Response& response);
+  void Repack(const std::string& body, const std::string& timeout_text, io::HttpResponse& response);
 
   // POST /admission/pods: an AdmissionReview; answers allowed, with the sizing patch.
-  void Admit(const std::string& body, httplib::Response& response);
+  void Admit(const std::string& body, io::HttpResponse& response);
 
   static constexpr absl::Duration kDefaultRepackTimeout = absl::Seconds(5);
   static constexpr absl::Duration kMaxRepackTimeout = absl::Seconds(60);
@@ -79,7 +82,7 @@ class ExtenderHttpServer {
   Metrics& metrics_;
   ServerOptions options_;
   std::function<absl::Time()> clock_;
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<io::HttpServer> server_;
 };
 
 }  // namespace headroom::extender

@@ -2,7 +2,9 @@
 // view, metrics and HTTP server together; the decisions are in judge.h and shared/.
 
 #include <grpcpp/grpcpp.h>
+#include <pthread.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -32,6 +34,7 @@
 #include "extender/reporter_identity.h"
 #include "extender/tls_certificate.h"
 #include "extender/workload_checkpoint.h"
+#include "io/atomic_file.h"
 #include "io/grpc_tls.h"
 #include "spdlog/cfg/env.h"
 #include "spdlog/spdlog.h"
@@ -129,14 +132,6 @@ ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or S
 
 namespace {
 
-headroom::extender::ExtenderHttpServer* g_server = nullptr;
-headroom::extender::ExtenderHttpServer* g_webhook_server = nullptr;
-
-void StopOnSignal(int) {
-  if (g_server != nullptr) g_server->Stop();
-  if (g_webhook_server != nullptr) g_webhook_server->Stop();
-}
-
 int Fail(const std::string& message) {
   std::cerr << "headroom-extender: " << message << "\n";
   return 2;
@@ -145,6 +140,14 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // SIGTERM and SIGINT are taken by one thread with sigwait; every other thread blocks them.
+  // Blocked before anything starts a thread (gRPC's server, the HTTP server), so a signal can
+  // never kill the process on another thread before the final checkpoint.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   headroom::cli::ParseDaemonFlags(
       argc, argv,
 
@@ -269,6 +272,11 @@ int main(int argc, char** argv) {
   headroom::extender::Metrics metrics;
   const std::string state_dir = absl::GetFlag(FLAGS_state_dir);
   if (!state_dir.empty()) {
+    const std::string path = state_dir + "/" + headroom::extender::kWorkloadCheckpointFile;
+    if (const size_t stale = headroom::io::RemoveStaleTemporaries(path); stale > 0) {
+      logger->warn("removed {} temporary files of an interrupted checkpoint in {}", stale,
+                   state_dir);
+    }
     absl::StatusOr<size_t> loaded = headroom::extender::LoadWorkloads(view, state_dir);
     if (loaded.ok()) {
       logger->info("loaded {} workload containers from {}", *loaded, state_dir);
@@ -276,10 +284,12 @@ int main(int argc, char** argv) {
       logger->info("no checkpoint in {} yet", state_dir);
     } else {
       // Keep the unreadable file for inspection and start empty rather than not at all.
-      const std::string path = state_dir + "/" + headroom::extender::kWorkloadCheckpointFile;
-      std::rename(path.c_str(), (path + ".corrupt").c_str());
-      logger->error("{}; moved aside to {}.corrupt, starting without workload statistics",
-                    std::string(loaded.status().message()), path);
+      const absl::StatusOr<std::string> aside = headroom::io::MoveAside(path);
+      logger->error("{}; {}, starting without workload statistics",
+                    std::string(loaded.status().message()),
+                    aside.ok() ? "moved aside to " + *aside
+                               : "left in place (" + std::string(aside.status().message()) +
+                                     "); the next checkpoint replaces it");
     }
   }
   absl::StatusOr<headroom::extender::ReportAuth> report_auth =
@@ -436,7 +446,6 @@ int main(int argc, char** argv) {
   headroom::extender::ExtenderHttpServer server(view, metrics, options);
   const absl::StatusOr<int> bound = server.Bind(address->host, address->port);
   if (!bound.ok()) return Fail(std::string(bound.status().message()));
-  g_server = &server;
   std::unique_ptr<headroom::extender::ExtenderHttpServer> webhook_server;
   if (webhook_address) {
     headroom::extender::ServerOptions webhook_options = options;
@@ -446,15 +455,21 @@ int main(int argc, char** argv) {
     const absl::StatusOr<int> webhook_bound =
         webhook_server->Bind(webhook_address->host, webhook_address->port);
     if (!webhook_bound.ok()) return Fail(std::string(webhook_bound.status().message()));
-    g_webhook_server = webhook_server.get();
     logger->info("admission webhook on https://{}:{}/admission/pods", webhook_address->host,
                  *webhook_bound);
   }
   std::thread webhook_thread([&] {
     if (webhook_server != nullptr) (void)webhook_server->Serve();
   });
-  std::signal(SIGTERM, StopOnSignal);
-  std::signal(SIGINT, StopOnSignal);
+  std::atomic<bool> signalled{false};
+  std::thread signal_waiter([&] {
+    int received = 0;
+    sigwait(&signals, &received);
+    if (signalled.exchange(true)) return;  // woken by main() itself: already stopping
+    logger->info("signal {}: stopping", received);
+    server.Stop();
+    if (webhook_server != nullptr) webhook_server->Stop();
+  });
   logger->info("listening on {}://{}:{} (filter and prioritize under \"{}\", scoring {})",
                certificate ? "https" : "http", address->host, *bound, options.url_prefix, scoring);
   absl::Notification stopping;
@@ -484,8 +499,13 @@ int main(int argc, char** argv) {
     actuator->Run();
   });
   const absl::Status served = server.Serve();
+  if (!signalled.exchange(true)) pthread_kill(signal_waiter.native_handle(), SIGTERM);
+  signal_waiter.join();
   if (webhook_server != nullptr) webhook_server->Stop();
   webhook_thread.join();
+  // Reports in flight get a short grace, then the final checkpoint includes them.
+  report_server->server->Shutdown(std::chrono::system_clock::now() +
+                                  std::chrono::milliseconds(200));
   stopping.Notify();
   if (pod_watch != nullptr) pod_watch->Stop();
   if (node_watch != nullptr) node_watch->Stop();
@@ -494,7 +514,6 @@ int main(int argc, char** argv) {
   node_watcher.join();
   actuator_thread.join();
   checkpointer.join();
-  report_server->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   logger->info("stopped: {}", served.ok() ? std::string("signal") : std::string(served.message()));
   return 0;
 }

@@ -126,7 +126,11 @@ std::string Metrics::Render(const ClusterGauges& cluster) const {
       "yet.\n"
       "# TYPE headroom_extender_pending_placements gauge\n"
       "headroom_extender_pending_placements ",
-      cluster.pending_placements, "\n");
+      cluster.pending_placements, "\n",
+      "# HELP headroom_extender_http_connections Open connections to the HTTP listener.\n"
+      "# TYPE headroom_extender_http_connections gauge\n"
+      "headroom_extender_http_connections ",
+      cluster.http_connections, "\n");
   if (cluster.pod_watch.has_value()) {
     const auto& watch = *cluster.pod_watch;
     absl::StrAppend(

@@ -1,5 +1,6 @@
 #include "extender/workload_checkpoint.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
@@ -62,7 +63,8 @@ absl::StatusOr<std::map<std::string, ClusterView::ContainerStats>> DecodeWorkloa
     for (const auto& [key, entry] : workloads->items()) {
       const std::string where = absl::StrCat("workloads[\"", key, "\"]");
       ClusterView::ContainerStats stats;
-      stats.history = absl::Seconds(OptionalNonNegative(entry, "historySeconds", where));
+      stats.history =
+          std::min(absl::Seconds(OptionalNonNegative(entry, "historySeconds", where)), kMaxHistory);
       if (const auto cpu = entry.find("cpu"); cpu != entry.end()) {
         absl::StatusOr<CpuStats> decoded = codec::CpuStatsFromJson(*cpu, where + ".cpu");
         if (!decoded.ok()) return decoded.status();

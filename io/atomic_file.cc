@@ -78,4 +78,29 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return buffer.str();
 }
 
+size_t RemoveStaleTemporaries(const std::string& path) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path directory =
+      target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  const std::string prefix = "." + target.filename().string() + ".";
+  std::error_code error;
+  size_t removed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+    const std::string name = entry.path().filename().string();
+    // mkstemp's suffix: exactly six characters after the prefix.
+    if (name.size() != prefix.size() + 6 || name.compare(0, prefix.size(), prefix) != 0) continue;
+    std::error_code ignored;
+    if (entry.is_regular_file(ignored) && std::filesystem::remove(entry.path(), ignored)) {
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+absl::StatusOr<std::string> MoveAside(const std::string& path) {
+  const std::string aside = path + ".corrupt";
+  if (::rename(path.c_str(), aside.c_str()) != 0) return Errno("cannot move aside", path);
+  return aside;
+}
+
 }  // namespace headroom::io

@@ -17,4 +17,13 @@ absl::Status WriteFileAtomically(const std::string& path, absl::string_view cont
 // NotFound when the file does not exist; other errors carry the path and errno text.
 absl::StatusOr<std::string> ReadFile(const std::string& path);
 
+// Removes the temporary files WriteFileAtomically left for `path` when the process died
+// mid-write (".<name>.XXXXXX" beside it); returns how many it removed. Call before the
+// first write, when no other writer of `path` runs.
+size_t RemoveStaleTemporaries(const std::string& path);
+
+// Renames an unreadable `path` to "<path>.corrupt" for inspection; the error, with the
+// reason, when that fails (a read-only directory), so the caller can say what really happened.
+absl::StatusOr<std::string> MoveAside(const std::string& path);
+
 }  // namespace headroom::io

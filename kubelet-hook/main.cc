@@ -23,8 +23,9 @@
 #include "absl/synchronization/notification.h"
 #include "app/guard_rail_flags.h"
 #include "cli/flag_args.h"
-#include "httplib.h"
+#include "io/atomic_file.h"
 #include "io/grpc_tls.h"
+#include "io/http_server.h"
 #include "kubelet-hook/cgroup_reader.h"
 #include "kubelet-hook/kernel_oom_log.h"
 #include "kubelet-hook/node_checkpoint.h"
@@ -181,16 +182,22 @@ int main(int argc, char** argv) {
   hnri::NodeState state;
   const std::string state_dir = absl::GetFlag(FLAGS_state_dir);
   if (!state_dir.empty()) {
+    const std::string path = state_dir + "/" + hnri::kNodeCheckpointFile;
+    if (const size_t stale = headroom::io::RemoveStaleTemporaries(path); stale > 0) {
+      spdlog::warn("removed {} temporary files of an interrupted checkpoint in {}", stale,
+                   state_dir);
+    }
     absl::StatusOr<size_t> loaded = hnri::LoadNodeCheckpoint(state, state_dir);
     if (loaded.ok()) {
       spdlog::info("loaded statistics of {} workload containers from {}", *loaded, state_dir);
     } else if (absl::IsNotFound(loaded.status())) {
       spdlog::info("no checkpoint in {} yet", state_dir);
     } else {
-      const std::string path = state_dir + "/" + hnri::kNodeCheckpointFile;
-      std::rename(path.c_str(), (path + ".corrupt").c_str());
-      spdlog::error("{}; moved aside to {}.corrupt, starting without statistics",
-                    std::string(loaded.status().message()), path);
+      const absl::StatusOr<std::string> aside = headroom::io::MoveAside(path);
+      spdlog::error("{}; {}, starting without statistics", std::string(loaded.status().message()),
+                    aside.ok() ? "moved aside to " + *aside
+                               : "left in place (" + std::string(aside.status().message()) +
+                                     "); the next checkpoint replaces it");
     }
   }
   hnri::CgroupReader cgroups(absl::GetFlag(FLAGS_cgroup_root));
@@ -223,22 +230,32 @@ int main(int argc, char** argv) {
   });
 
   Counters counters;
-  std::unique_ptr<httplib::Server> http;
+  std::unique_ptr<headroom::io::HttpServer> http;
   std::thread http_thread;
   if (std::string flag = absl::GetFlag(FLAGS_http_address); !flag.empty()) {
     const absl::StatusOr<headroom::cli::HostPort> address =
         headroom::cli::ParseHostPort(flag, "--http-address");
     if (!address.ok()) return Fail(std::string(address.status().message()));
-    http = std::make_unique<httplib::Server>();
-    http->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content("ok\n", "text/plain");
+    // Probes and scrapes only: small limits, and a flood of connections cannot starve them.
+    headroom::io::HttpServerOptions http_options;
+    http_options.max_body_bytes = 4 << 10;
+    http_options.max_header_bytes = 8 << 10;
+    http_options.max_connections = 256;
+    http_options.threads = 1;
+    http = std::make_unique<headroom::io::HttpServer>(std::move(http_options));
+    using headroom::io::HttpRequest;
+    using headroom::io::HttpResponse;
+    http->Route("GET", "/healthz", [](const HttpRequest&, HttpResponse& res) {
+      res.content_type = "text/plain";
+      res.body = "ok\n";
     });
-    http->Get("/readyz", [&](const httplib::Request&, httplib::Response& res) {
+    http->Route("GET", "/readyz", [&](const HttpRequest&, HttpResponse& res) {
       const bool ready = runner.connected();
       res.status = ready ? 200 : 503;
-      res.set_content(ready ? "ok\n" : "not registered with the runtime\n", "text/plain");
+      res.content_type = "text/plain";
+      res.body = ready ? "ok\n" : "not registered with the runtime\n";
     });
-    http->Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+    http->Route("GET", "/metrics", [&](const HttpRequest&, HttpResponse& res) {
       std::string text;
       auto metric = [&](const char* name, const char* type, const char* help, auto value) {
         absl::StrAppend(&text, "# HELP ", name, " ", help, "\n# TYPE ", name, " ", type, "\n", name,
@@ -275,10 +292,13 @@ int main(int argc, char** argv) {
              counters.reports_failed.load());
       metric("headroom_nri_last_sample_timestamp_seconds", "gauge", "Time of the last sample.",
              counters.last_sample_unix.load());
-      res.set_content(text, "text/plain; version=0.0.4");
+      metric("headroom_nri_http_connections", "gauge", "Open connections to this endpoint.",
+             http->connections());
+      res.content_type = "text/plain; version=0.0.4";
+      res.body = std::move(text);
     });
-    if (!http->bind_to_port(address->host, address->port)) {
-      return Fail(absl::StrCat("cannot listen on ", flag));
+    if (absl::StatusOr<int> bound = http->Bind(address->host, address->port); !bound.ok()) {
+      return Fail(std::string(bound.status().message()));
     }
   }
 
@@ -292,7 +312,7 @@ int main(int argc, char** argv) {
     runner.Stop();
   });
 
-  if (http) http_thread = std::thread([&] { http->listen_after_bind(); });
+  if (http) http_thread = std::thread([&] { (void)http->Serve(); });
 
   std::unique_ptr<hnri::NodeReporter> reporter;
   if (std::string extender = absl::GetFlag(FLAGS_extender); !extender.empty()) {
@@ -384,7 +404,7 @@ int main(int argc, char** argv) {
   oom_poller.join();
   periodic.join();
   if (http) {
-    http->stop();
+    http->Stop();
     http_thread.join();
   }
   if (!state_dir.empty()) {

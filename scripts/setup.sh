@@ -15,6 +15,7 @@ packages=(
   libspdlog-dev libfmt-dev
   libcpp-httplib-dev libssl-dev openssl
   libyaml-cpp-dev libsimdjson-dev
+  libboost1.81-dev  # Boost.Beast: the HTTP server (io/http_server.h)
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
 )

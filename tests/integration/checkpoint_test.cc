@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "extender/cluster_view.h"
@@ -130,6 +131,36 @@ TEST_F(StateDir, AProcessKilledMidWriteLeavesAReadableCheckpoint) {
     ASSERT_THAT(decoded, IsOk()) << "round " << round;
     EXPECT_EQ(decoded->size(), workloads.size());
   }
+  // What the killed writers left behind is removed at the next start, and only that.
+  io::RemoveStaleTemporaries(path);
+  for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+    EXPECT_FALSE(entry.path().filename().string().rfind(".workloads.json.", 0) == 0)
+        << entry.path();
+  }
+}
+
+TEST_F(StateDir, StaleTemporariesAreRemovedAndNothingElse) {
+  const std::string path = (dir_ / kWorkloadCheckpointFile).string();
+  ASSERT_THAT(io::WriteFileAtomically(path, "{}"), IsOk());
+  for (const std::string name : {".workloads.json.AbC123", ".workloads.json.zz9999"}) {
+    std::ofstream(dir_ / name) << "half";
+  }
+  std::ofstream(dir_ / ".workloads.json.keep-me") << "not ours";
+  std::ofstream(dir_ / ".node-stats.json.AbC123") << "another file's";
+  EXPECT_EQ(io::RemoveStaleTemporaries(path), 2u);
+  EXPECT_TRUE(std::filesystem::exists(path));
+  EXPECT_TRUE(std::filesystem::exists(dir_ / ".workloads.json.keep-me"));
+  EXPECT_TRUE(std::filesystem::exists(dir_ / ".node-stats.json.AbC123"));
+  EXPECT_EQ(io::RemoveStaleTemporaries(path), 0u);
+}
+
+TEST_F(StateDir, MovingAsideSaysWhenItFailed) {
+  const std::string path = (dir_ / kWorkloadCheckpointFile).string();
+  ASSERT_THAT(io::WriteFileAtomically(path, "garbage"), IsOk());
+  EXPECT_THAT(io::MoveAside(path), IsOkAndHolds(path + ".corrupt"));
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_THAT(io::MoveAside(path),
+              StatusIs(absl::StatusCode::kNotFound, ::testing::HasSubstr("cannot move aside")));
 }
 
 TEST(AtomicFileTest, AFailedWriteKeepsTheOldFile) {

@@ -1,0 +1,379 @@
+#include "io/http_server.h"
+
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+
+namespace headroom::io {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+using tcp = asio::ip::tcp;
+
+std::chrono::steady_clock::duration Chrono(absl::Duration d) {
+  return std::chrono::microseconds(absl::ToInt64Microseconds(d));
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string PercentDecode(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '+') {
+      out.push_back(' ');
+    } else if (text[i] == '%' && i + 2 < text.size() && HexValue(text[i + 1]) >= 0 &&
+               HexValue(text[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string HttpRequest::QueryParam(absl::string_view name) const {
+  for (absl::string_view pair : absl::StrSplit(query, '&', absl::SkipEmpty())) {
+    const size_t equals = pair.find('=');
+    if (PercentDecode(pair.substr(0, equals)) != name) continue;
+    return equals == absl::string_view::npos ? "" : PercentDecode(pair.substr(equals + 1));
+  }
+  return "";
+}
+
+HttpResponse JsonError(int status, absl::string_view reason) {
+  return {status, "application/json",
+          nlohmann::json{{"error", reason}}.dump(-1, ' ', false,
+                                                 nlohmann::json::error_handler_t::replace)};
+}
+
+struct HttpServer::Impl {
+  explicit Impl(HttpServerOptions o)
+      : options(std::move(o)), tls(asio::ssl::context::tls_server), acceptor(io), stop_timer(io) {
+    if (!options.error) options.error = JsonError;
+    if (options.threads < 1) options.threads = 1;
+    if (options.tls) options.tls(*tls.native_handle());
+  }
+
+  // Declared so that the io_context goes first (its pending handlers own the sessions, which
+  // use the members above it) and the acceptor and timer, which use it, before it.
+  HttpServerOptions options;
+  std::map<std::string, std::map<std::string, HttpHandler>> routes;  // path -> method -> handler
+  std::atomic<size_t> open{0};
+  std::atomic<bool> stopping{false};
+  std::atomic<bool> running{false};
+  asio::ssl::context tls;
+  asio::io_context io;
+  tcp::acceptor acceptor;
+  asio::steady_timer stop_timer;
+
+  // The answer to one request (also the server's own 404 and 405).
+  HttpResponse Answer(const HttpRequest& request) const {
+    const auto path = routes.find(request.path);
+    if (path == routes.end()) {
+      return options.error(404,
+                           absl::StrCat("no such endpoint: ", request.method, " ", request.path));
+    }
+    const auto handler = path->second.find(request.method);
+    if (handler == path->second.end()) {
+      return options.error(
+          405, absl::StrCat("method ", request.method, " not allowed on ", request.path));
+    }
+    HttpResponse response;
+    try {
+      handler->second(request, response);
+    } catch (const std::exception& e) {
+      response = options.error(500, "internal error");
+    }
+    return response;
+  }
+
+  void Accept();
+};
+
+namespace {
+
+template <class Stream>
+class Session : public std::enable_shared_from_this<Session<Stream>> {
+ public:
+  static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
+
+  template <class... Args>
+  explicit Session(HttpServer::Impl& server, Args&&... args)
+      : server_(&server),
+        stream_(std::forward<Args>(args)...),
+        buffer_(std::max<size_t>(server.options.max_header_bytes * 2, 64 << 10)) {
+    ++server_->open;
+  }
+  ~Session() { --server_->open; }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  void Start() {
+    if constexpr (kTls) {
+      Lowest().expires_after(Chrono(server_->options.request_timeout));
+      stream_.async_handshake(asio::ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                if (ec) return self->Close();
+                                self->WaitForRequest();
+                              });
+    } else {
+      WaitForRequest();
+    }
+  }
+
+ private:
+  beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
+
+  // Idle until a request's first bytes arrive (idle_timeout), then the whole request has
+  // request_timeout.
+  void WaitForRequest() {
+    if (server_->stopping) return Close();
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(
+        std::min<size_t>(server_->options.max_header_bytes, UINT32_MAX)));
+    parser_->body_limit(server_->options.max_body_bytes);
+    if (buffer_.size() > 0) return ReadHeader();
+    Lowest().expires_after(Chrono(server_->options.idle_timeout));
+    stream_.async_read_some(buffer_.prepare(4096),
+                            [self = this->shared_from_this()](beast::error_code ec, size_t bytes) {
+                              if (ec) return self->Close();
+                              self->buffer_.commit(bytes);
+                              self->ReadHeader();
+                            });
+  }
+
+  void ReadHeader() {
+    Lowest().expires_after(Chrono(server_->options.request_timeout));
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = this->shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
+  }
+
+  void OnHeader(beast::error_code ec) {
+    if (ec) return Refuse(ec);
+    const auto expect = parser_->get().find(http::field::expect);
+    if (expect != parser_->get().end() &&
+        absl::EqualsIgnoreCase(absl::string_view(expect->value().data(), expect->value().size()),
+                               "100-continue")) {
+      continue_.emplace(http::status::continue_, parser_->get().version());
+      http::async_write(stream_, *continue_,
+                        [self = this->shared_from_this()](beast::error_code error, size_t) {
+                          if (error) return self->Close();
+                          self->ReadBody();
+                        });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = this->shared_from_this()](beast::error_code ec, size_t) { self->OnRequest(ec); });
+  }
+
+  void OnRequest(beast::error_code ec) {
+    if (ec) return Refuse(ec);
+    http::request<http::string_body> message = parser_->release();
+    parser_.reset();
+    HttpRequest request;
+    request.method = std::string(message.method_string());
+    const absl::string_view target(message.target().data(), message.target().size());
+    const size_t question = target.find('?');
+    request.path = std::string(target.substr(0, question));
+    if (question != absl::string_view::npos)
+      request.query = std::string(target.substr(question + 1));
+    request.body = std::move(message.body());
+    const bool keep_alive = message.keep_alive();
+    Respond(server_->Answer(request), message.version(), keep_alive);
+  }
+
+  // Answers a request that could not be read, then closes.
+  void Refuse(beast::error_code ec) {
+    const HttpServerOptions& options = server_->options;
+    linger_ = true;  // the client may still be sending: read it away before closing
+    if (ec == http::error::body_limit) {
+      return Respond(options.error(413, absl::StrCat("request body too large: more than ",
+                                                     options.max_body_bytes, " bytes")),
+                     11, false);
+    }
+    if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
+      return Respond(options.error(431, absl::StrCat("request header too large: more than ",
+                                                     options.max_header_bytes, " bytes")),
+                     11, false);
+    }
+    const bool ended = ec == http::error::end_of_stream || ec == http::error::partial_message;
+    if (!ended && ec.category() == http::make_error_code(http::error::bad_method).category()) {
+      return Respond(options.error(400, "malformed HTTP request"), 11, false);
+    }
+    Close();  // closed, timed out or broken: nobody to answer
+  }
+
+  void Respond(HttpResponse answer, unsigned version, bool keep_alive) {
+    response_.emplace(static_cast<http::status>(answer.status), version);
+    response_->set(http::field::content_type, answer.content_type);
+    response_->body() = std::move(answer.body);
+    response_->keep_alive(keep_alive && !server_->stopping);
+    response_->prepare_payload();
+    Lowest().expires_after(Chrono(server_->options.write_timeout));
+    http::async_write(stream_, *response_,
+                      [self = this->shared_from_this()](beast::error_code ec, size_t) {
+                        const bool again = !ec && self->response_->keep_alive();
+                        self->response_.reset();
+                        if (!again) return !ec && self->linger_ ? self->Linger() : self->Close();
+                        // A large request's bytes are not kept for the next one.
+                        if (self->buffer_.capacity() > (256 << 10) && self->buffer_.size() == 0) {
+                          self->buffer_.shrink_to_fit();
+                        }
+                        self->WaitForRequest();
+                      });
+  }
+
+  // After an early answer (413, 431, 400) the client may still be writing its request; a
+  // close now would reset the connection and lose the answer. So: no more sending, then what
+  // arrives is read and dropped, for at most a second and 8 MiB, and the connection closed.
+  void Linger() {
+    beast::error_code ignored;
+    Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    Lowest().expires_after(std::chrono::seconds(1));
+    Drain();
+  }
+  void Drain() {
+    buffer_.clear();
+    stream_.async_read_some(buffer_.prepare(64 << 10),
+                            [self = this->shared_from_this()](beast::error_code ec, size_t bytes) {
+                              self->drained_ += bytes;
+                              if (ec || self->drained_ > (8 << 20)) return self->Close();
+                              self->Drain();
+                            });
+  }
+
+  void Close() {
+    beast::error_code ignored;
+    Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    Lowest().close();
+  }
+
+  HttpServer::Impl* server_;
+  Stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::response<http::empty_body>> continue_;
+  std::optional<http::response<http::string_body>> response_;
+  bool linger_ = false;
+  size_t drained_ = 0;
+};
+
+}  // namespace
+
+void HttpServer::Impl::Accept() {
+  acceptor.async_accept(asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
+    if (ec) {
+      if (!acceptor.is_open() || stopping) return;
+      // Out of descriptors or an aborted connection: keep accepting.
+      return Accept();
+    }
+    beast::error_code ignored;
+    if (open >= options.max_connections || stopping) {
+      socket.close(ignored);
+    } else {
+      socket.set_option(tcp::no_delay(true), ignored);
+      if (options.tls) {
+        std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(*this, std::move(socket),
+                                                                        tls)
+            ->Start();
+      } else {
+        std::make_shared<Session<beast::tcp_stream>>(*this, std::move(socket))->Start();
+      }
+    }
+    Accept();
+  });
+}
+
+HttpServer::HttpServer(HttpServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+
+HttpServer::~HttpServer() = default;
+
+void HttpServer::Route(const std::string& method, const std::string& path, HttpHandler handler) {
+  impl_->routes[path][method] = std::move(handler);
+}
+
+absl::StatusOr<int> HttpServer::Bind(const std::string& host, int port) {
+  beast::error_code ec;
+  const asio::ip::address address =
+      asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
+  if (ec) return absl::InvalidArgumentError(absl::StrCat("not an IP address: ", host));
+  const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
+  tcp::acceptor& acceptor = impl_->acceptor;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", host, ":", port, ": ", ec.message()));
+  }
+  return acceptor.local_endpoint().port();
+}
+
+absl::Status HttpServer::Serve() {
+  if (!impl_->acceptor.is_open()) return absl::FailedPreconditionError("Serve before Bind");
+  if (impl_->stopping) return absl::OkStatus();
+  impl_->Accept();
+  impl_->running = true;
+  std::vector<std::thread> threads;
+  for (int i = 1; i < impl_->options.threads; ++i) {
+    threads.emplace_back([this] { impl_->io.run(); });
+  }
+  impl_->io.run();
+  for (std::thread& thread : threads) thread.join();
+  impl_->running = false;
+  return absl::OkStatus();
+}
+
+void HttpServer::Stop() {
+  if (impl_->stopping.exchange(true)) return;
+  asio::post(impl_->io, [impl = impl_.get()] {
+    beast::error_code ignored;
+    impl->acceptor.close(ignored);
+    // Answers in flight get a short grace; idle keep-alive connections are simply dropped.
+    impl->stop_timer.expires_after(std::chrono::milliseconds(300));
+    impl->stop_timer.async_wait([impl](beast::error_code) { impl->io.stop(); });
+  });
+}
+
+bool HttpServer::serving() const { return impl_->running; }
+
+size_t HttpServer::connections() const { return impl_->open; }
+
+}  // namespace headroom::io

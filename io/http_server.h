@@ -1,0 +1,95 @@
+#pragma once
+
+// The HTTP/1.1 server behind both daemons' endpoints (the extender's scheduler, webhook,
+// health and metrics endpoints; headroom-nri's health and metrics), on Boost.Beast over Asio:
+// a few threads serve every connection asynchronously, so slow or idle clients hold no
+// thread and cannot starve /healthz. Everything a client can make it hold is bounded:
+//   - connections (max_connections; beyond, a new connection is closed at once);
+//   - the header block (max_header_bytes: 431) and the body (max_body_bytes: 413, refused
+//     from Content-Length before it is read);
+//   - time: a connection may stay idle between requests for idle_timeout; once a request's
+//     first byte arrives, the whole request must arrive within request_timeout, so a client
+//     that drips bytes is cut off; writing an answer is bounded by write_timeout;
+//   - memory: each request gets a fresh parser, so a large body is freed once answered.
+// No Range support, no compression (answers are small or on loopback). Keep-alive is honoured,
+// listening uses the system's full backlog, and TCP_NODELAY is set. Stop() stops accepting,
+// lets answers in flight finish for a short grace and ends Serve() within about half a second,
+// even with clients holding keep-alive connections.
+
+#include <openssl/ssl.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace headroom::io {
+
+struct HttpRequest {
+  std::string method;
+  std::string path;   // the target without its query
+  std::string query;  // after '?', as sent
+  std::string body;
+
+  // The query parameter `name`, percent-decoded; "" when absent.
+  std::string QueryParam(absl::string_view name) const;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+using HttpHandler = std::function<void(const HttpRequest&, HttpResponse&)>;
+
+struct HttpServerOptions {
+  size_t max_body_bytes = 64ULL << 20;
+  size_t max_header_bytes = 16 << 10;
+  absl::Duration idle_timeout = absl::Seconds(90);
+  absl::Duration request_timeout = absl::Seconds(10);
+  absl::Duration write_timeout = absl::Seconds(10);
+  size_t max_connections = 1024;
+  int threads = 2;
+  // The body of an error the server answers by itself (400, 404, 405, 413, 431); by default
+  // {"error": reason} as application/json.
+  std::function<HttpResponse(int status, const std::string& reason)> error;
+  // Set: HTTPS only, with the SSL_CTX configured by this function (e.g. a reloading
+  // certificate); unset: plain HTTP.
+  std::function<void(SSL_CTX&)> tls;
+};
+
+// {"error": reason} with `status`: the default error answer.
+HttpResponse JsonError(int status, absl::string_view reason);
+
+class HttpServer {
+ public:
+  explicit HttpServer(HttpServerOptions options);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Routes `method` on exactly `path`; call before Serve(). Handlers run on the server's
+  // threads and must not block for long.
+  void Route(const std::string& method, const std::string& path, HttpHandler handler);
+
+  // Binds `host`:`port` (0: any free port) and returns the port.
+  absl::StatusOr<int> Bind(const std::string& host, int port);
+  // Serves until Stop(); call once, after Bind.
+  absl::Status Serve();
+  // From any thread; Serve() returns soon after.
+  void Stop();
+  bool serving() const;
+  // Open connections (for tests and metrics).
+  size_t connections() const;
+
+  struct Impl;  // the .cc file's; public so that its connection sessions can name it
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace headroom::io
