@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "shared/json_nesting.h"
 #include "shared/quantity.h"
 
 namespace headroom::cli {
@@ -100,6 +101,9 @@ absl::StatusOr<int64_t> OptionalQuantity(const nlohmann::json& object, absl::str
 }
 
 absl::StatusOr<nlohmann::json> ParseJson(absl::string_view text) {
+  if (absl::Status nesting = CheckJsonNesting(text); !nesting.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("input is not valid JSON: ", nesting.message()));
+  }
   try {
     return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::exception& e) {

@@ -56,6 +56,13 @@ DeclaredResources Sized(const DeclaredResources& before,
     if (!after.cpu_request_millis) after.cpu_request_millis = after.cpu_limit_millis;
     after.cpu_limit_millis.reset();
   }
+  if (after.cpu_limit_millis && after.cpu_request_millis &&
+      *after.cpu_request_millis > *after.cpu_limit_millis) {
+    // A kept CPU limit bounds the request: the API refuses a request above its limit.
+    reasons.push_back({"CappedAtCpuLimit", absl::StrCat("cpu request capped at the declared limit ",
+                                                        FormatCpuMillis(*after.cpu_limit_millis))});
+    after.cpu_request_millis = after.cpu_limit_millis;
+  }
   return after;
 }
 

@@ -45,6 +45,10 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
     footprint.Add(FootprintOf(pod, options_.min_history));
   }
   absl::MutexLock lock(&mu_);
+  if (!nodes_.contains(report.node) && nodes_.size() >= options_.max_nodes) {
+    return absl::ResourceExhaustedError(absl::StrCat("node report for ", report.node, ": already ",
+                                                     nodes_.size(), " nodes known (the limit)"));
+  }
   // This node's part of each workload container: the union of its replicas here.
   absl::flat_hash_map<std::string, ContainerStats> here;
   for (const ReportedPod& pod : report.pods) {
@@ -59,6 +63,9 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
     }
   }
   for (auto& [key, stats] : here) {
+    if (!workloads_.contains(key) && workloads_.size() >= options_.max_workload_containers) {
+      continue;  // at the bound: a new workload container waits until others expire
+    }
     std::vector<Contribution>& parts = workloads_[key];
     // The checkpoint's part stands in only until a live report covers the container.
     std::erase_if(parts, [&](const Contribution& part) {
@@ -135,6 +142,30 @@ void ClusterView::ExpireWorkloads(absl::Time now) {
   absl::erase_if(workloads_, [](const auto& entry) { return entry.second.empty(); });
 }
 
+size_t ClusterView::ExpireNodes(absl::Time now) {
+  absl::MutexLock lock(&mu_);
+  return absl::erase_if(nodes_, [&](const auto& entry) {
+    return now - entry.second.report.reported_at > options_.node_retention;
+  });
+}
+
+size_t ClusterView::WorkloadContainerCount() const {
+  absl::MutexLock lock(&mu_);
+  return workloads_.size();
+}
+
+std::pair<size_t, size_t> ClusterView::ApiNodesReported(absl::Time now) const {
+  absl::MutexLock lock(&mu_);
+  size_t fresh = 0;
+  for (const auto& [name, node] : api_nodes_) {
+    const auto it = nodes_.find(name);
+    if (it != nodes_.end() && now - it->second.report.reported_at <= options_.report_stale_after) {
+      ++fresh;
+    }
+  }
+  return {api_nodes_.size(), fresh};
+}
+
 ClusterView::ContainerStats ClusterView::Merged(const std::vector<Contribution>& parts) {
   ContainerStats merged;
   for (const Contribution& part : parts) merged = MergeSnapshots(merged, part.stats);
@@ -162,6 +193,7 @@ void ClusterView::ImportWorkloads(const std::map<std::string, ContainerStats>& w
                                   absl::Time now) {
   absl::MutexLock lock(&mu_);
   for (const auto& [key, stats] : workloads) {
+    if (!workloads_.contains(key) && workloads_.size() >= options_.max_workload_containers) break;
     std::vector<Contribution>& parts = workloads_[key];
     if (parts.empty()) parts.push_back({"", now, stats});
   }
@@ -208,7 +240,7 @@ void ClusterView::RecordPlacement(const std::string& pod_uid, const std::string&
   // A report that already lists the pod counts it; counting it again would be twice.
   if (const auto known = nodes_.find(node); known != nodes_.end()) {
     for (const ReportedPod& pod : known->second.report.pods) {
-      if (pod.uid == pod_uid) return;
+      if (pod.uid == pod_uid && pod.verified) return;
     }
   }
   placements_[pod_uid] = {node, footprint, now};

@@ -67,12 +67,20 @@ class ClusterView {
     // A node's part of a workload's statistics is dropped once this much older than the
     // newest report (the statistics' own horizon).
     absl::Duration workload_retention = absl::Hours(7 * 24);
+    // A node that has not reported for this long is forgotten (ExpireNodes).
+    absl::Duration node_retention = absl::Hours(1);
+    // Bounds on what reports can make the view hold: a report for a node beyond max_nodes
+    // is refused (ResourceExhausted), statistics of a workload container beyond
+    // max_workload_containers are not kept.
+    size_t max_nodes = 20000;
+    size_t max_workload_containers = 200000;
   };
 
   explicit ClusterView(Options options);
 
   // Replaces what is known about the node. InvalidArgument (nothing changed) for a report
-  // without a node name, with negative amounts, or with duplicate pods.
+  // without a node name, with negative amounts, or with duplicate pods; ResourceExhausted for
+  // a new node beyond max_nodes.
   absl::Status ApplyReport(const NodeReport& report);
 
   // The nodes as the extender judges them at `now` (one lock for a scheduling request's
@@ -90,6 +98,9 @@ class ClusterView {
   // Drops each node's part of a workload's statistics once it is older than
   // `workload_retention`, and workloads left with none (called periodically).
   void ExpireWorkloads(absl::Time now);
+  // Forgets nodes whose last report is older than `node_retention`; returns how many.
+  size_t ExpireNodes(absl::Time now);
+  size_t WorkloadContainerCount() const;
 
   // Workload statistics keyed "namespace/Kind/name#container", for checkpoints.
   std::map<std::string, ContainerStats> ExportWorkloads() const;
@@ -117,6 +128,8 @@ class ClusterView {
   size_t PlacementCount() const;
 
   size_t NodeCount() const;
+  // Nodes the API lists, and how many of them have a fresh report at `now` (readiness).
+  std::pair<size_t, size_t> ApiNodesReported(absl::Time now) const;
   // Age of the oldest and newest node report at `now` (zero when there is none).
   std::pair<absl::Duration, absl::Duration> ReportAges(absl::Time now) const;
   // Copies of the reports no older than report_stale_after at `now`, by node name.

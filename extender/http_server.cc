@@ -9,6 +9,7 @@
 #include "io/http_server.h"
 #include "io/system_repack_clock.h"
 #include "nlohmann/json.hpp"
+#include "shared/json_nesting.h"
 #include "shared/log_text.h"
 #include "shared/repack.h"
 #include "spdlog/spdlog.h"
@@ -92,13 +93,16 @@ void ExtenderHttpServer::Repack(const std::string& body, const std::string& time
 }
 
 void ExtenderHttpServer::Admit(const std::string& body, io::HttpResponse& response) {
-  const nlohmann::json review = nlohmann::json::parse(body, nullptr, false);
+  const absl::Status nesting = CheckJsonNesting(body);
+  const nlohmann::json review =
+      nesting.ok() ? nlohmann::json::parse(body, nullptr, false) : nlohmann::json();
   const StatsLookup stats = [this](const std::string& workload, const std::string& container) {
     return view_.WorkloadContainer(workload, container);
   };
   absl::StatusOr<AdmissionDecision> decision =
-      review.is_discarded() ? absl::InvalidArgumentError("body is not JSON")
-                            : DecideAdmission(review, stats, options_.admission);
+      !nesting.ok()           ? nesting
+      : review.is_discarded() ? absl::InvalidArgumentError("body is not JSON")
+                              : DecideAdmission(review, stats, options_.admission);
   if (!decision.ok()) {
     Logger()->warn("admission: rejected a malformed review: {}",
                    LogText(decision.status().message()));
@@ -164,7 +168,13 @@ void ExtenderHttpServer::Route() {
   });
   server_->Route("GET", "/readyz", [this](const io::HttpRequest&, io::HttpResponse& response) {
     response.content_type = "text/plain";
-    response.body = absl::StrCat("ok: ", view_.NodeCount(), " nodes reported\n");
+    if (options_.readiness) {
+      Readiness readiness = options_.readiness();
+      response.status = readiness.ready ? 200 : 503;
+      response.body = std::move(readiness.message);
+    } else {
+      response.body = absl::StrCat("ok: ", view_.NodeCount(), " nodes reported\n");
+    }
   });
   server_->Route("GET", "/metrics", [this](const io::HttpRequest&, io::HttpResponse& response) {
     const auto [oldest, newest] = view_.ReportAges(clock_());

@@ -21,6 +21,7 @@
 #include "extender/admission.h"
 #include "extender/cluster_view.h"
 #include "extender/metrics.h"
+#include "extender/readiness.h"
 #include "shared/placement.h"
 
 namespace headroom::io {
@@ -47,6 +48,8 @@ struct ServerOptions {
   // Whether the webhook's patch is returned: false in dry run or while the kill switch is
   // engaged (the decision is still logged and counted). nullptr: always.
   std::function<bool()> mutation_enabled;
+  // /readyz's answer; nullptr: ready, with the count of reported nodes.
+  std::function<Readiness()> readiness;
   // Adds gauges the server does not own (the pod watch) to /metrics; optional.
   std::function<void(Metrics::ClusterGauges&)> add_gauges;
 };

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -97,6 +98,12 @@ ABSL_FLAG(bool, verify_report_pods, true,
           "Check each reported pod against the pod watch (same UID, bound to the reporting "
           "node, its owner's workload key); a pod that does not match counts on its node but "
           "feeds no workload statistics and is never resized or evicted.");
+ABSL_FLAG(absl::Duration, ready_after, absl::Seconds(90),
+          "/readyz answers 503 after a start until every node the API lists has reported, or "
+          "this long (about one headroom-nri report interval and a half) for nodes that never "
+          "report.");
+ABSL_FLAG(absl::Duration, node_retention, absl::Hours(1),
+          "A node that has not reported for this long is forgotten.");
 ABSL_FLAG(std::string, config, "",
           "YAML file of flag: value (e.g. \"scoring: pack\"); flags on the command line win.");
 ABSL_FLAG(std::vector<std::string>, admission_exclude_namespaces,
@@ -258,6 +265,7 @@ int main(int argc, char** argv) {
   view_options.min_history = action_config->guard.min_history;
   view_options.placement_ttl = absl::GetFlag(FLAGS_placement_ttl);
   view_options.report_stale_after = absl::GetFlag(FLAGS_report_stale_after);
+  view_options.node_retention = absl::GetFlag(FLAGS_node_retention);
   view_options.cordon.cordon_above = absl::GetFlag(FLAGS_cordon_above);
   view_options.cordon.uncordon_below = absl::GetFlag(FLAGS_uncordon_below);
   view_options.cordon.min_cordon_duration = absl::GetFlag(FLAGS_cordon_min_duration);
@@ -361,7 +369,7 @@ int main(int argc, char** argv) {
     pod_watch = std::make_unique<headroom::extender::ListWatcher>(
         *kube, headroom::extender::BoundPodsWatch(),
         headroom::extender::ListWatcher::Handlers{[&](std::vector<nlohmann::json> pods) {
-                                                    placements.Replace(pods);
+                                                    placements.Replace(pods, absl::Now());
                                                     pod_index.Replace(pods);
                                                   },
                                                   [&](const headroom::extender::WatchEvent& event) {
@@ -402,6 +410,21 @@ int main(int argc, char** argv) {
                absl::GetFlag(FLAGS_grpc_tls_cert_file).empty()
                    ? "plaintext"
                    : (absl::GetFlag(FLAGS_grpc_client_ca_file).empty() ? "TLS" : "mutual TLS"));
+  {
+    const absl::Time started = absl::Now();
+    const absl::Duration grace = absl::GetFlag(FLAGS_ready_after);
+    options.readiness = [&view, &pod_watch, &node_watch, started, grace] {
+      headroom::extender::ReadinessFacts facts;
+      facts.api = pod_watch != nullptr;
+      facts.watches_listed = facts.api && pod_watch->synced() && node_watch->synced();
+      const absl::Time now = absl::Now();
+      std::tie(facts.api_nodes, facts.api_nodes_fresh) = view.ApiNodesReported(now);
+      facts.nodes_reported = view.NodeCount();
+      facts.since_start = now - started;
+      facts.grace = grace;
+      return headroom::extender::JudgeReadiness(facts);
+    };
+  }
   options.admission.excluded_namespaces = absl::GetFlag(FLAGS_admission_exclude_namespaces);
   options.admission.strip_cpu_limits = absl::GetFlag(FLAGS_admission_strip_cpu_limits);
   options.admission.guard = action_config->guard;
@@ -473,13 +496,19 @@ int main(int argc, char** argv) {
   logger->info("listening on {}://{}:{} (filter and prioritize under \"{}\", scoring {})",
                certificate ? "https" : "http", address->host, *bound, options.url_prefix, scoring);
   absl::Notification stopping;
+  // Housekeeping: expiry of nodes that stopped reporting and of old workload statistics,
+  // and the checkpoint.
   std::thread checkpointer([&] {
-    if (state_dir.empty()) return;
     const absl::Duration interval = absl::GetFlag(FLAGS_checkpoint_interval);
     bool last = false;
     while (!last) {
       last = stopping.WaitForNotificationWithTimeout(interval);
       view.ExpireWorkloads(absl::Now());
+      if (const size_t expired = view.ExpireNodes(absl::Now()); expired > 0) {
+        logger->info("forgot {} nodes that have not reported for {}", expired,
+                     absl::FormatDuration(view_options.node_retention));
+      }
+      if (state_dir.empty()) continue;
       if (absl::Status saved = headroom::extender::SaveWorkloads(view, state_dir, absl::Now());
           !saved.ok()) {
         logger->error("checkpoint failed: {}", std::string(saved.message()));

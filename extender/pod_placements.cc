@@ -17,15 +17,32 @@ ListWatchOptions BoundPodsWatch() {
 
 PodPlacementTracker::PodPlacementTracker(ClusterView& view) : view_(view) {}
 
-void PodPlacementTracker::Replace(const std::vector<json>& pods) {
+void PodPlacementTracker::Replace(const std::vector<json>& pods, absl::Time now) {
   absl::flat_hash_set<std::string> bound;
-  for (const json& pod : pods) {
-    if (std::string uid = NestedString(pod, "metadata", "uid"); !uid.empty()) {
+  std::vector<const json*> unseen;
+  std::vector<std::string> gone;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const json& pod : pods) {
+      std::string uid = NestedString(pod, "metadata", "uid");
+      if (uid.empty() || NestedString(pod, "spec", "nodeName").empty()) continue;
+      if (!bound_.contains(uid)) unseen.push_back(&pod);
       bound.insert(std::move(uid));
     }
+    for (const std::string& uid : bound_) {
+      if (!bound.contains(uid)) gone.push_back(uid);
+    }
+    bound_ = std::move(bound);
+    recorded_ += static_cast<int64_t>(unseen.size());
   }
-  absl::MutexLock lock(&mu_);
-  bound_ = std::move(bound);
+  for (const std::string& uid : gone) view_.ForgetPlacement(uid);
+  for (const json* pod : unseen) {
+    absl::StatusOr<PodSpec> spec = DecodePodObject(*pod);
+    if (!spec.ok()) continue;
+    view_.RecordPlacement(NestedString(*pod, "metadata", "uid"),
+                          NestedString(*pod, "spec", "nodeName"), CandidateFootprint(*spec, view_),
+                          now);
+  }
 }
 
 void PodPlacementTracker::Apply(const WatchEvent& event, absl::Time now) {

@@ -4,8 +4,10 @@
 // unfinished pods (fieldSelector spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed).
 // A pod newly seen bound counts on its node at its projected footprint (sized like a filter
 // candidate) until the node's next report covers it or the placement expires, so two pods
-// scheduled between two reports cannot both take the same last headroom. Pods already bound
-// when the watch (re)lists are assumed covered by reports and are not counted again.
+// scheduled between two reports cannot both take the same last headroom. A (re)list counts
+// the pods it has not seen before the same way -- at start-up every bound pod, so a restarted
+// extender does not see full nodes as empty until their next reports -- and forgets the ones
+// gone; a pod a node's report already lists is not counted twice.
 
 #include <string>
 #include <vector>
@@ -26,8 +28,9 @@ class PodPlacementTracker {
  public:
   explicit PodPlacementTracker(ClusterView& view);
 
-  // After a (re)list: these are the bound pods now; none is recorded as a new placement.
-  void Replace(const std::vector<nlohmann::json>& pods);
+  // After a (re)list: these are the bound pods now; those not seen before are recorded on
+  // their nodes at `now`, those no longer listed are forgotten.
+  void Replace(const std::vector<nlohmann::json>& pods, absl::Time now);
   // A watch event: a bound pod not seen before is recorded on its node at `now`; a deleted
   // one (or one that left the selector by finishing) is forgotten.
   void Apply(const WatchEvent& event, absl::Time now);

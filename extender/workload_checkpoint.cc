@@ -7,6 +7,7 @@
 #include "codec/stats_json.h"
 #include "io/atomic_file.h"
 #include "nlohmann/json.hpp"
+#include "shared/json_nesting.h"
 
 namespace headroom::extender {
 namespace {
@@ -50,6 +51,7 @@ std::string EncodeWorkloads(const std::map<std::string, ClusterView::ContainerSt
 
 absl::StatusOr<std::map<std::string, ClusterView::ContainerStats>> DecodeWorkloads(
     absl::string_view text) {
+  if (absl::Status nesting = CheckJsonNesting(text); !nesting.ok()) return nesting;
   try {
     const json document = json::parse(text.begin(), text.end());
     if (!document.is_object() || document.value("version", 0) != 1) {

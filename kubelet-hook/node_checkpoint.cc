@@ -4,6 +4,7 @@
 #include "codec/stats_json.h"
 #include "io/atomic_file.h"
 #include "nlohmann/json.hpp"
+#include "shared/json_nesting.h"
 #include "shared/status_macros.h"
 
 namespace headroom::nri {
@@ -107,6 +108,7 @@ std::string EncodeNodeCheckpoint(const NodeCheckpoint& checkpoint, absl::Time sa
 }
 
 absl::StatusOr<NodeCheckpoint> DecodeNodeCheckpoint(absl::string_view text) {
+  HEADROOM_RETURN_IF_ERROR(CheckJsonNesting(text));
   json document = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded() || !document.is_object()) {
     return absl::InvalidArgumentError("node checkpoint is not a JSON object");

@@ -147,6 +147,24 @@ TEST(Admission, WithoutHistoryOnlyTheCpuLimitGoesAndItsValueStaysAsRequest) {
             json({{"requests", {{"cpu", "500m"}}}, {"limits", {{"memory", "128Mi"}}}}));
 }
 
+TEST(Admission, AKeptCpuLimitCapsTheRequest) {
+  // Workload peak 2000m, the pod keeps its 1-CPU limit (--admission-strip-cpu-limits=false):
+  // a request of 2 would be refused by the API server (request above limit).
+  WorkloadContainerStats busy = kHistory;
+  busy.cpu = CpuStats{1500, 2000};
+  AdmissionOptions options = OptedIn();
+  options.strip_cpu_limits = false;
+  absl::StatusOr<AdmissionDecision> decision = DecideAdmission(
+      Review(DeploymentPod({{"requests", {{"cpu", "500m"}}}, {"limits", {{"cpu", "1"}}}})),
+      Stats("shop/Deployment/web", "app", busy), options);
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  const json resources = AppliedResources(*decision);
+  EXPECT_EQ(resources["requests"]["cpu"], "1") << resources;
+  EXPECT_EQ(resources["limits"]["cpu"], "1") << resources;
+  EXPECT_NE(decision->annotation.find("capped at the declared limit"), std::string::npos)
+      << decision->annotation;
+}
+
 TEST(Admission, AddsItsAnnotationToExistingAnnotations) {
   const json pod = DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"team", "a"}});
   absl::StatusOr<AdmissionDecision> decision = DecideAdmission(Review(pod), Stats("", "", {}), {});

@@ -242,23 +242,36 @@ TEST(PodPlacementTrackerTest, CountsNewlyBoundPodsOnceAndForgetsDeletedOnes) {
   ClusterView view({});
   ASSERT_THAT(view.ApplyReport(EmptyNode("n1")), IsOk());
   PodPlacementTracker tracker(view);
-  // Pods bound before the list are the reports' business: not counted.
-  tracker.Replace({BoundPod("old", "n1", 3000)});
+  // Pods already bound at the first list (an extender just restarted) count on their node
+  // until its report lists them: a full node is not taken for an empty one meanwhile.
+  tracker.Replace({BoundPod("old", "n1", 3000)}, kNow);
+  EXPECT_EQ(view.PlacementCount(), 1u);
+  EXPECT_TRUE(FilterNodes(Candidate(1500), view, kNow).result.failed.count("n1"));
+  ReportedPod old;
+  old.pod_namespace = "ns";
+  old.name = "p-old";
+  old.uid = "old";
+  ASSERT_THAT(view.ApplyReport(EmptyNode("n1", {old})), IsOk());  // at 0m: it idles
   EXPECT_EQ(view.PlacementCount(), 0u);
   EXPECT_THAT(FilterNodes(Candidate(1500), view, kNow).result.passed, ElementsAre("n1"));
+  // A relist (after 410 Gone) counts only pods it had not seen.
+  tracker.Replace({BoundPod("old", "n1", 3000)}, kNow);
+  EXPECT_EQ(view.PlacementCount(), 0u);
 
   tracker.Apply({WatchEventType::kAdded, BoundPod("a", "n1", 3000)}, kNow);
   tracker.Apply({WatchEventType::kModified, BoundPod("a", "n1", 3000)}, kNow);  // status update
   tracker.Apply({WatchEventType::kModified, BoundPod("old", "n1", 3000)}, kNow);
   EXPECT_EQ(view.PlacementCount(), 1u);
-  EXPECT_EQ(tracker.placements_recorded(), 1);
+  EXPECT_EQ(tracker.placements_recorded(), 2);
   EXPECT_EQ(tracker.known_pods(), 2u);
   // 3000m placed + 1500m > 4000m.
   FilterOutcome outcome = FilterNodes(Candidate(1500), view, kNow);
   EXPECT_TRUE(outcome.result.failed.count("n1")) << "the placement must count";
 
-  tracker.Apply({WatchEventType::kDeleted, BoundPod("a", "n1", 3000)}, kNow);
+  // A relist that no longer shows "a" (deleted while the watch was down) forgets it.
+  tracker.Replace({BoundPod("old", "n1", 3000)}, kNow);
   EXPECT_EQ(view.PlacementCount(), 0u);
+  EXPECT_EQ(tracker.known_pods(), 1u);
   EXPECT_THAT(FilterNodes(Candidate(1500), view, kNow).result.passed, ElementsAre("n1"));
   // Unbound or nameless objects are ignored.
   tracker.Apply({WatchEventType::kAdded, BoundPod("b", "", 3000)}, kNow);
@@ -275,9 +288,11 @@ TEST(PodPlacementTrackerTest, APodTheNodeReportAlreadyListsIsNotCountedTwice) {
   listed.requests = {3000, kGi};
   ASSERT_THAT(view.ApplyReport(EmptyNode("n1", {listed})), IsOk());
   PodPlacementTracker tracker(view);
-  tracker.Replace({});
+  tracker.Replace({}, kNow);
   tracker.Apply({WatchEventType::kAdded, BoundPod("a", "n1", 3000)}, kNow);
   EXPECT_EQ(view.PlacementCount(), 0u);
+  tracker.Replace({BoundPod("b", "n1", 3000), BoundPod("a", "n1", 3000)}, kNow);
+  EXPECT_EQ(view.PlacementCount(), 1u);  // b only: a is in the report
 }
 
 json NodeObject(const std::string& name, const std::string& cpu, const std::string& pods) {

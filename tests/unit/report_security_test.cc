@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "extender/cluster_view.h"
+#include "extender/readiness.h"
 #include "extender/report_codec.h"
 #include "extender/report_verification.h"
 #include "extender/reporter_identity.h"
+#include "shared/json_nesting.h"
 #include "shared/log_text.h"
 #include "tests/status_matchers.h"
 
@@ -249,6 +251,89 @@ TEST(LogText, ControlCharactersCannotForgeALine) {
   };
   for (const Case& c : cases) EXPECT_EQ(LogText(c.in), c.out);
   EXPECT_EQ(LogText(std::string(600, 'x'), 4), "xxxx...(600 bytes)");
+}
+
+TEST(CheckJsonNesting, RefusesDeepNestingOutsideStringsOnly) {
+  struct Case {
+    std::string text;
+    bool ok;
+  };
+  const std::vector<Case> cases = {
+      {R"({"a":[1,{"b":[]}]})", true},
+      {std::string(100, '[') + std::string(100, ']'), true},
+      {std::string(101, '['), false},
+      {std::string(50, '{') + std::string(51, '['), false},
+      {"\"" + std::string(5000, '[') + "\"", true},         // inside a string
+      {R"(["\"", )" + std::string(101, '[') + "]", false},  // an escaped quote does not end it
+      {"not json at all", true},                            // for the decoder to refuse
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(CheckJsonNesting(c.text).ok(), c.ok) << c.text.substr(0, 40);
+  }
+  EXPECT_TRUE(CheckJsonNesting(std::string(5, '['), 5).ok());
+  EXPECT_FALSE(CheckJsonNesting(std::string(6, '['), 5).ok());
+}
+
+TEST(JudgeReadiness, NotReadyUntilTheNodesHaveReportedOrTheGraceIsOver) {
+  struct Case {
+    std::string name;
+    ReadinessFacts facts;
+    bool ready;
+  };
+  const auto facts = [](bool api, bool listed, size_t nodes, size_t fresh, absl::Duration since) {
+    ReadinessFacts f;
+    f.api = api;
+    f.watches_listed = listed;
+    f.api_nodes = nodes;
+    f.api_nodes_fresh = fresh;
+    f.nodes_reported = fresh;
+    f.since_start = since;
+    return f;
+  };
+  const std::vector<Case> cases = {
+      {"watches not listed", facts(true, false, 3, 3, absl::Hours(1)), false},
+      {"2 of 3 reported, early", facts(true, true, 3, 2, absl::Seconds(30)), false},
+      {"all reported, early", facts(true, true, 3, 3, absl::Seconds(30)), true},
+      {"2 of 3 reported, after the grace", facts(true, true, 3, 2, absl::Seconds(91)), true},
+      {"no API, early", facts(false, false, 0, 2, absl::Seconds(30)), false},
+      {"no API, after the grace", facts(false, false, 0, 0, absl::Seconds(91)), true},
+  };
+  for (const Case& c : cases) {
+    const Readiness readiness = JudgeReadiness(c.facts);
+    EXPECT_EQ(readiness.ready, c.ready) << c.name << ": " << readiness.message;
+    EXPECT_FALSE(readiness.message.empty());
+  }
+}
+
+TEST(ClusterView, NodesAndWorkloadsAreBounded) {
+  ClusterView::Options options;
+  options.max_nodes = 2;
+  options.max_workload_containers = 1;
+  options.node_retention = absl::Minutes(10);
+  ClusterView view(options);
+  const auto report = [](std::string node, absl::Time at, std::string workload) {
+    NodeReport r;
+    r.node = std::move(node);
+    r.reported_at = at;
+    ReportedPod pod = Reported("p-" + r.node, "uid-" + r.node, std::move(workload));
+    ContainerDemand container;
+    container.name = "app";
+    container.cpu = CpuStats{100, 200};
+    pod.containers = {container};
+    r.pods = {pod};
+    return r;
+  };
+  ASSERT_TRUE(view.ApplyReport(report("n1", kNow - absl::Minutes(20), "shop/Deployment/a")).ok());
+  ASSERT_TRUE(view.ApplyReport(report("n2", kNow, "shop/Deployment/b")).ok());
+  EXPECT_EQ(view.ApplyReport(report("n3", kNow, "shop/Deployment/c")).code(),
+            absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(view.ApplyReport(report("n2", kNow, "shop/Deployment/b")).ok());  // known: fine
+  EXPECT_EQ(view.WorkloadContainerCount(), 1u);
+  EXPECT_TRUE(view.WorkloadContainer("shop/Deployment/a", "app").has_value());
+  EXPECT_FALSE(view.WorkloadContainer("shop/Deployment/b", "app").has_value());
+  EXPECT_EQ(view.ExpireNodes(kNow), 1u);  // n1: 20 min without a report
+  EXPECT_EQ(view.NodeCount(), 1u);
+  EXPECT_TRUE(view.ApplyReport(report("n3", kNow, "shop/Deployment/c")).ok());
 }
 
 }  // namespace
