@@ -7,10 +7,15 @@
 #include <sstream>
 #include <string>
 
+#include "extender/admission.h"
 #include "extender/cluster_view.h"
 #include "extender/extender_wire.h"
 #include "extender/judge.h"
+#include "extender/report_codec.h"
+#include "extender/workload_checkpoint.h"
 #include "gtest/gtest.h"
+#include "headroom/v1/report.pb.h"
+#include "shared/json_nesting.h"
 #include "shared/quantity.h"
 #include "tests/file_contents.h"
 
@@ -52,6 +57,58 @@ TEST(FuzzRegressionTest, QuantitiesParseOrAreRefused) {
     ++inputs;
   }
   EXPECT_GE(inputs, 6);
+}
+
+TEST(FuzzRegressionTest, ReportsAreAppliedOrRefusedAndNeverFromTheFuture) {
+  const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  int inputs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kRegressions / "report")) {
+    headroom::v1::NodeReport proto;
+    ASSERT_TRUE(proto.ParseFromString(FileContents(entry.path()))) << entry.path().filename();
+    absl::StatusOr<extender::NodeReport> report = extender::FromProto(proto, now);
+    if (report.ok()) {
+      EXPECT_LE(report->reported_at, now) << entry.path().filename();
+      extender::ClusterView view({});
+      if (view.ApplyReport(*report).ok()) {
+        const auto node = view.Nodes({report->node}, now)[0];
+        ASSERT_TRUE(node.has_value());
+        EXPECT_GE(node->base_total.cpu_millis, 0) << "saturated, never wrapped";
+      }
+    }
+    ++inputs;
+  }
+  EXPECT_GE(inputs, 2);
+}
+
+TEST(FuzzRegressionTest, AdmissionReviewsAreAnsweredOrRefused) {
+  int inputs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kRegressions / "admission")) {
+    const std::string body = FileContents(entry.path());
+    if (CheckJsonNesting(body).ok()) {
+      const nlohmann::json review = nlohmann::json::parse(body, nullptr, false);
+      if (!review.is_discarded()) {
+        (void)extender::DecideAdmission(
+            review, [](const std::string&, const std::string&) { return std::nullopt; }, {});
+      }
+    }
+    ++inputs;
+  }
+  EXPECT_GE(inputs, 2);
+}
+
+TEST(FuzzRegressionTest, CheckpointsDecodeOnlyToUsableValues) {
+  int inputs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kRegressions / "checkpoint")) {
+    auto workloads = extender::DecodeWorkloads(FileContents(entry.path()));
+    if (workloads.ok()) {
+      for (const auto& [key, stats] : *workloads) {
+        EXPECT_LE(stats.history, kMaxHistory) << key;
+        if (stats.cpu) EXPECT_GE(stats.cpu->base_millis, 0) << key;
+      }
+    }
+    ++inputs;
+  }
+  EXPECT_GE(inputs, 3);
 }
 
 }  // namespace
