@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cli/repack_json.h"
 #include "extender/judge.h"
@@ -150,18 +151,36 @@ void ExtenderHttpServer::Route() {
   };
   server_->Route("POST", options_.url_prefix + "/filter", handle("filter", true));
   server_->Route("POST", options_.url_prefix + "/prioritize", handle("prioritize", false));
-  server_->Route("POST", options_.url_prefix + "/repack",
-                 [this](const io::HttpRequest& request, io::HttpResponse& response) {
-                   const absl::Time started = absl::Now();
-                   Repack(request.body, request.QueryParam("timeout"), response);
-                   metrics_.ObserveRequest("repack", response.status, absl::Now() - started);
-                 });
-  server_->Route("POST", "/admission/pods",
-                 [this](const io::HttpRequest& request, io::HttpResponse& response) {
-                   const absl::Time started = absl::Now();
-                   Admit(request.body, response);
-                   metrics_.ObserveRequest("admission", response.status, absl::Now() - started);
-                 });
+  if (options_.repack_authorizer != nullptr) {
+    server_->Route("POST", options_.url_prefix + "/repack",
+                   [this](const io::HttpRequest& request, io::HttpResponse& response) {
+                     const absl::Time started = absl::Now();
+                     constexpr absl::string_view kBearer = "Bearer ";
+                     const std::string token = absl::StartsWith(request.authorization, kBearer)
+                                                   ? request.authorization.substr(kBearer.size())
+                                                   : "";
+                     const absl::Status allowed =
+                         options_.repack_authorizer->Authorize(token, "/repack", "post");
+                     if (allowed.ok()) {
+                       Repack(request.body, request.QueryParam("timeout"), response);
+                     } else {
+                       Logger()->warn("repack refused: {}", LogText(allowed.message()));
+                       response = io::JsonError(absl::IsUnauthenticated(allowed)    ? 401
+                                                : absl::IsPermissionDenied(allowed) ? 403
+                                                                                    : 503,
+                                                allowed.message());
+                     }
+                     metrics_.ObserveRequest("repack", response.status, absl::Now() - started);
+                   });
+  }
+  if (options_.serve_admission) {
+    server_->Route("POST", "/admission/pods",
+                   [this](const io::HttpRequest& request, io::HttpResponse& response) {
+                     const absl::Time started = absl::Now();
+                     Admit(request.body, response);
+                     metrics_.ObserveRequest("admission", response.status, absl::Now() - started);
+                   });
+  }
   server_->Route("GET", "/healthz", [](const io::HttpRequest&, io::HttpResponse& response) {
     response.content_type = "text/plain";
     response.body = "ok\n";

@@ -4,9 +4,11 @@
 //   POST <prefix>/filter, POST <prefix>/prioritize   the kube-scheduler extender protocol
 //   GET /healthz, GET /readyz                        liveness and readiness
 //   GET /metrics                                     Prometheus text
-//   POST <prefix>/repack                             a repacking plan (dry run; docs/repack.md)
+//   POST <prefix>/repack                             a repacking plan (dry run; docs/repack.md);
+//                                                    only with an authorizer (admin_authorizer.h)
 //   POST /admission/pods                             the mutating admission webhook
-//                                                    (admission.h; docs/actuation.md)
+//                                                    (admission.h; docs/actuation.md); only when
+//                                                    serve_admission (main: HTTPS listeners)
 // Malformed bodies get 400 and oversized ones 413, both with {"error": "..."}; any other
 // error status also carries a JSON reason. Only HTTP 200 counts as success to kube-scheduler.
 
@@ -18,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "extender/admin_authorizer.h"
 #include "extender/admission.h"
 #include "extender/cluster_view.h"
 #include "extender/metrics.h"
@@ -45,6 +48,11 @@ struct ServerOptions {
   int threads = 4;
   ScoringConfig scoring;
   AdmissionOptions admission;
+  // Serve POST /admission/pods (the API server calls webhooks over TLS only: main sets this
+  // for HTTPS listeners).
+  bool serve_admission = false;
+  // Serve POST <prefix>/repack, to callers this authorizes (nullptr: not served).
+  const AdminAuthorizer* repack_authorizer = nullptr;
   // Whether the webhook's patch is returned: false in dry run or while the kill switch is
   // engaged (the decision is still logged and counted). nullptr: always.
   std::function<bool()> mutation_enabled;

@@ -22,6 +22,7 @@
 #include "app/actuation_flags.h"
 #include "cli/flag_args.h"
 #include "extender/actuator.h"
+#include "extender/admin_authorizer.h"
 #include "extender/api_nodes.h"
 #include "extender/cluster_view.h"
 #include "extender/http_server.h"
@@ -104,6 +105,10 @@ ABSL_FLAG(absl::Duration, ready_after, absl::Seconds(90),
           "report.");
 ABSL_FLAG(absl::Duration, node_retention, absl::Hours(1),
           "A node that has not reported for this long is forgotten.");
+ABSL_FLAG(bool, repack_api, false,
+          "Serve POST /repack (a dry-run repacking plan) on the HTTPS listeners, to callers "
+          "whose Kubernetes token may post the non-resource URL /repack (TokenReview + "
+          "SubjectAccessReview).");
 ABSL_FLAG(std::string, config, "",
           "YAML file of flag: value (e.g. \"scoring: pack\"); flags on the command line win.");
 ABSL_FLAG(std::vector<std::string>, admission_exclude_namespaces,
@@ -466,6 +471,32 @@ int main(int argc, char** argv) {
       return !dry_run && !headroom::extender::KillSwitchEngaged(kill_switch);
     };
   }
+  // The webhook and /repack carry secrets (bearer tokens, pods): HTTPS listeners only.
+  std::unique_ptr<headroom::extender::AdminAuthorizer> repack_authorizer;
+  if (absl::GetFlag(FLAGS_repack_api)) {
+    if (kube_reviews == nullptr) return Fail("--repack-api needs the Kubernetes API");
+    if (certificate == nullptr && webhook_certificate == nullptr) {
+      return Fail("--repack-api needs an HTTPS listener (--tls-cert-file or --webhook-address)");
+    }
+    headroom::extender::KubeClient* client = kube_reviews.get();
+    repack_authorizer = std::make_unique<headroom::extender::AdminAuthorizer>(
+        [client](const std::string& path,
+                 const std::string& body) -> absl::StatusOr<nlohmann::json> {
+          absl::StatusOr<headroom::extender::KubeClient::WriteResult> written =
+              client->Write("POST", path, body, "application/json", absl::Seconds(5));
+          if (!written.ok()) return written.status();
+          if (written->status != 201 && written->status != 200) {
+            return absl::UnavailableError(
+                absl::StrCat("HTTP ", written->status, ": ",
+                             headroom::extender::ApiStatusMessage(written->body)));
+          }
+          nlohmann::json answer = nlohmann::json::parse(written->body, nullptr, false);
+          if (answer.is_discarded()) return absl::UnavailableError("answer is not JSON");
+          return answer;
+        });
+  }
+  options.serve_admission = certificate != nullptr;
+  options.repack_authorizer = certificate != nullptr ? repack_authorizer.get() : nullptr;
   headroom::extender::ExtenderHttpServer server(view, metrics, options);
   const absl::StatusOr<int> bound = server.Bind(address->host, address->port);
   if (!bound.ok()) return Fail(std::string(bound.status().message()));
@@ -473,6 +504,8 @@ int main(int argc, char** argv) {
   if (webhook_address) {
     headroom::extender::ServerOptions webhook_options = options;
     webhook_options.tls = webhook_certificate.get();
+    webhook_options.serve_admission = true;
+    webhook_options.repack_authorizer = repack_authorizer.get();
     webhook_server =
         std::make_unique<headroom::extender::ExtenderHttpServer>(view, metrics, webhook_options);
     const absl::StatusOr<int> webhook_bound =

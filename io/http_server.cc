@@ -212,6 +212,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     request.path = std::string(target.substr(0, question));
     if (question != absl::string_view::npos)
       request.query = std::string(target.substr(question + 1));
+    if (const auto it = message.find(http::field::authorization); it != message.end()) {
+      request.authorization = std::string(it->value());
+    }
     request.body = std::move(message.body());
     const bool keep_alive = message.keep_alive();
     Respond(server_->Answer(request), message.version(), keep_alive);

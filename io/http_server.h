@@ -30,8 +30,9 @@ namespace headroom::io {
 
 struct HttpRequest {
   std::string method;
-  std::string path;   // the target without its query
-  std::string query;  // after '?', as sent
+  std::string path;           // the target without its query
+  std::string query;          // after '?', as sent
+  std::string authorization;  // the Authorization header, if any
   std::string body;
 
   // The query parameter `name`, percent-decoded; "" when absent.

@@ -39,6 +39,9 @@ class ExtenderHttpTest : public ::testing::Test {
   void SetUp() override {
     ServerOptions options;
     options.max_body_bytes = 1 << 20;
+    // Over plain HTTP in this process; main() serves both on HTTPS listeners only.
+    options.serve_admission = true;
+    options.repack_authorizer = &authorizer_;
     server_ = std::make_unique<ExtenderHttpServer>(view_, metrics_, options);
     absl::StatusOr<int> port = server_->Bind("127.0.0.1", 0);
     ASSERT_TRUE(port.ok()) << port.status();
@@ -57,9 +60,26 @@ class ExtenderHttpTest : public ::testing::Test {
     if (thread_.joinable()) thread_.join();
   }
 
-  httplib::Result Post(const std::string& path, const std::string& body) {
-    return client_->Post(path.c_str(), body, "application/json");
+  httplib::Result Post(const std::string& path, const std::string& body,
+                       const std::string& token = "admin-token") {
+    return client_->Post(path.c_str(), {{"Authorization", "Bearer " + token}}, body,
+                         "application/json");
   }
+
+  // The API server of this test: "admin-token" may post /repack, "viewer-token" is
+  // authenticated but not authorized, anything else is not authenticated.
+  AdminAuthorizer authorizer_{[](const std::string& path,
+                                 const std::string& body) -> absl::StatusOr<nlohmann::json> {
+    const nlohmann::json request = nlohmann::json::parse(body);
+    if (path.find("tokenreviews") != std::string::npos) {
+      const std::string token = request["spec"]["token"];
+      const bool known = token == "admin-token" || token == "viewer-token";
+      return nlohmann::json{
+          {"status",
+           {{"authenticated", known}, {"user", {{"username", token.substr(0, token.find('-'))}}}}}};
+    }
+    return nlohmann::json{{"status", {{"allowed", request["spec"]["user"] == "admin"}}}};
+  }};
 
   void Report(const std::string& node, int64_t cpu_base, int64_t cpu_peak, double load1) {
     NodeReport report;
@@ -194,6 +214,14 @@ TEST_F(ExtenderHttpTest, RepackAnswersAPlanAndRefusesBadInput) {
   EXPECT_EQ(plan["tiers"][0]["placedAfter"], 3);
   EXPECT_EQ(plan["changes"].size(), 2u);
   EXPECT_FALSE(plan["assignment"]["p3"].is_null());
+
+  httplib::Result anonymous = Post("/repack", cluster, "forged");
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401) << anonymous->body;
+  httplib::Result viewer = Post("/repack", cluster, "viewer-token");
+  ASSERT_TRUE(viewer);
+  EXPECT_EQ(viewer->status, 403) << viewer->body;
+  EXPECT_THAT(viewer->body, HasSubstr("viewer may not post /repack"));
 
   httplib::Result bad_timeout = Post("/repack?timeout=2h", cluster);
   ASSERT_TRUE(bad_timeout);

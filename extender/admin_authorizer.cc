@@ -1,0 +1,57 @@
+#include "extender/admin_authorizer.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace headroom::extender {
+
+using json = nlohmann::json;
+
+json SubjectAccessReviewBody(const json& user, const std::string& path, const std::string& verb) {
+  json spec = {{"nonResourceAttributes", {{"path", path}, {"verb", verb}}}};
+  if (user.is_object()) {
+    for (const char* field : {"username", "uid", "groups", "extra"}) {
+      if (const auto it = user.find(field); it != user.end()) {
+        spec[std::string(field) == "username" ? "user" : field] = *it;
+      }
+    }
+  }
+  return {{"apiVersion", "authorization.k8s.io/v1"},
+          {"kind", "SubjectAccessReview"},
+          {"spec", std::move(spec)}};
+}
+
+absl::Status AdminAuthorizer::Authorize(const std::string& bearer_token, const std::string& path,
+                                        const std::string& verb) const {
+  if (bearer_token.empty() || bearer_token.size() > (16 << 10)) {
+    return absl::UnauthenticatedError("a Kubernetes bearer token is required");
+  }
+  const json token_review = {{"apiVersion", "authentication.k8s.io/v1"},
+                             {"kind", "TokenReview"},
+                             {"spec", {{"token", bearer_token}}}};
+  absl::StatusOr<json> reviewed =
+      post_("/apis/authentication.k8s.io/v1/tokenreviews",
+            token_review.dump(-1, ' ', false, json::error_handler_t::replace));
+  if (!reviewed.ok()) {
+    return absl::UnavailableError(absl::StrCat("TokenReview: ", reviewed.status().message()));
+  }
+  const json status = reviewed->value("status", json::object());
+  if (!status.is_object() || !status.value("authenticated", false)) {
+    return absl::UnauthenticatedError("the API server did not authenticate the token");
+  }
+  const json user = status.value("user", json::object());
+  absl::StatusOr<json> decided = post_("/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                                       SubjectAccessReviewBody(user, path, verb).dump());
+  if (!decided.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("SubjectAccessReview: ", decided.status().message()));
+  }
+  const json decision = decided->value("status", json::object());
+  if (!decision.is_object() || !decision.value("allowed", false)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(user.is_object() ? user.value("username", std::string("?")) : std::string("?"),
+                     " may not ", verb, " ", path));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace headroom::extender
