@@ -318,7 +318,7 @@ void Actuator::RunOnce(absl::Time now) {
 
 void Actuator::Run() {
   while (!stop_.HasBeenNotified()) {
-    RunOnce(absl::Now());
+    if (!options_.may_act || options_.may_act()) RunOnce(absl::Now());
     stop_.WaitForNotificationWithTimeout(options_.interval);
   }
 }

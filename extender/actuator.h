@@ -19,6 +19,7 @@
 // while the kill switch file exists, nothing is written to the API (decisions are logged
 // and counted as dry_run / kill_switch).
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,6 +71,9 @@ class Actuator {
     PolicyDefaults defaults;  // allow_below_declared: the cluster-wide default
     // Pods in these namespaces are never resized or evicted (e.g. kube-system).
     std::vector<std::string> excluded_namespaces;
+    // Checked before every pass: false skips it (another replica holds the leader Lease).
+    // nullptr: always act.
+    std::function<bool()> may_act;
   };
 
   Actuator(ClusterView& view, PodIndex& pods, KubeClient& kube, Metrics& metrics, Options options,

@@ -3,12 +3,14 @@
 
 #include <grpcpp/grpcpp.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -28,6 +30,7 @@
 #include "extender/http_server.h"
 #include "extender/kube_client.h"
 #include "extender/kube_config.h"
+#include "extender/leader_election.h"
 #include "extender/list_watcher.h"
 #include "extender/metrics.h"
 #include "extender/pod_index.h"
@@ -109,6 +112,18 @@ ABSL_FLAG(bool, repack_api, false,
           "Serve POST /repack (a dry-run repacking plan) on the HTTPS listeners, to callers "
           "whose Kubernetes token may post the non-resource URL /repack (TokenReview + "
           "SubjectAccessReview).");
+ABSL_FLAG(bool, leader_elect, true,
+          "With --actuate: act only while holding a coordination.k8s.io Lease, so that of "
+          "several replicas exactly one resizes and evicts (the others serve the scheduler).");
+ABSL_FLAG(std::string, leader_elect_namespace, "",
+          "Namespace of the leader Lease; empty: $POD_NAMESPACE, else default.");
+ABSL_FLAG(std::string, leader_elect_lease_name, "headroom-extender", "Name of the leader Lease.");
+ABSL_FLAG(absl::Duration, leader_elect_lease_duration, absl::Seconds(15),
+          "How long the others wait, after the Lease last changed, before taking it over.");
+ABSL_FLAG(absl::Duration, leader_elect_renew_deadline, absl::Seconds(10),
+          "The leader stops acting when it could not renew the Lease for this long.");
+ABSL_FLAG(absl::Duration, leader_elect_retry_period, absl::Seconds(2),
+          "How often the Lease is renewed or checked.");
 ABSL_FLAG(std::string, config, "",
           "YAML file of flag: value (e.g. \"scoring: pack\"); flags on the command line win.");
 ABSL_FLAG(std::vector<std::string>, admission_exclude_namespaces,
@@ -144,6 +159,15 @@ ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or S
 
 namespace {
 
+// A replica's identity in the leader Lease: host name, process and a random part.
+std::string LeaderIdentity() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  std::random_device random;
+  return absl::StrCat(host[0] != '\0' ? host : "headroom-extender", "_", getpid(), "_",
+                      absl::Hex(random(), absl::kZeroPad8));
+}
+
 int Fail(const std::string& message) {
   std::cerr << "headroom-extender: " << message << "\n";
   return 2;
@@ -160,6 +184,9 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A peer that closed its end (a scheduler, the API server, a client of the API) must give a
+  // write error, not kill the process.
+  std::signal(SIGPIPE, SIG_IGN);
   headroom::cli::ParseDaemonFlags(
       argc, argv,
 
@@ -234,6 +261,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<headroom::extender::KubeClient> kube_nodes;    // the node watch's
   std::unique_ptr<headroom::extender::KubeClient> kube_writes;   // the actuator's
   std::unique_ptr<headroom::extender::KubeClient> kube_reviews;  // TokenReviews of reporters
+  std::unique_ptr<headroom::extender::KubeClient> kube_lease;    // the leader Lease
   {
     const std::string kubeconfig = absl::GetFlag(FLAGS_kubeconfig);
     absl::StatusOr<headroom::extender::KubeConfig> config =
@@ -245,7 +273,7 @@ int main(int argc, char** argv) {
     }
     if (config.ok()) {
       // One client per watch: a client cancels its own running watch at shutdown.
-      for (auto* slot : {&kube, &kube_nodes, &kube_writes, &kube_reviews}) {
+      for (auto* slot : {&kube, &kube_nodes, &kube_writes, &kube_reviews, &kube_lease}) {
         absl::StatusOr<std::unique_ptr<headroom::extender::KubeClient>> client =
             headroom::extender::KubeClient::Create(*config);
         if (!client.ok()) return Fail(std::string(client.status().message()));
@@ -454,6 +482,48 @@ int main(int argc, char** argv) {
     return Fail(std::string(valid.message()));
   }
   std::unique_ptr<headroom::extender::Actuator> actuator;
+  std::unique_ptr<headroom::extender::LeaderElector> elector;
+  if (absl::GetFlag(FLAGS_actuate) && absl::GetFlag(FLAGS_leader_elect) && kube != nullptr) {
+    headroom::extender::LeaderElectionConfig election;
+    election.lease_name = absl::GetFlag(FLAGS_leader_elect_lease_name);
+    election.lease_namespace = absl::GetFlag(FLAGS_leader_elect_namespace);
+    if (election.lease_namespace.empty()) {
+      const char* pod_namespace = std::getenv("POD_NAMESPACE");
+      election.lease_namespace =
+          pod_namespace != nullptr && *pod_namespace != '\0' ? pod_namespace : "default";
+    }
+    election.lease_duration = absl::GetFlag(FLAGS_leader_elect_lease_duration);
+    election.renew_deadline = absl::GetFlag(FLAGS_leader_elect_renew_deadline);
+    election.retry_period = absl::GetFlag(FLAGS_leader_elect_retry_period);
+    election.identity = LeaderIdentity();
+    if (absl::Status valid = election.Validate(); !valid.ok()) {
+      return Fail(std::string(valid.message()));
+    }
+    headroom::extender::KubeClient* client_ptr = kube_lease.get();
+    headroom::extender::LeaseApi lease_api;
+    lease_api.get = [client_ptr](const std::string& path) -> absl::StatusOr<nlohmann::json> {
+      absl::StatusOr<std::string> body = client_ptr->Get(path, absl::Seconds(5));
+      if (!body.ok()) return body.status();
+      nlohmann::json lease = nlohmann::json::parse(*body, nullptr, false);
+      if (lease.is_discarded()) return absl::UnavailableError("Lease: not JSON");
+      return lease;
+    };
+    lease_api.write = [client_ptr](const std::string& method, const std::string& path,
+                                   const std::string& body) -> absl::StatusOr<int> {
+      absl::StatusOr<headroom::extender::KubeClient::WriteResult> written =
+          client_ptr->Write(method, path, body,
+                            method == "PATCH" ? "application/merge-patch+json" : "application/json",
+                            absl::Seconds(5));
+      if (!written.ok()) return written.status();
+      return written->status;
+    };
+    elector =
+        std::make_unique<headroom::extender::LeaderElector>(election, std::move(lease_api), logger);
+    headroom::extender::LeaderElector* elector_ptr = elector.get();
+    actuation.may_act = [elector_ptr] { return elector_ptr->IsLeader(); };
+    logger->info("leader election: Lease {}/{} as {}", election.lease_namespace,
+                 election.lease_name, election.identity);
+  }
   if (absl::GetFlag(FLAGS_actuate)) {
     if (kube_writes == nullptr) return Fail("--actuate needs the Kubernetes API (--kubeconfig)");
     actuator = std::make_unique<headroom::extender::Actuator>(view, pod_index, *kube_writes,
@@ -554,6 +624,9 @@ int main(int argc, char** argv) {
   std::thread node_watcher([&] {
     if (node_watch != nullptr) node_watch->Run();
   });
+  std::thread elector_thread([&] {
+    if (elector != nullptr) elector->Run();
+  });
   std::thread actuator_thread([&] {
     if (actuator == nullptr) return;
     // Give the pod watch a moment to list before the first pass.
@@ -572,9 +645,11 @@ int main(int argc, char** argv) {
   if (pod_watch != nullptr) pod_watch->Stop();
   if (node_watch != nullptr) node_watch->Stop();
   if (actuator != nullptr) actuator->Stop();
+  if (elector != nullptr) elector->Stop();
   watcher.join();
   node_watcher.join();
   actuator_thread.join();
+  elector_thread.join();  // releases the Lease: a successor need not wait for it to expire
   checkpointer.join();
   logger->info("stopped: {}", served.ok() ? std::string("signal") : std::string(served.message()));
   return 0;

@@ -115,6 +115,9 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A peer that closed its end (the runtime, a scraper, the extender) must give a write
+  // error, not kill the process.
+  std::signal(SIGPIPE, SIG_IGN);
   headroom::cli::ParseDaemonFlags(
       argc, argv,
 

@@ -360,5 +360,51 @@ else
   fail "the controller-less pod 'lonely' was evicted, or no reason was logged"
 fi
 
+# === 9. Two replicas with --actuate: exactly one acts, and the other takes over ==============
+# A second extender with short Lease timings (6 s / 4 s / 1 s). The first one, started long
+# ago, holds the Lease; both get the same report of a node where one pod must be evicted.
+http2=$(free_port); grpc2=$(free_port)
+"$extender_bin" --http-address "127.0.0.1:$http2" --grpc-address "127.0.0.1:$grpc2" \
+  --kubeconfig "$work/admin.kubeconfig" --log-level debug --actuate --actuation-interval 1s \
+  --report-auth=insecure --verify-report-pods=false --leader-elect-lease-duration 6s \
+  --leader-elect-renew-deadline 4s --leader-elect-retry-period 1s >>"$work/extender-2.log" 2>&1 &
+second_pid=$!
+pids+=("$second_pid")
+wait_for 20 curl -sf "http://127.0.0.1:$http2/healthz" || fail "the second extender did not start (see $work/extender-2.log)"
+identity_of() { grep -m1 -o 'leader election: Lease [^ ]* as [^ ]*' "$1" | awk '{print $NF}'; }
+first_id=$(grep -o 'leader election: Lease [^ ]* as [^ ]*' "$work/extender.log" | tail -1 | awk '{print $NF}')
+second_id=$(identity_of "$work/extender-2.log")
+holder() { kubectl_ -n default get lease headroom-extender -o jsonpath='{.spec.holderIdentity}'; }
+sleep 3
+[[ -n $first_id && $(holder) == "$first_id" ]] && pass "one Lease holder: the first replica ($first_id)" ||
+  fail "Lease holder '$(holder)', expected the first replica '$first_id'"
+create_nodes 4 8Gi node-d || die "creating node-d"
+make_pod twin node-d 'headroom.dev/allow-disruption: "true"'
+twin_report="[$(pod_json twin e2e/Pod/twin "$(stats 100 200 209715200 419430400)")]"
+report node-d 314572800 "$twin_report" || fail "sending node-d's report to the first replica"
+printf '{"node":"node-d","allocatable":{"cpuMillis":"4000","memoryBytes":"314572800"},"maxPods":110,"load1":0.1,"cpus":4,"pods":%s}\n' "$twin_report" >"$work/report-node-d-2.json"
+"$headroom_bin" report --extender "127.0.0.1:$grpc2" --input "$work/report-node-d-2.json" >>"$work/report.log" 2>&1 ||
+  fail "sending node-d's report to the second replica"
+twin_evicted() { grep -q 'evicted e2e/twin' "$work/extender.log"; }
+wait_for 20 twin_evicted && sleep 2 && ! grep -q 'twin' "$work/extender-2.log" &&
+  pass "only the Lease holder evicted the pod; the second replica, given the same report, did nothing" ||
+  fail "twin: first replica evicted: $(grep -c 'evicted e2e/twin' "$work/extender.log"), second mentions it: $(grep -c twin "$work/extender-2.log")"
+# The holder dies without releasing the Lease: the second takes over within the lease duration.
+kill -9 "$extender_pid"; wait "$extender_pid" 2>/dev/null || true; extender_pid=""
+killed_at=$SECONDS
+took_over() { [[ $(holder) == "$second_id" ]] && grep -q 'holds Lease' "$work/extender-2.log"; }
+if wait_for 30 took_over; then
+  pass "after kill -9 of the holder the second replica took the Lease in $((SECONDS - killed_at)) s (the holder's lease duration: 15 s)"
+else
+  fail "the second replica did not take the Lease over (holder '$(holder)')"
+fi
+create_nodes 4 8Gi node-e || die "creating node-e"
+make_pod heir node-e 'headroom.dev/allow-disruption: "true"'
+printf '{"node":"node-e","allocatable":{"cpuMillis":"4000","memoryBytes":"314572800"},"maxPods":110,"load1":0.1,"cpus":4,"pods":[%s]}\n' "$(pod_json heir e2e/Pod/heir "$(stats 100 200 209715200 419430400)")" >"$work/report-node-e.json"
+"$headroom_bin" report --extender "127.0.0.1:$grpc2" --input "$work/report-node-e.json" >>"$work/report.log" 2>&1 ||
+  fail "sending node-e's report to the second replica"
+heir_evicted() { grep -q 'evicted e2e/heir' "$work/extender-2.log"; }
+wait_for 20 heir_evicted && pass "the new holder acts: it evicted e2e/heir" || fail "the new Lease holder did not act (see $work/extender-2.log)"
+
 echo "actuation-suite: $failures failure(s)"
 [[ $failures == 0 ]]
