@@ -9,6 +9,8 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <chrono>
+#include <list>
+#include <mutex>
 #include <map>
 #include <optional>
 #include <thread>
@@ -88,6 +90,34 @@ struct HttpServer::Impl {
   HttpServerOptions options;
   std::map<std::string, std::map<std::string, HttpHandler>> routes;  // path -> method -> handler
   std::atomic<size_t> open{0};
+  // Connections from least to most recently active, to make room at the cap: a flood of idle
+  // or dripping connections must not lock out the scheduler or the kubelet's probes.
+  std::mutex lru_mu;
+  std::list<std::function<void()>> lru;  // each closes its connection (asynchronously)
+  using LruEntry = std::list<std::function<void()>>::iterator;
+  LruEntry Track(std::function<void()> close) {
+    std::lock_guard<std::mutex> lock(lru_mu);
+    return lru.insert(lru.end(), std::move(close));
+  }
+  void Touch(LruEntry entry) {
+    std::lock_guard<std::mutex> lock(lru_mu);
+    lru.splice(lru.end(), lru, entry);
+  }
+  void Untrack(LruEntry entry) {
+    std::lock_guard<std::mutex> lock(lru_mu);
+    lru.erase(entry);
+  }
+  // Closes the least recently active connection.
+  void CloseLeastActive() {
+    std::function<void()> close;
+    {
+      std::lock_guard<std::mutex> lock(lru_mu);
+      if (lru.empty()) return;
+      close = lru.front();
+      lru.splice(lru.end(), lru, lru.begin());  // not picked twice in a row
+    }
+    close();
+  }
   std::atomic<bool> stopping{false};
   std::atomic<bool> running{false};
   asio::ssl::context tls;
@@ -133,11 +163,19 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
         buffer_(std::max<size_t>(server.options.max_header_bytes * 2, 64 << 10)) {
     ++server_->open;
   }
-  ~Session() { --server_->open; }
+  ~Session() {
+    if (tracked_) server_->Untrack(*tracked_);
+    --server_->open;
+  }
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
   void Start() {
+    tracked_ = server_->Track([weak = this->weak_from_this()] {
+      if (auto self = weak.lock()) {
+        asio::post(self->stream_.get_executor(), [self] { self->Close(); });
+      }
+    });
     if constexpr (kTls) {
       Lowest().expires_after(Chrono(server_->options.request_timeout));
       stream_.async_handshake(asio::ssl::stream_base::server,
@@ -157,6 +195,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   // request_timeout.
   void WaitForRequest() {
     if (server_->stopping) return Close();
+    server_->Touch(*tracked_);
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(
         std::min<size_t>(server_->options.max_header_bytes, UINT32_MAX)));
@@ -287,6 +326,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   }
 
   HttpServer::Impl* server_;
+  std::optional<HttpServer::Impl::LruEntry> tracked_;
   Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -306,7 +346,8 @@ void HttpServer::Impl::Accept() {
       return Accept();
     }
     beast::error_code ignored;
-    if (open >= options.max_connections || stopping) {
+    if (open >= options.max_connections && !stopping) CloseLeastActive();
+    if (stopping) {
       socket.close(ignored);
     } else {
       socket.set_option(tcp::no_delay(true), ignored);

@@ -4,7 +4,8 @@
 // health and metrics endpoints; headroom-nri's health and metrics), on Boost.Beast over Asio:
 // a few threads serve every connection asynchronously, so slow or idle clients hold no
 // thread and cannot starve /healthz. Everything a client can make it hold is bounded:
-//   - connections (max_connections; beyond, a new connection is closed at once);
+//   - connections (max_connections; at the cap, a new connection closes the least recently
+//     active one, so a flood of idle or dripping connections cannot lock out live clients);
 //   - the header block (max_header_bytes: 431) and the body (max_body_bytes: 413, refused
 //     from Content-Length before it is read);
 //   - time: a connection may stay idle between requests for idle_timeout; once a request's
