@@ -4,17 +4,33 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "codec/report_proto.h"
 #include "shared/node_optimizer.h"
 
 namespace headroom::extender {
 
+bool IsDnsSubdomain(absl::string_view name) {
+  if (name.empty() || name.size() > 253) return false;
+  for (const char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) return false;
+  }
+  return absl::ascii_isalnum(static_cast<unsigned char>(name.front())) &&
+         absl::ascii_isalnum(static_cast<unsigned char>(name.back()));
+}
+
 absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
                                      absl::Time received_at) {
   NodeReport report;
   report.node = proto.node();
   if (report.node.empty()) return absl::InvalidArgumentError("node: required");
+  // Names are Kubernetes object names: anything else (a newline that would forge a log line,
+  // a megabyte of text) is refused before it is stored or logged.
+  if (!IsDnsSubdomain(report.node)) {
+    return absl::InvalidArgumentError(
+        "node: not a Kubernetes node name (lowercase letters, digits, '-' and '.', at most 253)");
+  }
   // A report is never newer than its arrival: a time in the future would keep the node
   // fresh forever.
   report.reported_at =
@@ -31,6 +47,13 @@ absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
     ReportedPod pod;
     pod.pod_namespace = p.namespace_().empty() ? "default" : p.namespace_();
     pod.name = p.name();
+    if (!IsDnsSubdomain(pod.pod_namespace) || !IsDnsSubdomain(pod.name) || p.uid().size() > 128 ||
+        p.workload_key().size() > 600 || p.containers_size() > 256) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "report for node ", report.node,
+          ": a pod with a namespace or name that is not a Kubernetes name, an overlong UID or "
+          "workload key, or more than 256 containers"));
+    }
     pod.uid = p.uid();
     pod.workload_key = p.workload_key();
     pod.daemonset = p.daemonset();
@@ -39,6 +62,12 @@ absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
     for (const headroom::v1::ContainerReport& c : p.containers()) {
       ContainerDemand container;
       container.name = c.name();
+      if (!IsDnsSubdomain(container.name) || container.name.size() > 63) {
+        return absl::InvalidArgumentError(absl::StrCat("report for node ", report.node, ": pod ",
+                                                       pod.name,
+                                                       ": a container name that is not a "
+                                                       "Kubernetes name"));
+      }
       if (c.has_cpu()) container.cpu = codec::CpuStatsFromProto(c.cpu());
       if (c.has_memory()) container.memory = codec::MemoryStatsFromProto(c.memory());
       if (c.history_seconds() < 0) {

@@ -17,6 +17,10 @@
 namespace headroom::extender {
 
 // InvalidArgument naming the field ("pods[1].containers[0].cpu.max: ...").
+// A Kubernetes object name (RFC 1123 subdomain): lowercase alphanumerics, '-' and '.', at
+// most 253 characters, starting and ending alphanumeric.
+bool IsDnsSubdomain(absl::string_view name);
+
 absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& report,
                                      absl::Time received_at);
 

@@ -103,7 +103,9 @@ TEST(FuzzRegressionTest, CheckpointsDecodeOnlyToUsableValues) {
     if (workloads.ok()) {
       for (const auto& [key, stats] : *workloads) {
         EXPECT_LE(stats.history, kMaxHistory) << key;
-        if (stats.cpu) EXPECT_GE(stats.cpu->base_millis, 0) << key;
+        if (stats.cpu) {
+          EXPECT_GE(stats.cpu->base_millis, 0) << key;
+        }
       }
     }
     ++inputs;

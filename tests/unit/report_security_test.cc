@@ -212,6 +212,29 @@ TEST(FromProto, AReportTimeInTheFutureIsItsArrival) {
   EXPECT_EQ(FromProto(proto, kNow)->reported_at, kNow - absl::Seconds(5));
 }
 
+TEST(FromProto, NamesMustBeKubernetesNames) {
+  EXPECT_TRUE(IsDnsSubdomain("node-a.example.com"));
+  EXPECT_TRUE(IsDnsSubdomain("a"));
+  for (const std::string& bad : std::vector<std::string>{
+           "", "Node-A", "node_a", "-a", "a-", "node\nforged", "a b", std::string(254, 'a')}) {
+    EXPECT_FALSE(IsDnsSubdomain(bad)) << bad;
+  }
+  headroom::v1::NodeReport proto;
+  proto.set_node("evil\n[2026-11-24 00:00:00.000] [extender] [info] forged");
+  EXPECT_EQ(FromProto(proto, kNow).status().code(), absl::StatusCode::kInvalidArgument);
+  proto.set_node("n1");
+  headroom::v1::PodReport* pod = proto.add_pods();
+  pod->set_namespace_("shop");
+  pod->set_name("web-1");
+  pod->add_containers()->set_name("app");
+  EXPECT_TRUE(FromProto(proto, kNow).ok());
+  pod->mutable_containers(0)->set_name("App\r");
+  EXPECT_FALSE(FromProto(proto, kNow).ok());
+  pod->mutable_containers(0)->set_name("app");
+  pod->set_name(std::string(300, 'p'));
+  EXPECT_FALSE(FromProto(proto, kNow).ok());
+}
+
 TEST(ClusterView, AnUnverifiedPodCountsOnItsNodeButFeedsNoWorkload) {
   ClusterView view(ClusterView::Options{});
   NodeReport report;
