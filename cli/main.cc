@@ -52,6 +52,8 @@ ABSL_FLAG(double, cold_start, 0,
           "simulate: fraction of pods that are new workloads created after the warm-up, using 5% "
           "of their level for their first 2-6 hours, then all of it.");
 ABSL_FLAG(std::string, extender, "", "headroom-extender's gRPC address, host:port.");
+ABSL_FLAG(bool, check, true,
+          "report: check the report locally first; --check=false sends it as it is.");
 ABSL_FLAG(std::string, token_file, "",
           "report: a ServiceAccount token file sent as the bearer token (--report-auth=token).");
 ABSL_FLAG(std::string, extender_ca_file, "", "PEM CA of the extender's gRPC certificate (TLS).");
@@ -186,6 +188,8 @@ Flags:
                          mutual TLS: this client's certificate and key.
   --token-file F         a ServiceAccount token sent as the bearer token (the extender's
                          --report-auth=token; the token's pod must run on the reported node).
+  --check=false          send the report without checking it locally first (to test the
+                         extender's own refusals).
 )";
 
 constexpr char kRepackUsage[] =
@@ -273,7 +277,7 @@ int RunReport() {
       absl::GetFlag(FLAGS_extender), absl::GetFlag(FLAGS_input), absl::GetFlag(FLAGS_timeout),
       {absl::GetFlag(FLAGS_extender_ca_file), absl::GetFlag(FLAGS_extender_cert_file),
        absl::GetFlag(FLAGS_extender_key_file)},
-      absl::GetFlag(FLAGS_token_file), std::cout, std::cerr);
+      absl::GetFlag(FLAGS_token_file), absl::GetFlag(FLAGS_check), std::cout, std::cerr);
 }
 
 int RunRepack() {

@@ -14,8 +14,9 @@ namespace headroom::cli {
 // malformed report, 1 when the extender cannot be reached or refuses it.
 // `tls` empty: plaintext. `token_file` set: its bearer token goes with the report
 // (--report-auth=token).
+// `check_locally` false sends the report as it is (to test the extender's own refusals).
 int RunReport(absl::string_view extender, absl::string_view input, absl::Duration timeout,
-              const io::GrpcClientTls& tls, const std::string& token_file, std::ostream& out,
-              std::ostream& err);
+              const io::GrpcClientTls& tls, const std::string& token_file, bool check_locally,
+              std::ostream& out, std::ostream& err);
 
 }  // namespace headroom::cli

@@ -73,7 +73,7 @@ class ClusterView {
     // is refused (ResourceExhausted), statistics of a workload container beyond
     // max_workload_containers are not kept.
     size_t max_nodes = 20000;
-    size_t max_workload_containers = 200000;
+    size_t max_workload_containers = 50000;
   };
 
   explicit ClusterView(Options options);

@@ -205,6 +205,15 @@ absl::StatusOr<NodeSpec> DecodeNodeObject(const json& node) {
 }
 
 absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body) {
+  // The parser grows to the largest document it has read; after a large one it starts over,
+  // so each server thread does not keep the memory of the largest body ever sent (the args
+  // hold copies, nothing points into the parser).
+  struct ReleaseAfterLargeBody {
+    size_t size;
+    ~ReleaseAfterLargeBody() {
+      if (size > (4 << 20)) ThreadParser() = simdjson::dom::parser();
+    }
+  } release{body.size()};
   simdjson::dom::element document;
   if (const simdjson::error_code error =
           ThreadParser().parse(body.data(), body.size()).get(document);

@@ -42,6 +42,13 @@ absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
   if (proto.has_load1()) report.load1 = proto.load1();
   report.cpus = proto.cpus();
   // The same checks the node optimisation applies to the same numbers.
+  // kubelet's --max-pods is 110 by default and rarely above a few hundred.
+  constexpr int kMaxPodsPerReport = 1000;
+  if (proto.pods_size() > kMaxPodsPerReport) {
+    return absl::InvalidArgumentError(absl::StrCat("report for node ", report.node, ": ",
+                                                   proto.pods_size(), " pods, more than ",
+                                                   kMaxPodsPerReport));
+  }
   NodeDemand demand{report.node, report.allocatable, {}};
   for (const headroom::v1::PodReport& p : proto.pods()) {
     ReportedPod pod;

@@ -150,6 +150,7 @@ absl::StatusOr<RunningGrpcServer> StartReportServer(
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, 5 * 60 * 1000);
   grpc::ResourceQuota quota("headroom-report-server");
   quota.SetMaxThreads(limits.max_threads);
+  quota.Resize(limits.max_memory_bytes);  // gRPC's own buffers, whatever clients send
   builder.SetResourceQuota(quota);
   running.server = builder.BuildAndStart();
   if (running.server == nullptr || running.port == 0) {

@@ -61,8 +61,9 @@ struct RunningGrpcServer {
 struct ReportServerLimits {
   int max_message_bytes = 4 << 20;  // a node of 110 pods reports well under 1 MiB
   int max_metadata_bytes = 16 << 10;
-  int max_concurrent_streams = 16;  // per connection
-  int max_threads = 32;             // the whole server's request threads
+  int max_concurrent_streams = 16;     // per connection
+  int max_threads = 32;                // the whole server's request threads
+  size_t max_memory_bytes = 16 << 20;  // gRPC's buffers (a resource quota)
 };
 
 // Starts the gRPC server on `address` ("host:port"; port 0 picks a free one), plaintext

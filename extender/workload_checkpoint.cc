@@ -35,18 +35,24 @@ int64_t OptionalNonNegative(const json& object, const char* key, const std::stri
 
 std::string EncodeWorkloads(const std::map<std::string, ClusterView::ContainerStats>& workloads,
                             absl::Time saved_at) {
-  json entries = json::object();
+  // Written entry by entry: a JSON tree of every workload first would take many times the
+  // file's size in memory.
+  std::string out = absl::StrCat("{\n \"version\": 1,\n \"savedAt\": \"",
+                                 absl::FormatTime(absl::RFC3339_sec, saved_at, absl::UTCTimeZone()),
+                                 "\",\n \"workloads\": {");
+  bool first = true;
   for (const auto& [key, stats] : workloads) {
     json entry = json::object();
     entry["historySeconds"] = absl::ToInt64Seconds(stats.history);
     if (stats.cpu.has_value()) entry["cpu"] = codec::CpuStatsToJson(*stats.cpu);
     if (stats.memory.has_value()) entry["memory"] = codec::MemoryStatsToJson(*stats.memory);
-    entries[key] = std::move(entry);
+    absl::StrAppend(&out, first ? "\n  " : ",\n  ",
+                    json(key).dump(-1, ' ', false, json::error_handler_t::replace), ": ",
+                    entry.dump(-1, ' ', false, json::error_handler_t::replace));
+    first = false;
   }
-  return json{{"version", 1},
-              {"savedAt", absl::FormatTime(absl::RFC3339_sec, saved_at, absl::UTCTimeZone())},
-              {"workloads", std::move(entries)}}
-      .dump(1, ' ', false, json::error_handler_t::replace);
+  absl::StrAppend(&out, "\n }\n}\n");
+  return out;
 }
 
 absl::StatusOr<std::map<std::string, ClusterView::ContainerStats>> DecodeWorkloads(

@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# Hostile-input suite: the release headroom-extender on loopback under one attack per class
+# (HTTP header, body, nesting, slow and flooding clients; gRPC rapid reset, oversized and
+# forged reports; junk workload keys; log injection; SIGTERM and kill -9). Each check asserts
+# the refusal, that the process survives, and that its peak RSS (VmHWM) stays under
+# HEADROOM_HOSTILE_RSS_MIB (256). Forged reports against a real API server (another node's
+# token, a pod on another node) are in the scheduler suite. Everything listens on 127.0.0.1;
+# only processes started here are stopped, by PID.
+# Usage: e2e/local/hostile-suite.sh BUILD_DIR   (holds extender/headroom-extender, cli/headroom)
+set -euo pipefail
+
+build_dir=$(cd "${1:?usage: hostile-suite.sh BUILD_DIR}" && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+extender_bin=$build_dir/extender/headroom-extender
+headroom_bin=$build_dir/cli/headroom
+rss_limit_mib=${HEADROOM_HOSTILE_RSS_MIB:-256}
+source "$repo/e2e/check-lib.sh"
+for tool in python3 openssl curl "$extender_bin" "$headroom_bin"; do
+  command -v "$tool" >/dev/null || { echo "hostile-suite: missing $tool" >&2; exit 2; }
+done
+
+work=$(mktemp -d /tmp/headroom-hostile.XXXXXX)
+failures=0
+extender_pid=""
+cleanup() {
+  set +e
+  [[ -n $extender_pid ]] && kill -9 "$extender_pid" 2>/dev/null && wait "$extender_pid" 2>/dev/null
+  if [[ $failures == 0 && -z ${HEADROOM_E2E_KEEP:-} ]]; then rm -rf "$work"; else echo "hostile-suite: logs kept in $work"; fi
+}
+trap cleanup EXIT
+die() { fail "$*"; exit 1; }
+attack() { python3 "$repo/e2e/local/hostile.py" "$@"; }
+field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+  -keyout "$work/tls.key" -out "$work/tls.crt" >/dev/null 2>&1 || die "openssl"
+http_port=$(free_port); https_port=$(free_port); grpc_port=$(free_port)
+mkdir -p "$work/state"
+start_extender() {
+  "$extender_bin" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
+    --webhook-address "127.0.0.1:$https_port" --webhook-tls-cert-file "$work/tls.crt" \
+    --webhook-tls-key-file "$work/tls.key" --report-auth=insecure --state-dir "$work/state" \
+    --checkpoint-interval 1s --log-level info >>"$work/extender.log" 2>&1 &
+  extender_pid=$!
+  wait_for 20 curl -sf "http://127.0.0.1:$http_port/healthz"
+}
+alive() { kill -0 "$extender_pid" 2>/dev/null && curl -sf -m 2 "http://127.0.0.1:$http_port/healthz" >/dev/null; }
+hwm_mib() { awk '/VmHWM/ {print int($2 / 1024)}' "/proc/$extender_pid/status"; }
+rss_mib() { awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$extender_pid/status"; }
+threads() { ls "/proc/$extender_pid/task" | wc -l; }
+# The peak RSS (VmHWM) is reset to the current RSS after each check, so each attack's own
+# peak is measured (Linux >= 4.0: "5" to /proc/PID/clear_refs).
+reset_hwm() { echo 5 >"/proc/$extender_pid/clear_refs" 2>/dev/null || true; }
+# check NAME CONDITION_RESULT DETAIL [BOUND_MIB]: also requires the extender alive and its peak
+# RSS during the attack under the bound.
+check() {
+  local name=$1 ok=$2 detail=$3 bound=${4:-$rss_limit_mib} hwm
+  hwm=$(hwm_mib 2>/dev/null || echo 0)
+  if [[ $ok == yes ]] && alive && ((hwm <= bound)); then
+    pass "$name: $detail; alive, peak RSS $hwm MiB (bound $bound)"
+  else
+    fail "$name: $detail; ok=$ok alive=$(alive && echo yes || echo no) peak RSS $hwm MiB (bound $bound)"
+  fi
+  echo "$name|$detail|$hwm" >>"$work/table"
+  reset_hwm
+}
+
+start_extender || die "headroom-extender did not start (see $work/extender.log)"
+reset_hwm
+pass "headroom-extender started (peak RSS $(hwm_mib) MiB, $(threads) threads)"
+
+# --- HTTP
+out=$(attack ranges 127.0.0.1 "$http_port" 2000)
+check "2000 Range headers" "$([[ $(field status "$out") == 431 ]] && echo yes)" "HTTP $(field status "$out")"
+out=$(attack headers 127.0.0.1 "$http_port" 101)
+check "101 MiB of headers" "$([[ $(field status "$out") == 431 ]] && echo yes)" "HTTP $(field status "$out")"
+out=$(attack announce 127.0.0.1 "$http_port" /filter 1073741824)
+check "a 1 GiB Content-Length" "$([[ $(field status "$out") == 413 ]] && echo yes)" "HTTP $(field status "$out") in $(field seconds "$out") s, before any body"
+out=$(attack body 127.0.0.1 "$http_port" /filter 63 3)
+sleep 1
+check "three 63 MiB bodies on one connection" "$([[ $(field statuses "$out") == 400,400,400 ]] && echo yes)" \
+  "HTTP $(field statuses "$out"); RSS after: $(rss_mib) MiB"
+out=$(attack nested 127.0.0.1 "$https_port" /admission/pods 7 tls)
+check "7 MiB of nesting to the webhook (HTTPS)" "$([[ $(field status "$out") == 400 ]] && echo yes)" \
+  "HTTP $(field status "$out") in $(field seconds "$out") s"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST --data '{}' "http://127.0.0.1:$http_port/admission/pods")
+check "the webhook over plain HTTP" "$([[ $code == 404 ]] && echo yes)" "HTTP $code (served on HTTPS only)"
+code=$(curl -sk -o /dev/null -w '%{http_code}' -X POST --data '{}' "https://127.0.0.1:$https_port/repack")
+check "/repack without --repack-api" "$([[ $code == 404 ]] && echo yes)" "HTTP $code"
+out=$(attack slowloris 127.0.0.1 "$http_port" 200 12)
+check "200 slowloris connections for 12 s" \
+  "$([[ $(field failed "$out") == 0 && $(field cut "$out") == "$(field connections "$out")" ]] && echo yes)" \
+  "$(field probes "$out") /healthz probes, $(field failed "$out") failed, slowest $(field worst "$out") s; $(field cut "$out") of $(field connections "$out") cut off"
+out=$(attack flood 127.0.0.1 "$http_port" 1500)
+check "1500 idle connections (cap 1024)" "$([[ $(field failed "$out") == 0 ]] && echo yes)" \
+  "$(field connections "$out") opened, 10 /healthz probes, $(field failed "$out") failed, slowest $(field worst "$out") s"
+
+# --- gRPC
+# Rapid reset (CVE-2023-44487): Debian's gRPC (1.51, the only version packaged) keeps about
+# 15 KiB per reset stream and has no setting against it, so this class has its own, measured
+# bound; deploy/ keeps the port to headroom-nri pods (NetworkPolicy), and under
+# --report-auth=certificate a client without a certificate fails at the TLS handshake,
+# before any HTTP/2 stream (checked below).
+threads_before=$(threads)
+out=$(attack rapid-reset 127.0.0.1 "$grpc_port" 20000)
+sleep 1
+check "HTTP/2 rapid reset, 20000 streams (plaintext)" "$([[ $(threads) -le $((threads_before + 40)) ]] && echo yes)" \
+  "$(field streams "$out") streams on $(field connections "$out") connections; threads $threads_before -> $(threads)" 512
+# The same against --report-auth=certificate: no certificate, no HTTP/2.
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=ca -keyout "$work/ca.key" -out "$work/ca.crt" >/dev/null 2>&1 &&
+  openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout "$work/grpc.key" -out "$work/grpc.csr" >/dev/null 2>&1 &&
+  printf 'subjectAltName=IP:127.0.0.1\n' >"$work/grpc.ext" &&
+  openssl x509 -req -in "$work/grpc.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial -days 1 \
+    -extfile "$work/grpc.ext" -out "$work/grpc.crt" >/dev/null 2>&1 || die "openssl (mutual TLS)"
+mtls_http=$(free_port); mtls_grpc=$(free_port)
+"$extender_bin" --http-address "127.0.0.1:$mtls_http" --grpc-address "127.0.0.1:$mtls_grpc" \
+  --report-auth=certificate --grpc-tls-cert-file "$work/grpc.crt" --grpc-tls-key-file "$work/grpc.key" \
+  --grpc-client-ca-file "$work/ca.crt" >>"$work/extender-mtls.log" 2>&1 &
+mtls_pid=$!
+wait_for 20 curl -sf "http://127.0.0.1:$mtls_http/healthz" || fail "the mutual-TLS extender did not start"
+out=$(attack rapid-reset 127.0.0.1 "$mtls_grpc" 20000)
+mtls_hwm=$(awk '/VmHWM/ {print int($2 / 1024)}' "/proc/$mtls_pid/status")
+if kill -0 "$mtls_pid" && ((mtls_hwm <= rss_limit_mib)); then
+  pass "HTTP/2 rapid reset against --report-auth=certificate: refused at the TLS handshake; peak RSS $mtls_hwm MiB"
+else
+  fail "rapid reset against mutual TLS: peak RSS $mtls_hwm MiB"
+fi
+echo "HTTP/2 rapid reset, 20000 streams (--report-auth=certificate)|refused at the TLS handshake|$mtls_hwm" >>"$work/table"
+kill "$mtls_pid"; wait "$mtls_pid" 2>/dev/null || true
+# gRPC keeps what the rapid reset made it allocate: a fresh process for the next attacks.
+kill "$extender_pid"; wait "$extender_pid" 2>/dev/null || true; extender_pid=""
+start_extender || die "headroom-extender did not restart"
+reset_hwm
+python3 - "$work" <<'PY'
+import json, sys
+pods = [{"namespace": "junk", "name": f"p{i}", "uid": f"u{i}", "workloadKey": f"junk/Deployment/w{i}",
+         "containers": [{"name": "c", "historySeconds": "100", "cpu": {"baseMillis": "1", "peakMillis": "2"}}]}
+        for i in range(60000)]
+json.dump({"node": "many", "allocatable": {"cpuMillis": "4000", "memoryBytes": "8589934592"}, "pods": pods},
+          open(f"{sys.argv[1]}/many.json", "w"))
+json.dump({"node": "big", "allocatable": {"cpuMillis": "4000", "memoryBytes": "8589934592"},
+           "pods": [{"namespace": "junk", "name": "p", "uid": "u" * (5 << 20)}]},
+          open(f"{sys.argv[1]}/big.json", "w"))
+PY
+if "$headroom_bin" report --check=false --extender "127.0.0.1:$grpc_port" --input "$work/many.json" >"$work/many.out" 2>&1; then ok=no; else ok=yes; fi
+check "a report of 60000 pods" "$([[ $ok == yes ]] && grep -q 'more than 1000' "$work/many.out" && echo yes)" \
+  "refused: $(head -c 100 "$work/many.out")"
+if "$headroom_bin" report --check=false --extender "127.0.0.1:$grpc_port" --input "$work/big.json" >"$work/big.out" 2>&1; then ok=no; else ok=yes; fi
+check "a 5 MiB report" "$([[ $ok == yes ]] && grep -q -i 'larger than max\|RESOURCE_EXHAUSTED\|code 8' "$work/big.out" && echo yes)" \
+  "refused by gRPC: $(head -c 100 "$work/big.out")"
+future=$(( $(date +%s) * 1000 + 10 * 365 * 86400 * 1000 ))
+printf '{"node":"from-the-future","reportedAtUnixMillis":"%s","allocatable":{"cpuMillis":"4000","memoryBytes":"8589934592"}}\n' "$future" >"$work/future.json"
+"$headroom_bin" report --extender "127.0.0.1:$grpc_port" --input "$work/future.json" >/dev/null 2>&1 || true
+age=$(curl -s "http://127.0.0.1:$http_port/metrics" | awk '$1 == "headroom_extender_report_age_seconds{which=\"newest\"}" {print $2}')
+check "a report dated 10 years ahead" "$(awk -v a="$age" 'BEGIN {print (a >= 0) ? "yes" : "no"}')" \
+  "taken as received now (newest report age $age s, not negative)"
+printf '{"node":"evil\\n[2026-11-24 00:00:00.000] [extender] [info] forged line","allocatable":{"cpuMillis":"1","memoryBytes":"1"}}\n' >"$work/evil.json"
+"$headroom_bin" report --extender "127.0.0.1:$grpc_port" --input "$work/evil.json" >"$work/evil.out" 2>&1 || true
+check "a node name with a newline" "$(! grep -q '^\[2026-11-24 00:00:00.000\] \[extender\] \[info\] forged line' "$work/extender.log" && grep -q 'not a Kubernetes node name' "$work/evil.out" && echo yes)" \
+  "refused, no forged log line"
+# Junk workload keys: 60 reports x 1000 pods, each its own workload (insecure mode, no API
+# to check them against): the view keeps at most 50000 workload containers.
+python3 - "$work" <<'PY'
+import json, sys
+for r in range(60):
+    pods = [{"namespace": "junk", "name": f"p{i}", "uid": f"u{r}-{i}", "workloadKey": f"junk/Deployment/w{r}-{i}",
+             "containers": [{"name": "c", "historySeconds": "100", "cpu": {"baseMillis": "1", "peakMillis": "2"},
+                             "memory": {"baseBytes": "1", "peakBytes": "2"}}]} for i in range(1000)]
+    json.dump({"node": f"junk-{r}", "allocatable": {"cpuMillis": "4000", "memoryBytes": "8589934592"}, "pods": pods},
+              open(f"{sys.argv[1]}/junk-{r}.json", "w"))
+PY
+sent=0
+for r in $(seq 0 59); do
+  "$headroom_bin" report --extender "127.0.0.1:$grpc_port" --input "$work/junk-$r.json" >/dev/null 2>&1 && sent=$((sent + 1))
+done
+sleep 2
+start=$(date +%s%N)
+curl -s -o /dev/null "http://127.0.0.1:$http_port/healthz"
+took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+kept=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["workloads"]))' "$work/state/workloads.json" 2>/dev/null || echo "?")
+check "60000 junk workload keys" "$([[ $sent == 60 && $kept -le 50000 ]] && echo yes)" \
+  "$sent reports accepted, $kept workload containers kept (cap 50000); /healthz in ${took_ms} ms during checkpoints"
+
+# --- SIGTERM with a keep-alive client; kill -9 leaves no temporary file behind
+python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); s.recv(100); time.sleep(30)' "$http_port" &
+holder=$!
+sleep 0.5
+start=$(date +%s%N)
+kill -TERM "$extender_pid"
+rc=0; wait "$extender_pid" || rc=$?
+took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+extender_pid=""
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
+if [[ $rc == 0 ]] && ((took_ms < 1000)) && [[ -s $work/state/workloads.json ]]; then
+  pass "SIGTERM with a keep-alive client held: exit 0 in ${took_ms} ms, final checkpoint written"
+else
+  fail "SIGTERM: exit $rc after ${took_ms} ms, checkpoint $(ls -la "$work/state" | tail -n +2 | tr '\n' ' ')"
+fi
+echo "SIGTERM with a keep-alive client|exit $rc in ${took_ms} ms, checkpoint written|-" >>"$work/table"
+start_extender || die "headroom-extender did not restart"
+for round in 1 2 3; do
+  sleep 1.$((RANDOM % 9))
+  kill -9 "$extender_pid"; wait "$extender_pid" 2>/dev/null || true; extender_pid=""
+  start_extender || die "headroom-extender did not restart after kill -9"
+done
+sleep 1.5
+temporaries=$(find "$work/state" -name '.workloads.json.*' | wc -l)
+loaded=$(grep -c 'loaded [0-9]* workload containers' "$work/extender.log" || true)
+if [[ $temporaries == 0 && $loaded -ge 4 ]]; then
+  pass "three kill -9 during 1 s checkpoints: every restart loaded the checkpoint, no temporary file left"
+else
+  fail "after kill -9: $temporaries temporary files, $loaded loads (see $work/extender.log)"
+fi
+echo "kill -9 during checkpoints (x3)|$temporaries temporary files left, checkpoint loaded at every restart|-" >>"$work/table"
+
+echo
+echo "attack | result | peak RSS MiB"
+cat "$work/table"
+echo "hostile-suite: $failures failure(s)"
+[[ $failures == 0 ]]

