@@ -10,8 +10,8 @@
 #include <boost/beast/ssl.hpp>
 #include <chrono>
 #include <list>
-#include <mutex>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <type_traits>
