@@ -32,6 +32,8 @@ echo "== install deploy/"
 kubectl kustomize "$repo/deploy" |
   sed -e "s#image: headroom-extender:.*#image: headroom-extender:$tag#" -e "s#image: headroom-nri:.*#image: headroom-nri:$tag#" |
   k apply -f - >/dev/null
+# The webhook's and the report channel's certificate (no cert-manager in kind).
+kubectl config use-context "kind-$cluster" >/dev/null && bash "$repo/scripts/webhook-cert.sh" headroom-system >/dev/null
 k -n headroom-system rollout status deploy/headroom-extender deploy/headroom-scheduler ds/headroom-nri --timeout=300s &&
   pass "headroom-extender, headroom-scheduler and headroom-nri are running" || { fail "rollout"; exit 1; }
 metrics() { k get --raw /api/v1/namespaces/headroom-system/services/headroom-extender:8888/proxy/metrics; }
