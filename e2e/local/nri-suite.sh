@@ -172,7 +172,14 @@ if wait_for 10 grep -q '"bytes": 33554432' "$work/plugin-state/node-stats.json";
 else
   fail "checkpoint lacks the OOM record"
 fi
-kill "$plugin_pid"; wait "$plugin_pid" 2>/dev/null || true
+stop_started=$SECONDS
+kill "$plugin_pid"; plugin_rc=0; wait "$plugin_pid" 2>/dev/null || plugin_rc=$?
+if [[ $plugin_rc == 0 ]] && grep -q 'stopped' "$work/plugin.log" &&
+  [[ -z $(find "$work/plugin-state" -name '.node-stats.json.*') ]]; then
+  pass "SIGTERM: headroom-nri exited 0 in $((SECONDS - stop_started)) s after its final checkpoint, no temporary file left"
+else
+  fail "SIGTERM: headroom-nri exited $plugin_rc; temporaries: $(find "$work/plugin-state" -name '.node-stats.json.*' | wc -l)"
+fi
 start_plugin
 if wait_for 20 connected && grep -q "loaded statistics of [1-9]" "$work/plugin.log"; then
   pass "restarted plugin loaded its checkpoint and registered"
