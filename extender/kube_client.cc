@@ -243,6 +243,19 @@ absl::StatusOr<KubeClient::WriteResult> KubeClient::Write(absl::string_view meth
   return WriteResult{result->status, std::move(result->body)};
 }
 
+absl::StatusOr<nlohmann::json> KubeClient::Review(const std::string& path, const std::string& body,
+                                                  absl::Duration timeout) {
+  HEADROOM_ASSIGN_OR_RETURN(WriteResult written,
+                            Write("POST", path, body, "application/json", timeout));
+  if (written.status != 201 && written.status != 200) {
+    return absl::UnavailableError(absl::StrCat("POST ", path, ": HTTP ", written.status, ": ",
+                                               ApiStatusMessage(written.body)));
+  }
+  nlohmann::json answer = nlohmann::json::parse(written.body, nullptr, false);
+  if (answer.is_discarded()) return absl::UnavailableError(absl::StrCat(path, ": not JSON"));
+  return answer;
+}
+
 absl::Status KubeClient::Watch(const std::string& path_and_query, absl::Duration idle_timeout,
                                const std::function<bool(absl::string_view line)>& on_line) {
   HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<httplib::ClientImpl> client,

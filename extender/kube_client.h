@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "extender/kube_config.h"
+#include "nlohmann/json.hpp"
 
 namespace httplib {
 class ClientImpl;
@@ -71,6 +72,12 @@ class KubeClient {
   absl::StatusOr<WriteResult> Write(absl::string_view method, const std::string& path,
                                     const std::string& body, const std::string& content_type,
                                     absl::Duration timeout);
+
+  // POSTs a review object (TokenReview, SubjectAccessReview: created and answered in one
+  // call) and returns the API server's answer; Unavailable when it could not be asked or did
+  // not answer 200/201 with JSON.
+  absl::StatusOr<nlohmann::json> Review(const std::string& path, const std::string& body,
+                                        absl::Duration timeout);
 
   // Streams a watch: `on_line` gets each JSON line until the server ends the response (OK),
   // `on_line` returns false (Cancelled), Cancel() is called (Cancelled), or an error.

@@ -40,6 +40,7 @@
 #include "extender/tls_certificate.h"
 #include "extender/workload_checkpoint.h"
 #include "io/atomic_file.h"
+#include "io/daemon_signals.h"
 #include "io/grpc_tls.h"
 #include "spdlog/cfg/env.h"
 #include "spdlog/spdlog.h"
@@ -176,17 +177,8 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // SIGTERM and SIGINT are taken by one thread with sigwait; every other thread blocks them.
-  // Blocked before anything starts a thread (gRPC's server, the HTTP server), so a signal can
-  // never kill the process on another thread before the final checkpoint.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  // A peer that closed its end (a scheduler, the API server, a client of the API) must give a
-  // write error, not kill the process.
-  std::signal(SIGPIPE, SIG_IGN);
+  // Before anything starts a thread (gRPC's server, the HTTP server).
+  sigset_t signals = headroom::io::BlockStopSignals();
   headroom::cli::ParseDaemonFlags(
       argc, argv,
 
@@ -357,19 +349,9 @@ int main(int argc, char** argv) {
     }
     headroom::extender::KubeClient* client = kube_reviews.get();
     token_authenticator = std::make_unique<headroom::extender::TokenAuthenticator>(
-        [client](const std::string& body) -> absl::StatusOr<nlohmann::json> {
-          absl::StatusOr<headroom::extender::KubeClient::WriteResult> written =
-              client->Write("POST", "/apis/authentication.k8s.io/v1/tokenreviews", body,
-                            "application/json", absl::Seconds(5));
-          if (!written.ok()) return written.status();
-          if (written->status != 201 && written->status != 200) {
-            return absl::UnavailableError(
-                absl::StrCat("TokenReview: HTTP ", written->status, ": ",
-                             headroom::extender::ApiStatusMessage(written->body)));
-          }
-          nlohmann::json review = nlohmann::json::parse(written->body, nullptr, false);
-          if (review.is_discarded()) return absl::UnavailableError("TokenReview: not JSON");
-          return review;
+        [client](const std::string& body) {
+          return client->Review("/apis/authentication.k8s.io/v1/tokenreviews", body,
+                                absl::Seconds(5));
         },
         token_options);
     if (absl::GetFlag(FLAGS_grpc_tls_cert_file).empty()) {
@@ -550,19 +532,8 @@ int main(int argc, char** argv) {
     }
     headroom::extender::KubeClient* client = kube_reviews.get();
     repack_authorizer = std::make_unique<headroom::extender::AdminAuthorizer>(
-        [client](const std::string& path,
-                 const std::string& body) -> absl::StatusOr<nlohmann::json> {
-          absl::StatusOr<headroom::extender::KubeClient::WriteResult> written =
-              client->Write("POST", path, body, "application/json", absl::Seconds(5));
-          if (!written.ok()) return written.status();
-          if (written->status != 201 && written->status != 200) {
-            return absl::UnavailableError(
-                absl::StrCat("HTTP ", written->status, ": ",
-                             headroom::extender::ApiStatusMessage(written->body)));
-          }
-          nlohmann::json answer = nlohmann::json::parse(written->body, nullptr, false);
-          if (answer.is_discarded()) return absl::UnavailableError("answer is not JSON");
-          return answer;
+        [client](const std::string& path, const std::string& body) {
+          return client->Review(path, body, absl::Seconds(5));
         });
   }
   options.serve_admission = certificate != nullptr;

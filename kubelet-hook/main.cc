@@ -24,6 +24,7 @@
 #include "app/guard_rail_flags.h"
 #include "cli/flag_args.h"
 #include "io/atomic_file.h"
+#include "io/daemon_signals.h"
 #include "io/grpc_tls.h"
 #include "io/http_server.h"
 #include "kubelet-hook/cgroup_reader.h"
@@ -107,17 +108,8 @@ struct Counters {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Signals are taken by one thread with sigwait; every other thread blocks them. Blocked
-  // before anything can start a thread (gRPC's credentials start its executor): a SIGTERM
-  // delivered to such a thread would kill the process before its final checkpoint.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  // A peer that closed its end (the runtime, a scraper, the extender) must give a write
-  // error, not kill the process.
-  std::signal(SIGPIPE, SIG_IGN);
+  // Before anything can start a thread (gRPC's credentials start its executor).
+  sigset_t signals = headroom::io::BlockStopSignals();
   headroom::cli::ParseDaemonFlags(
       argc, argv,
 
