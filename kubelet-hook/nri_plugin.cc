@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kubelet-hook/ttrpc_codec.h"
@@ -175,6 +176,12 @@ std::string NriPlugin::Configure(const std::string& payload) {
     spdlog::warn("nri: undecodable Configure ({} bytes); subscribing anyway", payload.size());
   }
   runtime_ = absl::StrCat(request.runtime_name(), " ", request.runtime_version());
+  // A new connection: what an earlier one's unfinished Synchronize left is not this node's
+  // state any more.
+  pending_pods_.clear();
+  pending_containers_.clear();
+  pending_pods_.shrink_to_fit();
+  pending_containers_.shrink_to_fit();
   spdlog::info("nri: configured by {} (request timeout {} ms)", runtime_,
                request.request_timeout());
   napi::ConfigureResponse reply;
@@ -188,8 +195,14 @@ std::string NriPlugin::Synchronize(const std::string& payload) {
     spdlog::warn("nri: undecodable Synchronize ({} bytes): no updates", payload.size());
     return EmptyOk();
   }
-  for (const auto& pod : request.pods()) pending_pods_.push_back(pod);
-  for (const auto& container : request.containers()) pending_containers_.push_back(container);
+  // A node runs a few hundred containers; a runtime sending more than this is not believed.
+  constexpr size_t kMaxSynchronized = 20000;
+  for (const auto& pod : request.pods()) {
+    if (pending_pods_.size() < kMaxSynchronized) pending_pods_.push_back(pod);
+  }
+  for (const auto& container : request.containers()) {
+    if (pending_containers_.size() < kMaxSynchronized) pending_containers_.push_back(container);
+  }
   napi::SynchronizeResponse reply;
   if (request.more()) {  // every part but the last is answered with more = true, no updates
     reply.set_more(true);
@@ -197,12 +210,12 @@ std::string NriPlugin::Synchronize(const std::string& payload) {
   }
   const absl::Time now = clock_();
   size_t updates = 0;
+  absl::flat_hash_map<std::string, const napi::PodSandbox*> pods_by_id;
+  for (const napi::PodSandbox& pod : pending_pods_) pods_by_id.emplace(pod.id(), &pod);
+  static const napi::PodSandbox kNoPod;
   for (const napi::Container& container : pending_containers_) {
-    const auto pod = std::find_if(pending_pods_.begin(), pending_pods_.end(), [&](const auto& p) {
-      return p.id() == container.pod_sandbox_id();
-    });
-    TrackedContainer tracked =
-        Track(pod == pending_pods_.end() ? napi::PodSandbox() : *pod, container);
+    const auto pod = pods_by_id.find(container.pod_sandbox_id());
+    TrackedContainer tracked = Track(pod == pods_by_id.end() ? kNoPod : *pod->second, container);
     if (container.state() == napi::CONTAINER_STOPPED) continue;
     if (std::optional<TrackedContainer> known = state_.Get(tracked.id); known.has_value()) {
       CarrySamplerState(*known, tracked);

@@ -516,6 +516,34 @@ TEST(NriPlugin, SplitSynchronizeAnswersMoreWithoutUpdatesThenUpdates) {
   EXPECT_EQ(state.Get("c1")->pod_name, "a");
 }
 
+TEST(NriPlugin, ANewConnectionForgetsAnUnfinishedSynchronize) {
+  NodeState state;
+  NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+  const napi::CreateContainerRequest stale = CreateRequest("stale", "c-stale", 50000, kMi);
+  napi::SynchronizeRequest aborted;
+  *aborted.add_pods() = stale.pod();
+  *aborted.add_containers() = stale.container();
+  aborted.mutable_containers(0)->set_pod_sandbox_id(stale.pod().id());
+  aborted.mutable_containers(0)->set_state(napi::CONTAINER_RUNNING);
+  aborted.set_more(true);
+  (void)plugin.Handle(PluginRequest("Synchronize", aborted));
+  // The connection drops; the runtime connects again: Configure, then a whole Synchronize.
+  (void)plugin.Handle(PluginRequest("Configure", napi::ConfigureRequest()));
+  const napi::CreateContainerRequest live = CreateRequest("live", "c-live", 50000, kMi);
+  napi::SynchronizeRequest fresh;
+  *fresh.add_pods() = live.pod();
+  *fresh.add_containers() = live.container();
+  fresh.mutable_containers(0)->set_pod_sandbox_id(live.pod().id());
+  fresh.mutable_containers(0)->set_state(napi::CONTAINER_RUNNING);
+  napi::SynchronizeResponse reply;
+  ASSERT_TRUE(reply.ParseFromString(
+      DecodeResponse(plugin.Handle(PluginRequest("Synchronize", fresh)))->payload()));
+  ASSERT_EQ(reply.update_size(), 1);
+  EXPECT_EQ(reply.update(0).container_id(), "c-live");
+  EXPECT_FALSE(state.Get("c-stale").has_value());
+  EXPECT_EQ(state.Get("c-live")->pod_name, "live");
+}
+
 TEST(ValidatePluginIdentity, FollowsNriRules) {
   EXPECT_TRUE(ValidatePluginIdentity("headroom", "50").ok());
   EXPECT_FALSE(ValidatePluginIdentity("headroom", "7").ok());
