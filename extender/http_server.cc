@@ -73,7 +73,7 @@ void ExtenderHttpServer::Repack(const std::string& body, const std::string& time
     response = io::JsonError(429, "a repack is already running; retry when it ends");
     return;
   }
-  SystemRepackClock clock;
+  CancellableRepackClock clock(stopping_);
   RepackOptions options;
   options.timeout = timeout;
   absl::StatusOr<RepackPlan> plan = SolveRepack(*instance, options, clock);
@@ -216,6 +216,7 @@ absl::StatusOr<int> ExtenderHttpServer::Bind(const std::string& host, int port) 
 absl::Status ExtenderHttpServer::Serve() { return server_->Serve(); }
 
 void ExtenderHttpServer::Stop() {
+  stopping_ = true;  // a repack in progress returns at once
   if (server_ != nullptr) server_->Stop();
 }
 

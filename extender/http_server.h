@@ -88,6 +88,7 @@ class ExtenderHttpServer {
   static constexpr absl::Duration kDefaultRepackTimeout = absl::Seconds(5);
   static constexpr absl::Duration kMaxRepackTimeout = absl::Seconds(60);
   std::mutex repack_mu_;
+  std::atomic<bool> stopping_{false};
 
   ClusterView& view_;
   Metrics& metrics_;

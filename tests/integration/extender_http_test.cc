@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "absl/strings/escaping.h"
+#include "cli/repack_json.h"
 #include "extender/cluster_view.h"
 #include "extender/http_server.h"
 #include "extender/metrics.h"
@@ -20,6 +21,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "shared/repack_generator.h"
 #include "tests/file_contents.h"
 
 namespace headroom::extender {
@@ -196,6 +198,26 @@ TEST_F(ExtenderHttpTest, BadRequestsGetAJsonReason) {
   httplib::Result health = client_->Get("/healthz");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
+}
+
+TEST_F(ExtenderHttpTest, StopCancelsARunningRepack) {
+  // A large, over-full cluster: the solve uses its whole 30 s unless cancelled.
+  RepackGeneratorConfig config;
+  config.nodes = 300;
+  config.pods_per_node = 10;
+  config.tiers = 3;
+  config.target_utilisation = 1.1;
+  const std::string cluster = cli::EncodeRepackInstance(GenerateRepackInstance(config)).dump();
+  const auto sent = std::chrono::steady_clock::now();
+  std::thread caller([&] { (void)Post("/repack?timeout=30s", cluster); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  const auto stop = std::chrono::steady_clock::now();
+  server_->Stop();
+  thread_.join();
+  const auto stopped = std::chrono::steady_clock::now();
+  caller.join();
+  EXPECT_LT(stopped - stop, std::chrono::seconds(2)) << "the solve held the shutdown";
+  EXPECT_LT(stopped - sent, std::chrono::seconds(10));
 }
 
 TEST_F(ExtenderHttpTest, RepackAnswersAPlanAndRefusesBadInput) {
