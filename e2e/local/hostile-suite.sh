@@ -3,7 +3,8 @@
 # (HTTP header, body, nesting, slow and flooding clients; gRPC rapid reset, oversized and
 # forged reports; junk workload keys; log injection; SIGTERM and kill -9). Each check asserts
 # the refusal, that the process survives, and that its peak RSS (VmHWM) stays under
-# HEADROOM_HOSTILE_RSS_MIB (256). Forged reports against a real API server (another node's
+# HEADROOM_HOSTILE_RSS_MIB (256); then headroom-nri's health endpoint under floods (64 MiB).
+# Forged reports against a real API server (another node's
 # token, a pod on another node) are in the scheduler suite. Everything listens on 127.0.0.1;
 # only processes started here are stopped, by PID.
 # Usage: e2e/local/hostile-suite.sh BUILD_DIR   (holds extender/headroom-extender, cli/headroom)
@@ -215,6 +216,34 @@ else
   fail "after kill -9: $temporaries temporary files, $loaded loads (see $work/extender.log)"
 fi
 echo "kill -9 during checkpoints (x3)|$temporaries temporary files left, checkpoint loaded at every restart|-" >>"$work/table"
+
+# --- headroom-nri's health and metrics endpoint (the same server, smaller limits): run without
+# a runtime (it keeps reconnecting), so only its HTTP side is attacked.
+nri_bin=$build_dir/kubelet-hook/headroom-nri
+nri_port=$(free_port)
+"$nri_bin" --socket "$work/no-runtime.sock" --http-address "127.0.0.1:$nri_port" >>"$work/nri.log" 2>&1 &
+nri_pid=$!
+wait_for 20 curl -sf "http://127.0.0.1:$nri_port/healthz" || fail "headroom-nri did not serve /healthz"
+nri_check() { # NAME OK DETAIL
+  local hwm
+  hwm=$(awk '/VmHWM/ {print int($2 / 1024)}' "/proc/$nri_pid/status")
+  if [[ $2 == yes ]] && curl -sf -m 2 "http://127.0.0.1:$nri_port/healthz" >/dev/null && ((hwm <= 64)); then
+    pass "headroom-nri, $1: $3; alive, peak RSS $hwm MiB (bound 64)"
+  else
+    fail "headroom-nri, $1: $3; ok=$2 peak RSS $hwm MiB (bound 64)"
+  fi
+  echo "headroom-nri: $1|$3|$hwm" >>"$work/table"
+}
+out=$(attack headers 127.0.0.1 "$nri_port" 40)
+nri_check "40 MiB of headers" "$([[ $(field status "$out") == 431 ]] && echo yes)" "HTTP $(field status "$out")"
+out=$(attack slowloris 127.0.0.1 "$nri_port" 100 12)
+nri_check "100 slowloris connections for 12 s" "$([[ $(field failed "$out") == 0 ]] && echo yes)" \
+  "$(field probes "$out") /healthz probes, $(field failed "$out") failed, slowest $(field worst "$out") s"
+out=$(attack flood 127.0.0.1 "$nri_port" 400)
+nri_check "400 idle connections (cap 256)" "$([[ $(field failed "$out") == 0 ]] && echo yes)" \
+  "$(field connections "$out") opened, $(field failed "$out") of 10 probes failed"
+kill "$nri_pid"; rc=0; wait "$nri_pid" || rc=$?
+[[ $rc == 0 ]] && pass "headroom-nri stopped with exit 0 on SIGTERM" || fail "headroom-nri exited $rc on SIGTERM"
 
 echo
 echo "attack | result | peak RSS MiB"
