@@ -181,10 +181,29 @@ std::optional<ClusterView::ContainerStats> ClusterView::WorkloadContainer(
 }
 
 std::map<std::string, ClusterView::ContainerStats> ClusterView::ExportWorkloads() const {
-  absl::MutexLock lock(&mu_);
+  // A checkpoint must not stall scheduling requests: the keys are copied under the lock, then
+  // the statistics are merged a few hundred at a time, each batch under the lock briefly.
+  std::vector<std::string> keys;
+  {
+    absl::MutexLock lock(&mu_);
+    keys.reserve(workloads_.size());
+    for (const auto& [key, parts] : workloads_) keys.push_back(key);
+  }
+  constexpr size_t kBatch = 256;
   std::map<std::string, ContainerStats> out;
-  for (const auto& [key, parts] : workloads_) {
-    if (!parts.empty()) out.emplace(key, Merged(parts));
+  std::vector<std::pair<size_t, ContainerStats>> batch;
+  batch.reserve(kBatch);
+  for (size_t first = 0; first < keys.size(); first += kBatch) {
+    const size_t last = std::min(keys.size(), first + kBatch);
+    {
+      absl::MutexLock lock(&mu_);
+      for (size_t i = first; i < last; ++i) {
+        const auto it = workloads_.find(keys[i]);
+        if (it != workloads_.end() && !it->second.empty()) batch.emplace_back(i, Merged(it->second));
+      }
+    }
+    for (auto& [index, stats] : batch) out.emplace(std::move(keys[index]), std::move(stats));
+    batch.clear();
   }
   return out;
 }
