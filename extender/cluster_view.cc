@@ -199,7 +199,8 @@ std::map<std::string, ClusterView::ContainerStats> ClusterView::ExportWorkloads(
       absl::MutexLock lock(&mu_);
       for (size_t i = first; i < last; ++i) {
         const auto it = workloads_.find(keys[i]);
-        if (it != workloads_.end() && !it->second.empty()) batch.emplace_back(i, Merged(it->second));
+        if (it != workloads_.end() && !it->second.empty())
+          batch.emplace_back(i, Merged(it->second));
       }
     }
     for (auto& [index, stats] : batch) out.emplace(std::move(keys[index]), std::move(stats));
