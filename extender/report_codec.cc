@@ -32,11 +32,19 @@ absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
         "node: not a Kubernetes node name (lowercase letters, digits, '-' and '.', at most 253)");
   }
   // A report is never newer than its arrival: a time in the future would keep the node
-  // fresh forever.
-  report.reported_at =
-      proto.reported_at_unix_millis() > 0
-          ? std::min(absl::FromUnixMillis(proto.reported_at_unix_millis()), received_at)
-          : received_at;
+  // fresh forever. A little ahead is a node's clock running fast (taken as the arrival);
+  // far ahead is refused.
+  constexpr absl::Duration kClockSkew = absl::Minutes(10);
+  report.reported_at = proto.reported_at_unix_millis() > 0
+                           ? absl::FromUnixMillis(proto.reported_at_unix_millis())
+                           : received_at;
+  if (report.reported_at > received_at + kClockSkew) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("report for node ", report.node, ": reportedAtUnixMillis is ",
+                     absl::FormatDuration(report.reported_at - received_at),
+                     " in the future (check the node's clock)"));
+  }
+  report.reported_at = std::min(report.reported_at, received_at);
   report.allocatable = {proto.allocatable().cpu_millis(), proto.allocatable().memory_bytes()};
   report.max_pods = proto.max_pods() > 0 ? proto.max_pods() : 110;
   if (proto.has_load1()) report.load1 = proto.load1();

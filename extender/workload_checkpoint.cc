@@ -60,7 +60,11 @@ absl::StatusOr<std::map<std::string, ClusterView::ContainerStats>> DecodeWorkloa
   if (absl::Status nesting = CheckJsonNesting(text); !nesting.ok()) return nesting;
   try {
     const json document = json::parse(text.begin(), text.end());
-    if (!document.is_object() || document.value("version", 0) != 1) {
+    // Exactly the integer 1 (a huge float read as int would be undefined behaviour; the
+    // checkpoint fuzzer found it).
+    const auto version = document.is_object() ? document.find("version") : document.end();
+    if (!document.is_object() || version == document.end() || !version->is_number_integer() ||
+        version->get<int64_t>() != 1) {
       return absl::InvalidArgumentError("not a version-1 workload checkpoint");
     }
     const auto workloads = document.find("workloads");

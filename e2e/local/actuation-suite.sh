@@ -400,6 +400,18 @@ else
 fi
 create_nodes 4 8Gi node-e || die "creating node-e"
 make_pod heir node-e 'headroom.dev/allow-disruption: "true"'
+# First a forged report: node-d claims heir (its real UID) in a node that must shed a pod.
+# Even with reports unauthenticated and unchecked here, the actuator acts only on the API's
+# pod bound to the reporting node: nothing happens to heir.
+printf '{"node":"node-d","allocatable":{"cpuMillis":"4000","memoryBytes":"314572800"},"maxPods":110,"load1":0.1,"cpus":4,"pods":[%s]}\n' "$(pod_json heir e2e/Pod/heir "$(stats 100 200 209715200 419430400)")" >"$work/report-forged.json"
+"$headroom_bin" report --extender "127.0.0.1:$grpc2" --input "$work/report-forged.json" >>"$work/report.log" 2>&1 ||
+  fail "sending the forged report"
+sleep 4
+if [[ -z $(kubectl_ -n e2e get pod heir -o jsonpath='{.metadata.deletionTimestamp}') ]] && ! grep -q 'evicted e2e/heir' "$work/extender-2.log"; then
+  pass "a report from node-d claiming node-e's pod evicts nothing (4 actuation passes)"
+else
+  fail "a forged report from another node evicted e2e/heir"
+fi
 printf '{"node":"node-e","allocatable":{"cpuMillis":"4000","memoryBytes":"314572800"},"maxPods":110,"load1":0.1,"cpus":4,"pods":[%s]}\n' "$(pod_json heir e2e/Pod/heir "$(stats 100 200 209715200 419430400)")" >"$work/report-node-e.json"
 "$headroom_bin" report --extender "127.0.0.1:$grpc2" --input "$work/report-node-e.json" >>"$work/report.log" 2>&1 ||
   fail "sending node-e's report to the second replica"

@@ -195,8 +195,18 @@ limit=$(cg memory hog "$hog3" memory.limit_in_bytes)
 # 5. The same idle container once its workload counts as warm (--min-history 1s, opted in
 #    below the declared values, one-step shrinks): the periodic loop tightens it. This is what
 #    the warm-up check above holds back, so that check can fail.
-kill "$plugin_pid"; wait "$plugin_pid" 2>/dev/null || true
+# Stopped with kill -9 this time (no final checkpoint): the periodic checkpoint still holds
+# the OOM record, and nothing half-written is left behind.
+kill -9 "$plugin_pid"; wait "$plugin_pid" 2>/dev/null || true
+loads_before=$(grep -c 'loaded statistics of [1-9]' "$work/plugin.log" || true)
 HEADROOM_E2E_PLUGIN_ARGS="--min-history 1s --allow-below-declared --max-shrink-step 1 --min-memory-limit 8Mi" start_plugin
+if wait_for 20 connected && [[ $(grep -c 'loaded statistics of [1-9]' "$work/plugin.log") -gt $loads_before ]] &&
+  grep -q '"bytes": 33554432' "$work/plugin-state/node-stats.json" &&
+  [[ -z $(find "$work/plugin-state" -name '.node-stats.json.*') ]]; then
+  pass "after kill -9: the checkpoint loaded with its OOM record, no temporary file left"
+else
+  fail "after kill -9: checkpoint not loaded, OOM record lost, or a temporary file left"
+fi
 tightened() {
   [[ $(cg memory web "$cid" memory.limit_in_bytes) -lt 67108864 && $(cg cpu web "$cid" cpu.shares) -lt 512 ]]
 }

@@ -203,10 +203,12 @@ TEST(VerifyReport, RefusesUnknownNodesAndMarksPods) {
   EXPECT_TRUE(report.pods[1].verified);
 }
 
-TEST(FromProto, AReportTimeInTheFutureIsItsArrival) {
+TEST(FromProto, AReportTimeInTheFutureIsItsArrivalOrRefused) {
   headroom::v1::NodeReport proto;
   proto.set_node("n1");
   proto.set_reported_at_unix_millis(absl::ToUnixMillis(kNow + absl::Hours(24 * 365)));
+  EXPECT_EQ(FromProto(proto, kNow).status().code(), absl::StatusCode::kInvalidArgument);
+  proto.set_reported_at_unix_millis(absl::ToUnixMillis(kNow + absl::Minutes(5)));  // skew
   EXPECT_EQ(FromProto(proto, kNow)->reported_at, kNow);
   proto.set_reported_at_unix_millis(absl::ToUnixMillis(kNow - absl::Seconds(5)));
   EXPECT_EQ(FromProto(proto, kNow)->reported_at, kNow - absl::Seconds(5));
