@@ -290,7 +290,8 @@ TEST_F(ExtenderHttpTest, AdmissionWebhookSizesFromReportsAndRefusesBadInput) {
             nlohmann::json::parse(R"({"requests": {"cpu": "350m", "memory": "96Mi"},
                                       "limits": {"memory": "250Mi"}})"));
 
-  for (const std::string body : {std::string("{"), std::string(R"({"kind": "AdmissionReview"})")}) {
+  for (const std::string& body :
+       {std::string("{"), std::string(R"({"kind": "AdmissionReview"})")}) {
     httplib::Result bad = Post("/admission/pods", body);
     ASSERT_TRUE(bad);
     EXPECT_EQ(bad->status, 400) << body;

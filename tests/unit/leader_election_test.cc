@@ -105,8 +105,12 @@ TEST(LeaderElector, ExactlyOneLeadsAndTheOtherTakesOverAfterTheLeaseDuration) {
   while (now - last_renewal < absl::Seconds(30)) {
     b.Step();
     EXPECT_FALSE(a.IsLeader() && b.IsLeader()) << absl::FormatDuration(now - last_renewal);
-    if (now - last_renewal < config.renew_deadline) EXPECT_TRUE(a.IsLeader());
-    if (now - last_renewal < config.lease_duration) EXPECT_FALSE(b.IsLeader());
+    if (now - last_renewal < config.renew_deadline) {
+      EXPECT_TRUE(a.IsLeader());
+    }
+    if (now - last_renewal < config.lease_duration) {
+      EXPECT_FALSE(b.IsLeader());
+    }
     now += config.retry_period;
   }
   EXPECT_TRUE(b.IsLeader());
