@@ -34,7 +34,7 @@ printf '%-6s %-6s %-9s %10s %10s %10s %10s %8s\n' nodes mode server "p50 ms" "p9
 for nodes in 100 500 5000; do
   http=$(free_port); grpc=$(free_port); go_port=$(free_port)
   ./build/release/extender/headroom-extender --http-address "127.0.0.1:$http" \
-    --grpc-address "127.0.0.1:$grpc" --report-auth=insecure --log-level warn & pids+=($!)
+    --grpc-address "127.0.0.1:$grpc" --report-auth=insecure --report-stale-after=1h --log-level warn & pids+=($!)
   "$client" --go-state "$work/state.json" --nodes "$nodes"
   "$cache/go-extender" -address "127.0.0.1:$go_port" -state "$work/state.json" 2>/dev/null &
   pids+=($!)

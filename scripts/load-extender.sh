@@ -22,7 +22,7 @@ trap cleanup EXIT
 source e2e/check-lib.sh
 http=$(free_port); grpc=$(free_port)
 ./build/release/extender/headroom-extender --http-address "127.0.0.1:$http" \
-  --grpc-address "127.0.0.1:$grpc" --report-auth=insecure --log-level warn & pid=$!
+  --grpc-address "127.0.0.1:$grpc" --report-auth=insecure --report-stale-after=1h --log-level warn & pid=$!
 wait_for 10 port_open "$http" || true  # the client's first call reports a dead extender
 ./build/release/bench/extender_latency --report "127.0.0.1:$grpc" --nodes 500
 
