@@ -1,6 +1,7 @@
 #include "extender/admin_authorizer.h"
 
 #include "absl/strings/str_cat.h"
+#include "extender/json_access.h"
 
 namespace headroom::extender {
 
@@ -34,22 +35,21 @@ absl::Status AdminAuthorizer::Authorize(const std::string& bearer_token, const s
   if (!reviewed.ok()) {
     return absl::UnavailableError(absl::StrCat("TokenReview: ", reviewed.status().message()));
   }
-  const json status = reviewed->value("status", json::object());
-  if (!status.is_object() || !status.value("authenticated", false)) {
+  const json& status = ObjectField(*reviewed, "status");
+  if (!TrueField(status, "authenticated")) {
     return absl::UnauthenticatedError("the API server did not authenticate the token");
   }
-  const json user = status.value("user", json::object());
+  const json& user = ObjectField(status, "user");
   absl::StatusOr<json> decided = post_("/apis/authorization.k8s.io/v1/subjectaccessreviews",
                                        SubjectAccessReviewBody(user, path, verb).dump());
   if (!decided.ok()) {
     return absl::UnavailableError(
         absl::StrCat("SubjectAccessReview: ", decided.status().message()));
   }
-  const json decision = decided->value("status", json::object());
-  if (!decision.is_object() || !decision.value("allowed", false)) {
+  if (!TrueField(ObjectField(*decided, "status"), "allowed")) {
+    const std::string name = StringField(user, "username");
     return absl::PermissionDeniedError(
-        absl::StrCat(user.is_object() ? user.value("username", std::string("?")) : std::string("?"),
-                     " may not ", verb, " ", path));
+        absl::StrCat(name.empty() ? "?" : name, " may not ", verb, " ", path));
   }
   return absl::OkStatus();
 }

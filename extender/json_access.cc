@@ -27,6 +27,11 @@ const json& ArrayField(const json& object, const char* key) {
   return value != nullptr && value->is_array() ? *value : *kEmpty;
 }
 
+bool TrueField(const json& object, const char* key) {
+  const json* value = Field(object, key);
+  return value != nullptr && value->is_boolean() && value->get<bool>();
+}
+
 std::string NestedString(const json& object, const char* outer, const char* inner) {
   return StringField(ObjectField(object, outer), inner);
 }

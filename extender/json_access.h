@@ -18,6 +18,8 @@ std::string StringField(const nlohmann::json& object, const char* key);
 const nlohmann::json& ObjectField(const nlohmann::json& object, const char* key);
 // object[key] when it is an array (an empty array otherwise).
 const nlohmann::json& ArrayField(const nlohmann::json& object, const char* key);
+// Whether object[key] is the boolean true (false for anything else, e.g. "true").
+bool TrueField(const nlohmann::json& object, const char* key);
 // object[outer][inner] when it is a string; "" otherwise (e.g. "metadata", "uid").
 std::string NestedString(const nlohmann::json& object, const char* outer, const char* inner);
 

@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "absl/strings/str_cat.h"
+#include "extender/json_access.h"
 
 namespace headroom::extender {
 namespace {
@@ -38,27 +39,20 @@ absl::Status LeaderElectionConfig::Validate() const {
 
 absl::StatusOr<LeaseRecord> DecodeLease(const json& lease) {
   if (!lease.is_object()) return absl::InvalidArgumentError("Lease: not an object");
-  const json metadata = lease.value("metadata", json::object());
-  const json spec = lease.value("spec", json::object());
   LeaseRecord record;
-  if (!metadata.is_object() || !metadata.contains("resourceVersion") ||
-      !metadata["resourceVersion"].is_string()) {
+  record.resource_version = NestedString(lease, "metadata", "resourceVersion");
+  if (record.resource_version.empty()) {
     return absl::InvalidArgumentError("Lease: no metadata.resourceVersion");
   }
-  record.resource_version = metadata["resourceVersion"].get<std::string>();
-  if (!spec.is_object()) return record;
-  if (spec.contains("holderIdentity") && spec["holderIdentity"].is_string()) {
-    record.holder = spec["holderIdentity"].get<std::string>();
-  }
-  if (spec.contains("renewTime") && spec["renewTime"].is_string()) {
-    record.renew_time = ParseTime(spec["renewTime"].get<std::string>());
-  }
-  if (spec.contains("leaseDurationSeconds") && spec["leaseDurationSeconds"].is_number_integer()) {
-    record.lease_duration_seconds = spec["leaseDurationSeconds"].get<int>();
-  }
-  if (spec.contains("leaseTransitions") && spec["leaseTransitions"].is_number_integer()) {
-    record.transitions = spec["leaseTransitions"].get<int>();
-  }
+  const json& spec = ObjectField(lease, "spec");
+  record.holder = StringField(spec, "holderIdentity");
+  record.renew_time = ParseTime(StringField(spec, "renewTime"));  // InfinitePast if absent
+  const auto integer = [&spec](const char* key) {
+    const json* value = Field(spec, key);
+    return value != nullptr && value->is_number_integer() ? value->get<int>() : 0;
+  };
+  record.lease_duration_seconds = integer("leaseDurationSeconds");
+  record.transitions = integer("leaseTransitions");
   return record;
 }
 

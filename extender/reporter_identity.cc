@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "extender/json_access.h"
 
 namespace headroom::extender {
 
@@ -47,15 +48,8 @@ std::string TokenReviewBody(const std::string& token, const std::string& audienc
 
 namespace {
 
-const nlohmann::json* Member(const nlohmann::json& object, const char* key) {
-  if (!object.is_object()) return nullptr;
-  const auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
-bool Contains(const nlohmann::json* list, const std::string& value) {
-  if (list == nullptr || !list->is_array()) return false;
-  return std::any_of(list->begin(), list->end(), [&](const nlohmann::json& item) {
+bool Contains(const nlohmann::json& list, const std::string& value) {
+  return std::any_of(list.begin(), list.end(), [&](const nlohmann::json& item) {
     return item.is_string() && item.get_ref<const std::string&>() == value;
   });
 }
@@ -65,33 +59,28 @@ bool Contains(const nlohmann::json* list, const std::string& value) {
 absl::StatusOr<std::string> NodeOfTokenReview(const nlohmann::json& review,
                                               const std::string& audience,
                                               const std::vector<std::string>& service_accounts) {
-  const nlohmann::json* status = Member(review, "status");
-  const nlohmann::json* authenticated = status ? Member(*status, "authenticated") : nullptr;
-  if (authenticated == nullptr || !authenticated->is_boolean() || !authenticated->get<bool>()) {
-    const nlohmann::json* error = status ? Member(*status, "error") : nullptr;
-    return absl::UnauthenticatedError(absl::StrCat(
-        "the API server did not authenticate the token",
-        error != nullptr && error->is_string() ? ": " + error->get<std::string>() : ""));
+  const nlohmann::json& status = ObjectField(review, "status");
+  if (!TrueField(status, "authenticated")) {
+    const std::string error = StringField(status, "error");
+    return absl::UnauthenticatedError(absl::StrCat("the API server did not authenticate the token",
+                                                   error.empty() ? "" : ": " + error));
   }
-  if (!Contains(Member(*status, "audiences"), audience)) {
+  if (!Contains(ArrayField(status, "audiences"), audience)) {
     return absl::UnauthenticatedError(absl::StrCat("the token is not for the audience ", audience));
   }
-  const nlohmann::json* user = Member(*status, "user");
-  const nlohmann::json* username = user ? Member(*user, "username") : nullptr;
-  const std::string name =
-      username != nullptr && username->is_string() ? username->get<std::string>() : "";
+  const nlohmann::json& user = ObjectField(status, "user");
+  const std::string name = StringField(user, "username");
   if (std::find(service_accounts.begin(), service_accounts.end(), name) == service_accounts.end()) {
     return absl::PermissionDeniedError(
         absl::StrCat("the token's user \"", name, "\" may not report nodes"));
   }
-  const nlohmann::json* extra = user ? Member(*user, "extra") : nullptr;
-  const nlohmann::json* nodes = extra ? Member(*extra, kNodeNameExtra) : nullptr;
-  if (nodes == nullptr || !nodes->is_array() || nodes->size() != 1 || !(*nodes)[0].is_string() ||
-      (*nodes)[0].get_ref<const std::string&>().empty()) {
+  const nlohmann::json& nodes = ArrayField(ObjectField(user, "extra"), kNodeNameExtra);
+  if (nodes.size() != 1 || !nodes[0].is_string() ||
+      nodes[0].get_ref<const std::string&>().empty()) {
     return absl::PermissionDeniedError(
         "the token names no node (use a projected token of a pod bound to its node)");
   }
-  return (*nodes)[0].get<std::string>();
+  return nodes[0].get<std::string>();
 }
 
 TokenAuthenticator::TokenAuthenticator(Review review, Options options,
