@@ -63,9 +63,7 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
     }
   }
   for (auto& [key, stats] : here) {
-    if (!workloads_.contains(key) && workloads_.size() >= options_.max_workload_containers) {
-      continue;  // at the bound: a new workload container waits until others expire
-    }
+    if (!HasRoomForLocked(key)) continue;  // a new one waits until others expire
     std::vector<Contribution>& parts = workloads_[key];
     // The checkpoint's part stands in only until a live report covers the container.
     std::erase_if(parts, [&](const Contribution& part) {
@@ -142,6 +140,11 @@ void ClusterView::ExpireWorkloads(absl::Time now) {
   absl::erase_if(workloads_, [](const auto& entry) { return entry.second.empty(); });
 }
 
+bool ClusterView::HasRoomForLocked(const std::string& workload_container) const {
+  return workloads_.contains(workload_container) ||
+         workloads_.size() < options_.max_workload_containers;
+}
+
 size_t ClusterView::ExpireNodes(absl::Time now) {
   absl::MutexLock lock(&mu_);
   return absl::erase_if(nodes_, [&](const auto& entry) {
@@ -213,7 +216,7 @@ void ClusterView::ImportWorkloads(const std::map<std::string, ContainerStats>& w
                                   absl::Time now) {
   absl::MutexLock lock(&mu_);
   for (const auto& [key, stats] : workloads) {
-    if (!workloads_.contains(key) && workloads_.size() >= options_.max_workload_containers) break;
+    if (!HasRoomForLocked(key)) break;
     std::vector<Contribution>& parts = workloads_[key];
     if (parts.empty()) parts.push_back({"", now, stats});
   }

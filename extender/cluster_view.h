@@ -148,6 +148,9 @@ class ClusterView {
                                           const std::vector<const PodFootprint*>& placed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ExpirePlacementsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether statistics of this workload container may be kept (max_workload_containers).
+  bool HasRoomForLocked(const std::string& workload_container) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   struct Placement {
     std::string node;
     PodFootprint footprint;

@@ -109,7 +109,11 @@ std::optional<OwnerReference> ControllingOwner(const json& owner_references) {
 
 std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
                         const json& owner_references) {
-  std::optional<OwnerReference> owner = ControllingOwner(owner_references);
+  return WorkloadKey(pod_namespace, pod_name, ControllingOwner(owner_references));
+}
+
+std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
+                        std::optional<OwnerReference> owner) {
   if (!owner) return absl::StrCat(pod_namespace, "/Pod/", pod_name);
   std::string& kind = owner->kind;
   std::string& name = owner->name;

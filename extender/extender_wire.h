@@ -95,5 +95,8 @@ std::optional<OwnerReference> ControllingOwner(const nlohmann::json& owner_refer
 // The workload key of a pod from its owner references (see PodSpec::workload_key).
 std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
                         const nlohmann::json& owner_references);
+// The same from the controlling owner itself (nullopt: none).
+std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
+                        std::optional<OwnerReference> owner);
 
 }  // namespace headroom::extender

@@ -19,14 +19,20 @@ PodPlacementTracker::PodPlacementTracker(ClusterView& view) : view_(view) {}
 
 void PodPlacementTracker::Replace(const std::vector<json>& pods, absl::Time now) {
   absl::flat_hash_set<std::string> bound;
-  std::vector<const json*> unseen;
+  struct Unseen {
+    std::string uid;
+    std::string node;
+    const json* pod;
+  };
+  std::vector<Unseen> unseen;
   std::vector<std::string> gone;
   {
     absl::MutexLock lock(&mu_);
     for (const json& pod : pods) {
       std::string uid = NestedString(pod, "metadata", "uid");
-      if (uid.empty() || NestedString(pod, "spec", "nodeName").empty()) continue;
-      if (!bound_.contains(uid)) unseen.push_back(&pod);
+      std::string node = NestedString(pod, "spec", "nodeName");
+      if (uid.empty() || node.empty()) continue;
+      if (!bound_.contains(uid)) unseen.push_back({uid, std::move(node), &pod});
       bound.insert(std::move(uid));
     }
     for (const std::string& uid : bound_) {
@@ -36,12 +42,10 @@ void PodPlacementTracker::Replace(const std::vector<json>& pods, absl::Time now)
     recorded_ += static_cast<int64_t>(unseen.size());
   }
   for (const std::string& uid : gone) view_.ForgetPlacement(uid);
-  for (const json* pod : unseen) {
-    absl::StatusOr<PodSpec> spec = DecodePodObject(*pod);
+  for (const Unseen& pod : unseen) {
+    absl::StatusOr<PodSpec> spec = DecodePodObject(*pod.pod);
     if (!spec.ok()) continue;
-    view_.RecordPlacement(NestedString(*pod, "metadata", "uid"),
-                          NestedString(*pod, "spec", "nodeName"), CandidateFootprint(*spec, view_),
-                          now);
+    view_.RecordPlacement(pod.uid, pod.node, CandidateFootprint(*spec, view_), now);
   }
 }
 

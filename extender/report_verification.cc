@@ -6,11 +6,9 @@
 namespace headroom::extender {
 
 std::string ApiWorkloadKey(const ApiPod& pod) {
-  nlohmann::json owners = nlohmann::json::array();
-  if (!pod.owner_kind.empty()) {
-    owners.push_back({{"kind", pod.owner_kind}, {"name", pod.owner_name}, {"controller", true}});
-  }
-  return WorkloadKey(pod.pod_namespace, pod.name, owners);
+  std::optional<OwnerReference> owner;
+  if (!pod.owner_kind.empty()) owner = OwnerReference{pod.owner_kind, pod.owner_name};
+  return WorkloadKey(pod.pod_namespace, pod.name, std::move(owner));
 }
 
 std::string PodMismatch(const ReportedPod& reported, const std::string& node,

@@ -371,8 +371,9 @@ http2=$(free_port); grpc2=$(free_port)
 second_pid=$!
 pids+=("$second_pid")
 wait_for 20 curl -sf "http://127.0.0.1:$http2/healthz" || fail "the second extender did not start (see $work/extender-2.log)"
-identity_of() { grep -m1 -o 'leader election: Lease [^ ]* as [^ ]*' "$1" | awk '{print $NF}'; }
-first_id=$(grep -o 'leader election: Lease [^ ]* as [^ ]*' "$work/extender.log" | tail -1 | awk '{print $NF}')
+# The identity of the replica a log's last start reported.
+identity_of() { grep -o 'leader election: Lease [^ ]* as [^ ]*' "$1" | tail -1 | awk '{print $NF}'; }
+first_id=$(identity_of "$work/extender.log")
 second_id=$(identity_of "$work/extender-2.log")
 holder() { kubectl_ -n default get lease headroom-extender -o jsonpath='{.spec.holderIdentity}'; }
 sleep 3
