@@ -167,7 +167,8 @@ void LeaderElector::Step() {
 }
 
 void LeaderElector::Release() {
-  if (!observed_.has_value() || renewed_unix_nanos_.load() == INT64_MIN) return;
+  // Whether this replica ever held it; the Lease read below says whether it still does.
+  if (renewed_unix_nanos_.load() == INT64_MIN) return;
   renewed_unix_nanos_ = INT64_MIN;
   absl::StatusOr<json> read = api_.get(LeasePath());
   if (!read.ok()) return;

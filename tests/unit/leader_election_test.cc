@@ -128,6 +128,27 @@ TEST(LeaderElector, ExactlyOneLeadsAndTheOtherTakesOverAfterTheLeaseDuration) {
   EXPECT_FALSE(b.IsLeader());
 }
 
+TEST(LeaderElector, StoppingReleasesTheLeaseSoTheNextNeedNotWait) {
+  FakeLeaseApi api;
+  absl::Time now = kStart;
+  LeaderElectionConfig config;
+  const auto logger = spdlog::default_logger()->clone("leader-election-release");
+  config.identity = "a";
+  LeaderElector a(config, api.Api(), logger, [&] { return now; });
+  config.identity = "b";
+  LeaderElector b(config, api.Api(), logger, [&] { return now; });
+  a.Step();
+  b.Step();
+  ASSERT_TRUE(a.IsLeader());
+  a.Stop();
+  a.Run();  // stopped already: no round, only the release
+  EXPECT_FALSE(a.IsLeader());
+  EXPECT_EQ(api.lease->at("spec")["holderIdentity"], "");
+  now += config.retry_period;  // well within the lease duration
+  b.Step();
+  EXPECT_TRUE(b.IsLeader());
+}
+
 TEST(LeaderElector, RacingForAnExpiredLeaseOnlyOneWins) {
   FakeLeaseApi api;
   absl::Time now = kStart;
