@@ -6,6 +6,7 @@
 #include <httplib.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -44,6 +45,15 @@ class ExtenderHttpTest : public ::testing::Test {
     // Over plain HTTP in this process; main() serves both on HTTPS listeners only.
     options.serve_admission = true;
     options.repack_authorizer = &authorizer_;
+    options.readiness = [this] {
+      ReadinessFacts facts;
+      facts.api = true;
+      facts.watches_listed = true;
+      facts.api_nodes = 2;
+      facts.api_nodes_fresh = nodes_fresh_.load();
+      facts.since_start = absl::Seconds(1);  // within the grace
+      return JudgeReadiness(facts);
+    };
     server_ = std::make_unique<ExtenderHttpServer>(view_, metrics_, options);
     absl::StatusOr<int> port = server_->Bind("127.0.0.1", 0);
     ASSERT_TRUE(port.ok()) << port.status();
@@ -61,6 +71,8 @@ class ExtenderHttpTest : public ::testing::Test {
     server_->Stop();
     if (thread_.joinable()) thread_.join();
   }
+
+  std::atomic<size_t> nodes_fresh_{2};  // of 2 API nodes, for /readyz: ready
 
   httplib::Result Post(const std::string& path, const std::string& body,
                        const std::string& token = "admin-token") {
@@ -173,6 +185,18 @@ TEST_F(ExtenderHttpTest, DecisionsForReportedNodes) {
   ASSERT_EQ(ranked.size(), 2u);
   EXPECT_EQ(ranked[0]["Host"], "node-a");
   EXPECT_LT(ranked[0]["Score"].get<int>(), ranked[1]["Score"].get<int>());
+}
+
+TEST_F(ExtenderHttpTest, ReadyzFollowsTheReadinessJudgement) {
+  nodes_fresh_ = 1;
+  httplib::Result early = client_->Get("/readyz");
+  ASSERT_TRUE(early);
+  EXPECT_EQ(early->status, 503);
+  EXPECT_THAT(early->body, HasSubstr("1 of 2 nodes have reported"));
+  nodes_fresh_ = 2;
+  httplib::Result ready = client_->Get("/readyz");
+  ASSERT_TRUE(ready);
+  EXPECT_EQ(ready->status, 200) << ready->body;
 }
 
 TEST_F(ExtenderHttpTest, BadRequestsGetAJsonReason) {
