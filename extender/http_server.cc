@@ -128,7 +128,8 @@ void ExtenderHttpServer::Route() {
   const auto handle = [this](const std::string& verb, bool filter) {
     return [this, verb, filter](const io::HttpRequest& request, io::HttpResponse& response) {
       const absl::Time started = absl::Now();
-      absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(request.body);
+      absl::StatusOr<ExtenderArgs> args =
+          DecodeExtenderArgs(request.body, /*keep_node_objects=*/filter);
       if (!args.ok()) {
         Logger()->warn("{}: rejected a malformed request: {}", verb,
                        LogText(args.status().message()));
@@ -152,26 +153,28 @@ void ExtenderHttpServer::Route() {
   server_->Route("POST", options_.url_prefix + "/filter", handle("filter", true));
   server_->Route("POST", options_.url_prefix + "/prioritize", handle("prioritize", false));
   if (options_.repack_authorizer != nullptr) {
-    server_->Route("POST", options_.url_prefix + "/repack",
-                   [this](const io::HttpRequest& request, io::HttpResponse& response) {
-                     const absl::Time started = absl::Now();
-                     constexpr absl::string_view kBearer = "Bearer ";
-                     const std::string token = absl::StartsWith(request.authorization, kBearer)
-                                                   ? request.authorization.substr(kBearer.size())
-                                                   : "";
-                     const absl::Status allowed =
-                         options_.repack_authorizer->Authorize(token, "/repack", "post");
-                     if (allowed.ok()) {
-                       Repack(request.body, request.QueryParam("timeout"), response);
-                     } else {
-                       Logger()->warn("repack refused: {}", LogText(allowed.message()));
-                       response = io::JsonError(absl::IsUnauthenticated(allowed)    ? 401
-                                                : absl::IsPermissionDenied(allowed) ? 403
-                                                                                    : 503,
-                                                allowed.message());
-                     }
-                     metrics_.ObserveRequest("repack", response.status, absl::Now() - started);
-                   });
+    server_->Route(
+        "POST", options_.url_prefix + "/repack",
+        [this](const io::HttpRequest& request, io::HttpResponse& response) {
+          const absl::Time started = absl::Now();
+          constexpr absl::string_view kBearer = "Bearer ";
+          const std::string token = absl::StartsWith(request.authorization, kBearer)
+                                        ? request.authorization.substr(kBearer.size())
+                                        : "";
+          const absl::Status allowed =
+              options_.repack_authorizer->Authorize(token, "/repack", "post");
+          if (allowed.ok()) {
+            Repack(request.body, request.QueryParam("timeout"), response);
+          } else {
+            Logger()->warn("repack refused: {}", LogText(allowed.message()));
+            response = io::JsonError(absl::IsUnauthenticated(allowed)    ? 401
+                                     : absl::IsPermissionDenied(allowed) ? 403
+                                                                         : 503,
+                                     allowed.message());
+          }
+          metrics_.ObserveRequest("repack", response.status, absl::Now() - started);
+        },
+        io::HttpServer::Blocking::kYes);
   }
   if (options_.serve_admission) {
     server_->Route("POST", "/admission/pods",

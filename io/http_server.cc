@@ -1,10 +1,12 @@
 #include "io/http_server.h"
 
 #include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
@@ -77,18 +79,38 @@ HttpResponse JsonError(int status, absl::string_view reason) {
                                                  nlohmann::json::error_handler_t::replace)};
 }
 
+// One io_context per thread, each run by that thread alone: a connection lives on one thread
+// from accept to close, so a request is read, answered and written without handing work to
+// another thread (no futex wake-ups or context switches on the scheduler's path). Handlers
+// routed as blocking run on a separate small pool, so that they do not hold a connection
+// thread.
 struct HttpServer::Impl {
-  explicit Impl(HttpServerOptions o)
-      : options(std::move(o)), tls(asio::ssl::context::tls_server), acceptor(io), stop_timer(io) {
+  explicit Impl(HttpServerOptions o) : options(std::move(o)), tls(asio::ssl::context::tls_server) {
     if (!options.error) options.error = JsonError;
     if (options.threads < 1) options.threads = 1;
     if (options.tls) options.tls(*tls.native_handle());
+    for (int i = 0; i < options.threads; ++i) {
+      contexts.push_back(std::make_unique<asio::io_context>(1));
+      work.push_back(asio::make_work_guard(*contexts.back()));
+    }
+    acceptor.emplace(*contexts.front());
+    stop_timer.emplace(*contexts.front());
+  }
+  ~Impl() {
+    // Blocking handlers hold sessions, whose sockets belong to the contexts: finish them first.
+    blocking.stop();
+    blocking.join();
   }
 
-  // Declared so that the io_context goes first (its pending handlers own the sessions, which
-  // use the members above it) and the acceptor and timer, which use it, before it.
+  struct Route {
+    HttpHandler handler;
+    bool blocking = false;
+  };
+
+  // Declared so that the contexts go first (their pending handlers own the sessions, which
+  // use the members above them) and the acceptor and timer, which use them, before them.
   HttpServerOptions options;
-  std::map<std::string, std::map<std::string, HttpHandler>> routes;  // path -> method -> handler
+  std::map<std::string, std::map<std::string, Route>> routes;  // path -> method -> route
   std::atomic<size_t> open{0};
   // Connections from least to most recently active, to make room at the cap: a flood of idle
   // or dripping connections must not lock out the scheduler or the kubelet's probes.
@@ -121,25 +143,34 @@ struct HttpServer::Impl {
   std::atomic<bool> stopping{false};
   std::atomic<bool> running{false};
   asio::ssl::context tls;
-  asio::io_context io;
-  tcp::acceptor acceptor;
-  asio::steady_timer stop_timer;
+  std::vector<std::unique_ptr<asio::io_context>> contexts;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  size_t next_context = 0;  // round robin, on the acceptor's thread
+  std::optional<tcp::acceptor> acceptor;
+  std::optional<asio::steady_timer> stop_timer;
+  asio::thread_pool blocking{2};
 
-  // The answer to one request (also the server's own 404 and 405).
-  HttpResponse Answer(const HttpRequest& request) const {
+  // The route for a request, or the server's own 404 or 405 answer.
+  const Route* Find(const HttpRequest& request, HttpResponse& refusal) const {
     const auto path = routes.find(request.path);
     if (path == routes.end()) {
-      return options.error(404,
-                           absl::StrCat("no such endpoint: ", request.method, " ", request.path));
+      refusal =
+          options.error(404, absl::StrCat("no such endpoint: ", request.method, " ", request.path));
+      return nullptr;
     }
-    const auto handler = path->second.find(request.method);
-    if (handler == path->second.end()) {
-      return options.error(
+    const auto route = path->second.find(request.method);
+    if (route == path->second.end()) {
+      refusal = options.error(
           405, absl::StrCat("method ", request.method, " not allowed on ", request.path));
+      return nullptr;
     }
+    return &route->second;
+  }
+
+  HttpResponse Run(const Route& route, const HttpRequest& request) const {
     HttpResponse response;
     try {
-      handler->second(request, response);
+      route.handler(request, response);
     } catch (const std::exception& e) {
       response = options.error(500, "internal error");
     }
@@ -256,7 +287,19 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     }
     request.body = std::move(message.body());
     const bool keep_alive = message.keep_alive();
-    Respond(server_->Answer(request), message.version(), keep_alive);
+    const unsigned version = message.version();
+    HttpResponse refusal;
+    const HttpServer::Impl::Route* route = server_->Find(request, refusal);
+    if (route == nullptr) return Respond(std::move(refusal), version, keep_alive);
+    if (!route->blocking) return Respond(server_->Run(*route, request), version, keep_alive);
+    asio::post(server_->blocking, [self = this->shared_from_this(), route,
+                                   request = std::move(request), version, keep_alive] {
+      HttpResponse answer = self->server_->Run(*route, request);
+      asio::post(self->stream_.get_executor(),
+                 [self, answer = std::move(answer), version, keep_alive]() mutable {
+                   self->Respond(std::move(answer), version, keep_alive);
+                 });
+    });
   }
 
   // Answers a request that could not be read, then closes.
@@ -339,9 +382,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 }  // namespace
 
 void HttpServer::Impl::Accept() {
-  acceptor.async_accept(asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
+  asio::io_context& context = *contexts[next_context++ % contexts.size()];
+  acceptor->async_accept(context, [this](beast::error_code ec, tcp::socket socket) {
     if (ec) {
-      if (!acceptor.is_open() || stopping) return;
+      if (!acceptor->is_open() || stopping) return;
       // Out of descriptors or an aborted connection: keep accepting.
       return Accept();
     }
@@ -351,13 +395,17 @@ void HttpServer::Impl::Accept() {
       socket.close(ignored);
     } else {
       socket.set_option(tcp::no_delay(true), ignored);
-      if (options.tls) {
-        std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(*this, std::move(socket),
-                                                                        tls)
-            ->Start();
-      } else {
-        std::make_shared<Session<beast::tcp_stream>>(*this, std::move(socket))->Start();
-      }
+      // The session starts on the thread of the context that owns its socket.
+      const auto executor = socket.get_executor();
+      asio::post(executor, [this, socket = std::move(socket)]() mutable {
+        if (options.tls) {
+          std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(*this, std::move(socket),
+                                                                          tls)
+              ->Start();
+        } else {
+          std::make_shared<Session<beast::tcp_stream>>(*this, std::move(socket))->Start();
+        }
+      });
     }
     Accept();
   });
@@ -368,8 +416,9 @@ HttpServer::HttpServer(HttpServerOptions options)
 
 HttpServer::~HttpServer() = default;
 
-void HttpServer::Route(const std::string& method, const std::string& path, HttpHandler handler) {
-  impl_->routes[path][method] = std::move(handler);
+void HttpServer::Route(const std::string& method, const std::string& path, HttpHandler handler,
+                       Blocking blocking) {
+  impl_->routes[path][method] = {std::move(handler), blocking == Blocking::kYes};
 }
 
 absl::StatusOr<int> HttpServer::Bind(const std::string& host, int port) {
@@ -378,7 +427,7 @@ absl::StatusOr<int> HttpServer::Bind(const std::string& host, int port) {
       asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
   if (ec) return absl::InvalidArgumentError(absl::StrCat("not an IP address: ", host));
   const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
-  tcp::acceptor& acceptor = impl_->acceptor;
+  tcp::acceptor& acceptor = *impl_->acceptor;
   acceptor.open(endpoint.protocol(), ec);
   if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) acceptor.bind(endpoint, ec);
@@ -391,15 +440,15 @@ absl::StatusOr<int> HttpServer::Bind(const std::string& host, int port) {
 }
 
 absl::Status HttpServer::Serve() {
-  if (!impl_->acceptor.is_open()) return absl::FailedPreconditionError("Serve before Bind");
+  if (!impl_->acceptor->is_open()) return absl::FailedPreconditionError("Serve before Bind");
   if (impl_->stopping) return absl::OkStatus();
   impl_->Accept();
   impl_->running = true;
   std::vector<std::thread> threads;
-  for (int i = 1; i < impl_->options.threads; ++i) {
-    threads.emplace_back([this] { impl_->io.run(); });
+  for (size_t i = 1; i < impl_->contexts.size(); ++i) {
+    threads.emplace_back([context = impl_->contexts[i].get()] { context->run(); });
   }
-  impl_->io.run();
+  impl_->contexts.front()->run();
   for (std::thread& thread : threads) thread.join();
   impl_->running = false;
   return absl::OkStatus();
@@ -407,12 +456,14 @@ absl::Status HttpServer::Serve() {
 
 void HttpServer::Stop() {
   if (impl_->stopping.exchange(true)) return;
-  asio::post(impl_->io, [impl = impl_.get()] {
+  asio::post(*impl_->contexts.front(), [impl = impl_.get()] {
     beast::error_code ignored;
-    impl->acceptor.close(ignored);
+    impl->acceptor->close(ignored);
     // Answers in flight get a short grace; idle keep-alive connections are simply dropped.
-    impl->stop_timer.expires_after(std::chrono::milliseconds(300));
-    impl->stop_timer.async_wait([impl](beast::error_code) { impl->io.stop(); });
+    impl->stop_timer->expires_after(std::chrono::milliseconds(300));
+    impl->stop_timer->async_wait([impl](beast::error_code) {
+      for (auto& context : impl->contexts) context->stop();
+    });
   });
 }
 

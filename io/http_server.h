@@ -2,7 +2,8 @@
 
 // The HTTP/1.1 server behind both daemons' endpoints (the extender's scheduler, webhook,
 // health and metrics endpoints; headroom-nri's health and metrics), on Boost.Beast over Asio:
-// a few threads serve every connection asynchronously, so slow or idle clients hold no
+// a few threads, each with its own event loop, serve every connection asynchronously (a
+// connection stays on the thread that accepted it), so slow or idle clients hold no
 // thread and cannot starve /healthz. Everything a client can make it hold is bounded:
 //   - connections (max_connections; at the cap, a new connection closes the least recently
 //     active one, so a flood of idle or dripping connections cannot lock out live clients);
@@ -74,9 +75,12 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // Routes `method` on exactly `path`; call before Serve(). Handlers run on the server's
-  // threads and must not block for long.
-  void Route(const std::string& method, const std::string& path, HttpHandler handler);
+  // Routes `method` on exactly `path`; call before Serve(). A handler runs on the thread of
+  // its connection and must not block for long; one that may (a solver run) is routed with
+  // Blocking::kYes and runs on a separate pool of two threads.
+  enum class Blocking { kNo, kYes };
+  void Route(const std::string& method, const std::string& path, HttpHandler handler,
+             Blocking blocking = Blocking::kNo);
 
   // Binds `host`:`port` (0: any free port) and returns the port.
   absl::StatusOr<int> Bind(const std::string& host, int port);

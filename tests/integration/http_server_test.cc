@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -250,6 +251,64 @@ TEST_F(HttpServerTest, AnswersExpectContinue) {
   EXPECT_TRUE(absl::StartsWith(interim, "HTTP/1.1 100 Continue")) << interim;
   ASSERT_TRUE(c.Send("abc"));
   EXPECT_TRUE(absl::EndsWith(c.ReadResponse(), "3:"));
+}
+
+TEST_F(HttpServerTest, ABlockingHandlerHoldsNoConnectionThread) {
+  // One connection thread only: were the slow handler run on it, /healthz would wait for it.
+  HttpServerOptions options;
+  options.threads = 1;
+  std::atomic<bool> release{false};
+  std::atomic<bool> entered{false};
+  server_ = std::make_unique<HttpServer>(options);
+  server_->Route("GET", "/healthz",
+                 [](const HttpRequest&, HttpResponse& response) { response.body = "ok"; });
+  server_->Route(
+      "POST", "/slow",
+      [&](const HttpRequest&, HttpResponse& response) {
+        entered = true;
+        while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        response.body = "done";
+      },
+      HttpServer::Blocking::kYes);
+  absl::StatusOr<int> port = server_->Bind("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok());
+  port_ = *port;
+  thread_ = std::thread([this] { (void)server_->Serve(); });
+  for (int i = 0; i < 200 && !server_->serving(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  Connection slow(port_);
+  ASSERT_TRUE(slow.Send(Post("/slow", "x")));
+  for (int i = 0; i < 200 && !entered; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(entered);
+  EXPECT_TRUE(Healthy()) << "a blocking handler must not hold the connection thread";
+  release = true;
+  const std::string answer = slow.ReadResponse();
+  EXPECT_TRUE(absl::StartsWith(answer, "HTTP/1.1 200")) << answer;
+  EXPECT_TRUE(absl::EndsWith(answer, "done"));
+  // The connection goes on after an answer from the pool.
+  ASSERT_TRUE(slow.Send(Get("/healthz")));
+  EXPECT_TRUE(absl::StartsWith(slow.ReadResponse(), "HTTP/1.1 200"));
+}
+
+TEST_F(HttpServerTest, ConnectionsAreServedOnEveryThread) {
+  // Four threads, each with its own event loop: many connections in parallel all get answers,
+  // each on its own keep-alive connection, and no request waits for another's connection.
+  HttpServerOptions options;
+  options.threads = 4;
+  Start(options);
+  std::vector<std::unique_ptr<Connection>> connections;
+  for (int i = 0; i < 16; ++i) connections.push_back(std::make_unique<Connection>(port_));
+  for (int round = 0; round < 3; ++round) {
+    for (auto& c : connections) ASSERT_TRUE(c->Send(Post("/echo?q=r", "abcd")));
+    for (auto& c : connections) {
+      const std::string answer = c->ReadResponse();
+      EXPECT_TRUE(absl::StartsWith(answer, "HTTP/1.1 200")) << answer;
+      EXPECT_TRUE(absl::EndsWith(answer, "4:r")) << answer;
+    }
+  }
+  EXPECT_EQ(server_->connections(), 16u);
 }
 
 TEST_F(HttpServerTest, StopsPromptlyWithKeepAliveClients) {
