@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <string_view>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "extender/json_access.h"
+#include "extender/json_spans.h"
+#include "extender/json_writer.h"
 #include "shared/quantity.h"
 #include "shared/status_macros.h"
 
@@ -22,89 +22,181 @@ absl::Status Invalid(absl::string_view path, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
 }
 
-// A quantity from a Kubernetes resource list; absent is 0.
-absl::StatusOr<int64_t> Amount(const json& list, const char* resource, const std::string& path,
-                               bool cpu) {
-  const json* value = Field(list, resource);
-  if (value == nullptr) return 0;
-  if (!value->is_string() && !value->is_number()) {
-    return Invalid(absl::StrCat(path, ".", resource), "expected a quantity");
-  }
-  const std::string text = value->is_string() ? value->get<std::string>() : value->dump();
-  const std::string field = absl::StrCat(path, ".", resource);
-  return cpu ? ParseCpuMillis(text, field) : ParseMemoryBytes(text, field);
+// A member that is present and not null.
+bool Present(simdjson::dom::object object, const char* key, simdjson::dom::element& out) {
+  return object[key].get(out) == simdjson::SUCCESS && !out.is_null();
+}
+bool Present(simdjson::dom::element object, const char* key, simdjson::dom::element& out) {
+  simdjson::dom::object members;
+  return object.get(members) == simdjson::SUCCESS && Present(members, key, out);
 }
 
-absl::StatusOr<ResourceAmounts> Amounts(const json& object, const char* key,
-                                        const std::string& path) {
-  const json* list = Field(object, key);
-  if (list == nullptr) return ResourceAmounts{};
+// object[key] when it is a string; "" otherwise.
+std::string_view StringMember(simdjson::dom::element object, const char* key) {
+  simdjson::dom::element value;
+  std::string_view text;
+  if (!Present(object, key, value) || value.get(text) != simdjson::SUCCESS) return {};
+  return text;
+}
+
+// A quantity from a Kubernetes resource list (the text of a string, or a number as written);
+// absent or null is 0.
+absl::StatusOr<int64_t> Amount(simdjson::dom::object list, const char* resource,
+                               absl::string_view path, bool cpu) {
+  simdjson::dom::element value;
+  if (!Present(list, resource, value)) return 0;
+  const std::string field = absl::StrCat(path, ".", resource);
+  std::string number;
+  std::string_view text;
+  if (value.is_number()) {
+    number = simdjson::minify(value);
+    text = number;
+  } else if (value.get(text) != simdjson::SUCCESS) {
+    return Invalid(field, "expected a quantity");
+  }
+  const absl::string_view quantity(text.data(), text.size());
+  return cpu ? ParseCpuMillis(quantity, field) : ParseMemoryBytes(quantity, field);
+}
+
+// The cpu and memory of object[key], a resource list; absent or null is none.
+absl::StatusOr<ResourceAmounts> Amounts(simdjson::dom::element object, const char* key,
+                                        absl::string_view path) {
+  simdjson::dom::element value;
+  if (!Present(object, key, value)) return ResourceAmounts{};
   const std::string field = absl::StrCat(path, ".", key);
-  if (!list->is_object()) return Invalid(field, "expected a resource list");
+  simdjson::dom::object list;
+  if (value.get(list) != simdjson::SUCCESS) return Invalid(field, "expected a resource list");
   ResourceAmounts amounts;
-  HEADROOM_ASSIGN_OR_RETURN(amounts.cpu_millis, Amount(*list, "cpu", field, true));
-  HEADROOM_ASSIGN_OR_RETURN(amounts.memory_bytes, Amount(*list, "memory", field, false));
+  HEADROOM_ASSIGN_OR_RETURN(amounts.cpu_millis, Amount(list, "cpu", field, true));
+  HEADROOM_ASSIGN_OR_RETURN(amounts.memory_bytes, Amount(list, "memory", field, false));
   return amounts;
 }
 
-absl::StatusOr<PodSpec> DecodePod(const json& pod) {
+std::optional<OwnerReference> ControllingOwnerElement(simdjson::dom::element owner_references) {
+  simdjson::dom::array owners;
+  if (owner_references.get(owners) != simdjson::SUCCESS) return std::nullopt;
+  for (simdjson::dom::element owner : owners) {
+    simdjson::dom::element controller;
+    bool is_controller = false;
+    if (!Present(owner, "controller", controller) ||
+        controller.get(is_controller) != simdjson::SUCCESS || !is_controller) {
+      continue;
+    }
+    OwnerReference reference{std::string(StringMember(owner, "kind")),
+                             std::string(StringMember(owner, "name"))};
+    if (!reference.kind.empty() && !reference.name.empty()) return reference;
+  }
+  return std::nullopt;
+}
+
+// A v1.Pod, read straight from simdjson's DOM (the request's Pod and, re-parsed, the API's).
+absl::StatusOr<PodSpec> DecodePodElement(simdjson::dom::element pod) {
   if (!pod.is_object()) return Invalid("Pod", "expected an object");
-  const json* metadata = Field(pod, "metadata");
-  if (metadata == nullptr || !metadata->is_object()) return Invalid("Pod.metadata", "required");
+  simdjson::dom::element metadata;
+  if (!Present(pod, "metadata", metadata) || !metadata.is_object()) {
+    return Invalid("Pod.metadata", "required");
+  }
   PodSpec spec;
-  spec.pod_namespace = StringField(*metadata, "namespace");
+  spec.pod_namespace = std::string(StringMember(metadata, "namespace"));
   if (spec.pod_namespace.empty()) spec.pod_namespace = "default";
-  spec.name = StringField(*metadata, "name");
+  spec.name = std::string(StringMember(metadata, "name"));
   if (spec.name.empty()) return Invalid("Pod.metadata.name", "required");
-  spec.uid = StringField(*metadata, "uid");
-  if (const json* annotations = Field(*metadata, "annotations"); annotations != nullptr) {
-    if (!annotations->is_object()) return Invalid("Pod.metadata.annotations", "expected an object");
-    for (const auto& [key, value] : annotations->items()) {
-      if (value.is_string()) spec.annotations[key] = value.get<std::string>();
+  spec.uid = std::string(StringMember(metadata, "uid"));
+  if (simdjson::dom::element annotations; Present(metadata, "annotations", annotations)) {
+    simdjson::dom::object members;
+    if (annotations.get(members) != simdjson::SUCCESS) {
+      return Invalid("Pod.metadata.annotations", "expected an object");
+    }
+    for (const simdjson::dom::key_value_pair member : members) {
+      std::string_view value;
+      if (member.value.get(value) == simdjson::SUCCESS) {
+        spec.annotations[std::string(member.key)] = std::string(value);
+      }
     }
   }
-  const json* owners = Field(*metadata, "ownerReferences");
-  spec.workload_key = WorkloadKey(spec.pod_namespace, spec.name, owners ? *owners : json());
-  const json* pod_spec = Field(pod, "spec");
-  if (pod_spec == nullptr) return spec;
-  const json* containers = Field(*pod_spec, "containers");
-  if (containers == nullptr) return spec;
-  if (!containers->is_array()) return Invalid("Pod.spec.containers", "expected an array");
-  for (size_t i = 0; i < containers->size(); ++i) {
-    const json& container = (*containers)[i];
-    const std::string path = absl::StrCat("Pod.spec.containers[", i, "].resources");
+  simdjson::dom::element owners;
+  spec.workload_key =
+      WorkloadKey(spec.pod_namespace, spec.name,
+                  Present(metadata, "ownerReferences", owners) ? ControllingOwnerElement(owners)
+                                                               : std::nullopt);
+  simdjson::dom::element pod_spec;
+  simdjson::dom::element containers_element;
+  if (!Present(pod, "spec", pod_spec) || !Present(pod_spec, "containers", containers_element)) {
+    return spec;
+  }
+  simdjson::dom::array containers;
+  if (containers_element.get(containers) != simdjson::SUCCESS) {
+    return Invalid("Pod.spec.containers", "expected an array");
+  }
+  spec.containers.reserve(containers.size());
+  size_t i = 0;
+  for (simdjson::dom::element container : containers) {
     ContainerSpec c;
-    c.name = StringField(container, "name");
-    if (const json* resources = Field(container, "resources"); resources != nullptr) {
-      HEADROOM_ASSIGN_OR_RETURN(c.requests, Amounts(*resources, "requests", path));
-      HEADROOM_ASSIGN_OR_RETURN(c.limits, Amounts(*resources, "limits", path));
+    c.name = std::string(StringMember(container, "name"));
+    if (simdjson::dom::element resources; Present(container, "resources", resources)) {
+      const std::string path = absl::StrCat("Pod.spec.containers[", i, "].resources");
+      HEADROOM_ASSIGN_OR_RETURN(c.requests, Amounts(resources, "requests", path));
+      HEADROOM_ASSIGN_OR_RETURN(c.limits, Amounts(resources, "limits", path));
       // The API server defaults a missing request to the limit.
       if (c.requests.cpu_millis == 0) c.requests.cpu_millis = c.limits.cpu_millis;
       if (c.requests.memory_bytes == 0) c.requests.memory_bytes = c.limits.memory_bytes;
     }
     spec.containers.push_back(std::move(c));
+    ++i;
   }
   return spec;
 }
 
-json NullableMap(const std::map<std::string, std::string>& map) {
-  if (map.empty()) return json::object();
-  return json(map);
+// One parser per thread: it keeps its buffers between requests. An element it returned is
+// valid until its next parse on that thread.
+simdjson::dom::parser& ThreadParser() {
+  thread_local simdjson::dom::parser parser;
+  return parser;
+}
+
+// `value` (an nlohmann document from the API) parsed again by simdjson, so that one decoder
+// reads both the scheduler's requests and the API's objects.
+absl::StatusOr<simdjson::dom::element> Reparse(const json& value, absl::string_view what) {
+  const std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  simdjson::dom::element element;
+  if (ThreadParser().parse(text).get(element) != simdjson::SUCCESS) {
+    return Invalid(what, "not JSON");
+  }
+  return element;
 }
 
 }  // namespace
 
-absl::StatusOr<PodSpec> DecodePodObject(const json& pod) { return DecodePod(pod); }
+absl::StatusOr<PodSpec> DecodePodObject(const json& pod) {
+  // Only what DecodePodElement reads is written out again: an API pod also carries managed
+  // fields, status and the rest of its spec, which would triple the text to parse.
+  if (!pod.is_object()) return Invalid("Pod", "expected an object");
+  json slim = json::object();
+  if (const auto metadata = pod.find("metadata"); metadata != pod.end()) {
+    if (!metadata->is_object()) {
+      slim["metadata"] = *metadata;
+    } else {
+      json& out = slim["metadata"] = json::object();
+      for (const char* key : {"namespace", "name", "uid", "annotations", "ownerReferences"}) {
+        if (const auto it = metadata->find(key); it != metadata->end()) out[key] = *it;
+      }
+    }
+  }
+  if (const auto spec = pod.find("spec"); spec != pod.end()) {
+    if (!spec->is_object()) {
+      slim["spec"] = *spec;
+    } else if (const auto containers = spec->find("containers"); containers != spec->end()) {
+      slim["spec"]["containers"] = *containers;
+    }
+  }
+  HEADROOM_ASSIGN_OR_RETURN(const simdjson::dom::element element, Reparse(slim, "Pod"));
+  return DecodePodElement(element);
+}
 
 std::optional<OwnerReference> ControllingOwner(const json& owner_references) {
   if (!owner_references.is_array()) return std::nullopt;
-  for (const json& owner : owner_references) {
-    const json* controller = Field(owner, "controller");
-    if (controller == nullptr || !controller->is_boolean() || !controller->get<bool>()) continue;
-    OwnerReference reference{StringField(owner, "kind"), StringField(owner, "name")};
-    if (!reference.kind.empty() && !reference.name.empty()) return reference;
-  }
-  return std::nullopt;
+  absl::StatusOr<simdjson::dom::element> element = Reparse(owner_references, "ownerReferences");
+  return element.ok() ? ControllingOwnerElement(*element) : std::nullopt;
 }
 
 std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
@@ -133,23 +225,6 @@ std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_n
 
 namespace {
 
-// Quantities of a Node's status.allocatable, read straight from simdjson's DOM.
-absl::StatusOr<int64_t> SimdAmount(simdjson::dom::object list, const char* resource,
-                                   const std::string& path, bool cpu) {
-  simdjson::dom::element value;
-  if (list[resource].get(value) != simdjson::SUCCESS || value.is_null()) return 0;
-  std::string text;
-  if (value.is_string()) {
-    text = std::string(value.get_string().value_unsafe());
-  } else if (value.is_number()) {
-    text = simdjson::minify(value);
-  } else {
-    return Invalid(absl::StrCat(path, ".", resource), "expected a quantity");
-  }
-  const std::string field = absl::StrCat(path, ".", resource);
-  return cpu ? ParseCpuMillis(text, field) : ParseMemoryBytes(text, field);
-}
-
 absl::StatusOr<NodeSpec> DecodeNodeElement(simdjson::dom::element node, size_t index) {
   const std::string path = absl::StrCat("Nodes.items[", index, "]");
   NodeSpec spec;
@@ -169,8 +244,8 @@ absl::StatusOr<NodeSpec> DecodeNodeElement(simdjson::dom::element node, size_t i
   }
   const std::string field = absl::StrCat(path, ".status.allocatable");
   ResourceAmounts amounts;
-  HEADROOM_ASSIGN_OR_RETURN(amounts.cpu_millis, SimdAmount(allocatable, "cpu", field, true));
-  HEADROOM_ASSIGN_OR_RETURN(amounts.memory_bytes, SimdAmount(allocatable, "memory", field, false));
+  HEADROOM_ASSIGN_OR_RETURN(amounts.cpu_millis, Amount(allocatable, "cpu", field, true));
+  HEADROOM_ASSIGN_OR_RETURN(amounts.memory_bytes, Amount(allocatable, "memory", field, false));
   spec.allocatable = amounts;
   simdjson::dom::element pods;
   if (allocatable["pods"].get(pods) == simdjson::SUCCESS && !pods.is_null()) {
@@ -184,31 +259,15 @@ absl::StatusOr<NodeSpec> DecodeNodeElement(simdjson::dom::element node, size_t i
   return spec;
 }
 
-// A member that is present and not null.
-bool Present(simdjson::dom::object object, const char* key, simdjson::dom::element& out) {
-  return object[key].get(out) == simdjson::SUCCESS && !out.is_null();
-}
-
-// One parser per thread: it keeps its buffers between requests. An element it returned is
-// valid until its next parse on that thread.
-simdjson::dom::parser& ThreadParser() {
-  thread_local simdjson::dom::parser parser;
-  return parser;
-}
-
 }  // namespace
 
 // A Node from the API watch is read by the same code as the request's Node objects.
 absl::StatusOr<NodeSpec> DecodeNodeObject(const json& node) {
-  const std::string text = node.dump(-1, ' ', false, json::error_handler_t::replace);
-  simdjson::dom::element element;
-  if (ThreadParser().parse(text).get(element) != simdjson::SUCCESS) {
-    return Invalid("Node", "not JSON");
-  }
+  HEADROOM_ASSIGN_OR_RETURN(const simdjson::dom::element element, Reparse(node, "Node"));
   return DecodeNodeElement(element, 0);
 }
 
-absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body) {
+absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body, bool keep_node_objects) {
   // The parser grows to the largest document it has read; after a large one it starts over,
   // so each server thread does not keep the memory of the largest body ever sent (the args
   // hold copies, nothing points into the parser).
@@ -232,11 +291,7 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body) {
   ExtenderArgs args;
   simdjson::dom::element pod;
   if (!Present(top, "Pod", pod)) return Invalid("Pod", "required");
-  {
-    // Valid JSON already; nlohmann reads the (small) Pod field by field.
-    const json pod_json = json::parse(simdjson::minify(pod), nullptr, false);
-    HEADROOM_ASSIGN_OR_RETURN(args.pod, DecodePod(pod_json));
-  }
+  HEADROOM_ASSIGN_OR_RETURN(args.pod, DecodePodElement(pod));
   simdjson::dom::element names;
   simdjson::dom::element nodes;
   if (Present(top, "NodeNames", names)) {
@@ -262,12 +317,22 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body) {
         return Invalid("Nodes.items", "expected an array");
       }
       args.nodes.reserve(items.size());
-      args.node_items.reserve(items.size());
+      // The Node objects' own text, to pass the survivors back as sent; serialised again
+      // only when the raw scan cannot find them (keys written with escapes).
+      std::optional<std::vector<absl::string_view>> spans;
+      if (keep_node_objects) {
+        spans = ArrayElementSpans(body, {"Nodes", "items"});
+        if (spans.has_value() && spans->size() != items.size()) spans.reset();
+        args.node_items.reserve(items.size());
+      }
       size_t i = 0;
       for (simdjson::dom::element item : items) {
         HEADROOM_ASSIGN_OR_RETURN(NodeSpec node, DecodeNodeElement(item, i));
         args.nodes.push_back(std::move(node));
-        args.node_items.push_back(simdjson::minify(item));
+        if (keep_node_objects) {
+          args.node_items.push_back(spans.has_value() ? std::string((*spans)[i])
+                                                      : simdjson::minify(item));
+        }
         ++i;
       }
     }
@@ -277,46 +342,72 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body) {
   return args;
 }
 
-std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& result) {
-  json out;
-  if (args.node_cache_capable) {
-    out["Nodes"] = nullptr;
-    out["NodeNames"] = result.passed;  // an array even when empty
-  } else {
-    out["NodeNames"] = nullptr;
-  }
-  out["FailedNodes"] = NullableMap(result.failed);
-  out["FailedAndUnresolvableNodes"] = NullableMap(result.failed_unresolvable);
-  out["Error"] = result.error;
-  // Replace rather than throw on invalid UTF-8 (reasons may quote names from the request).
-  std::string text = out.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (args.node_cache_capable) return text;
-  // The surviving Node objects, spliced in as the request's own JSON text.
-  const absl::flat_hash_set<absl::string_view> passed(result.passed.begin(), result.passed.end());
-  std::string nodes = "{\"Nodes\":{\"metadata\":{},\"items\":[";
-  size_t size = nodes.size() + text.size();
-  for (const std::string& item : args.node_items) size += item.size() + 1;
-  nodes.reserve(size + 4);
+namespace {
+
+// {"name":"reason",...}: Go's encoding of a map[string]string ({} when empty).
+void AppendStringMap(std::string& out, const std::map<std::string, std::string>& map) {
+  out += '{';
   bool first = true;
-  for (size_t i = 0; i < args.nodes.size() && i < args.node_items.size(); ++i) {
-    if (!passed.contains(args.nodes[i].name)) continue;
-    if (!first) nodes += ',';
+  for (const auto& [key, value] : map) {
+    if (!first) out += ',';
     first = false;
-    nodes += args.node_items[i];
+    AppendJsonString(out, key);
+    out += ':';
+    AppendJsonString(out, value);
   }
-  nodes += "]},";
-  nodes.append(text, 1, std::string::npos);  // the rest of the object, after its "{"
-  return nodes;
+  out += '}';
+}
+
+}  // namespace
+
+std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& result) {
+  std::string out;
+  size_t size = 128;
+  for (const std::string& name : result.passed) size += name.size() + 3;
+  for (const auto& [node, reason] : result.failed) size += node.size() + reason.size() + 6;
+  if (!args.node_cache_capable) {
+    for (const std::string& item : args.node_items) size += item.size() + 1;
+  }
+  out.reserve(size);
+  if (args.node_cache_capable) {
+    out += "{\"Nodes\":null,\"NodeNames\":[";  // an array even when empty
+    for (size_t i = 0; i < result.passed.size(); ++i) {
+      if (i > 0) out += ',';
+      AppendJsonString(out, result.passed[i]);
+    }
+    out += ']';
+  } else {
+    // The surviving Node objects, as the request's own JSON text; `passed` keeps the
+    // request's order, so one walk matches them.
+    out += "{\"Nodes\":{\"metadata\":{},\"items\":[";
+    size_t next = 0;
+    bool first = true;
+    for (size_t i = 0; i < args.nodes.size() && i < args.node_items.size(); ++i) {
+      if (next >= result.passed.size() || args.nodes[i].name != result.passed[next]) continue;
+      ++next;
+      if (!first) out += ',';
+      first = false;
+      out += args.node_items[i];
+    }
+    out += "]},\"NodeNames\":null";
+  }
+  out += ",\"FailedNodes\":";
+  AppendStringMap(out, result.failed);
+  out += ",\"FailedAndUnresolvableNodes\":";
+  AppendStringMap(out, result.failed_unresolvable);
+  out += ",\"Error\":";
+  AppendJsonString(out, result.error);
+  out += '}';
+  return out;
 }
 
 std::string EncodeHostPriorities(const std::vector<HostPriority>& priorities) {
-  // Written directly: one object per node is the request's largest part of the answer.
   std::string out = "[";
-  out.reserve(priorities.size() * 32 + 2);
+  out.reserve(priorities.size() * 40 + 2);
   for (size_t i = 0; i < priorities.size(); ++i) {
     if (i > 0) out += ',';
     out += "{\"Host\":";
-    out += json(priorities[i].host).dump(-1, ' ', false, json::error_handler_t::replace);
+    AppendJsonString(out, priorities[i].host);
     out += ",\"Score\":";
     out += std::to_string(priorities[i].score);
     out += '}';

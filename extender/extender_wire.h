@@ -54,13 +54,13 @@ struct ExtenderArgs {
   PodSpec pod;
   bool node_cache_capable = true;  // NodeNames rather than Nodes
   std::vector<NodeSpec> nodes;
-  // The request's Node objects as JSON text (minified), kept to pass the survivors back
-  // unchanged; one per entry of `nodes` in Nodes mode, empty in NodeNames mode.
+  // The request's Node objects as JSON text (as sent), kept to pass the survivors back
+  // unchanged; one per entry of `nodes` in Nodes mode (when asked for), else empty.
   std::vector<std::string> node_items;
 };
 
 struct FilterResult {
-  std::vector<std::string> passed;            // in request order
+  std::vector<std::string> passed;            // in request order (EncodeFilterResult relies on it)
   std::map<std::string, std::string> failed;  // node -> reason
   std::map<std::string, std::string> failed_unresolvable;
   std::string error;
@@ -71,10 +71,12 @@ struct HostPriority {
   int score = 0;  // 0..10
 };
 
-// InvalidArgument naming the field on a malformed body. The body is parsed with simdjson's
-// DOM (the request is mostly Node objects, which are only skimmed and passed back); the Pod
-// is handed to nlohmann::json, being small and read field by field.
-absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body);
+// InvalidArgument naming the field on a malformed body. The body is parsed once, with
+// simdjson's DOM, and the Pod and nodes are read straight from it. With keep_node_objects,
+// node_items holds each Node object's text as sent (for a filter answer); prioritize, which
+// answers with names only, skips them.
+absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body,
+                                                bool keep_node_objects = true);
 
 // A v1.Pod object (from the request, or from the Kubernetes API), as headroom reads it.
 absl::StatusOr<PodSpec> DecodePodObject(const nlohmann::json& pod);

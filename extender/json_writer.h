@@ -1,0 +1,17 @@
+#pragma once
+
+// Writing JSON text directly, for the answers on the scheduler's path (an nlohmann document
+// per answer costs more than the decisions it carries). Strings come out exactly as
+// nlohmann::json's dump with error_handler_t::replace writes them: quotes, backslashes and
+// control characters escaped, other UTF-8 as it is, invalid UTF-8 replaced by U+FFFD.
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace headroom::extender {
+
+// Appends `text` as a JSON string literal, quotes included.
+void AppendJsonString(std::string& out, absl::string_view text);
+
+}  // namespace headroom::extender

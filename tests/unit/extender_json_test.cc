@@ -1,0 +1,133 @@
+// The scheduler path's JSON helpers: raw spans of Node objects and direct string writing,
+// checked against nlohmann::json on the same inputs; and the one Pod decoder, reached from a
+// scheduler request and from an API object alike.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "extender/extender_wire.h"
+#include "extender/json_spans.h"
+#include "extender/json_writer.h"
+#include "nlohmann/json.hpp"
+
+namespace headroom::extender {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Optional;
+
+struct SpanCase {
+  const char* name;
+  const char* json;
+  std::vector<std::string> spans;  // empty with `found` false: nullopt
+  bool found = true;
+};
+
+class ArrayElementSpansTest : public ::testing::TestWithParam<SpanCase> {};
+
+TEST_P(ArrayElementSpansTest, FindsTheElementsAsWritten) {
+  const SpanCase& c = GetParam();
+  const std::optional<std::vector<absl::string_view>> spans =
+      ArrayElementSpans(c.json, {"Nodes", "items"});
+  if (!c.found) {
+    EXPECT_FALSE(spans.has_value());
+    return;
+  }
+  ASSERT_TRUE(spans.has_value());
+  std::vector<std::string> got(spans->begin(), spans->end());
+  EXPECT_EQ(got, c.spans);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, ArrayElementSpansTest,
+    ::testing::Values(
+        SpanCase{"compact",
+                 R"({"Pod":{},"Nodes":{"items":[{"a":1},{"b":[2,"]"]}]}})",
+                 {R"({"a":1})", R"({"b":[2,"]"]})"}},
+        SpanCase{"spaces_and_order",
+                 "{ \"Nodes\" : { \"metadata\" : {\"x\":\"}\"} , \"items\" : [ {\"a\" : \"\\\"{\"} "
+                 ", 3 ] } }",
+                 {"{\"a\" : \"\\\"{\"}", "3"}},
+        SpanCase{"empty", R"({"Nodes":{"items":[]}})", {}},
+        SpanCase{"skips_other_members",
+                 R"({"NodeNames":null,"Pod":{"spec":{"items":[9]}},"Nodes":{"items":["n"]}})",
+                 {R"("n")"}},
+        SpanCase{"first_of_duplicates", R"({"Nodes":{"items":[1]},"Nodes":{"items":[2]}})", {"1"}},
+        SpanCase{"null_nodes", R"({"Nodes":null})", {}, false},
+        SpanCase{"items_not_array", R"({"Nodes":{"items":{}}})", {}, false},
+        SpanCase{"escaped_key", R"({"Nod\u0065s":{"items":[1]}})", {}, false},
+        SpanCase{"absent", R"({"NodeNames":["a"]})", {}, false}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(AppendJsonStringTest, WritesWhatNlohmannWrites) {
+  for (const std::string text :
+       {std::string("node-1"), std::string(""), std::string("quote \" and \\ back"),
+        std::string("tab\tnew\nline\x01"), std::string("caf\xc3\xa9 \xe2\x82\xac"),
+        std::string("bad \xff utf8 \xc3"), std::string("del \x7f")}) {
+    std::string out;
+    AppendJsonString(out, text);
+    EXPECT_EQ(out,
+              nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+        << text;
+    EXPECT_TRUE(nlohmann::json::accept(out)) << out;
+  }
+}
+
+TEST(ExtenderWireTest, NodeObjectsGoBackAsSentAndPrioritizeSkipsThem) {
+  const std::string body =
+      R"({"Pod":{"metadata":{"name":"p"}},"Nodes":{"items":[)"
+      R"({"metadata":{"name":"a"},"status":{"allocatable":{"cpu":"2","memory":"1Gi"}}}, )"
+      R"({"metadata" : {"name":"b"}}]}})";
+  absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(body);
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_THAT(
+      args->node_items,
+      ElementsAre(
+          R"({"metadata":{"name":"a"},"status":{"allocatable":{"cpu":"2","memory":"1Gi"}}})",
+          R"({"metadata" : {"name":"b"}})"));
+  FilterResult result;
+  result.passed = {"b"};
+  const nlohmann::json out = nlohmann::json::parse(EncodeFilterResult(*args, result));
+  EXPECT_EQ(out["Nodes"]["items"], nlohmann::json::parse(R"([{"metadata":{"name":"b"}}])"));
+
+  absl::StatusOr<ExtenderArgs> names_only = DecodeExtenderArgs(body, /*keep_node_objects=*/false);
+  ASSERT_TRUE(names_only.ok());
+  EXPECT_TRUE(names_only->node_items.empty());
+  ASSERT_EQ(names_only->nodes.size(), 2u);
+  EXPECT_THAT(names_only->nodes[0].allocatable, Optional(ResourceAmounts{2000, 1LL << 30}));
+}
+
+TEST(ExtenderWireTest, APodDecodesTheSameFromARequestAndFromTheApi) {
+  // An API pod carries much more than headroom reads (managed fields, status, the rest of the
+  // spec); the result must be the same as from the scheduler's request.
+  const nlohmann::json pod = nlohmann::json::parse(R"({
+    "metadata": {"name": "web-6d9f7b-x", "namespace": "shop", "uid": "u1",
+                 "annotations": {"a": "1", "n": 2},
+                 "ownerReferences": [{"kind": "ReplicaSet", "name": "web-6d9f7b", "controller": true}],
+                 "managedFields": [{"manager": "kubectl", "fieldsV1": {"f:spec": {}}}]},
+    "spec": {"nodeName": "n1", "containers": [
+      {"name": "app", "image": "x", "resources": {"requests": {"cpu": "250m"}, "limits": {"memory": "1Gi"}}},
+      {"name": "side", "resources": {"limits": {"cpu": 1}}}]},
+    "status": {"phase": "Running"}})");
+  absl::StatusOr<PodSpec> from_api = DecodePodObject(pod);
+  absl::StatusOr<ExtenderArgs> from_request =
+      DecodeExtenderArgs(nlohmann::json{{"Pod", pod}, {"NodeNames", {"n1"}}}.dump());
+  ASSERT_TRUE(from_api.ok()) << from_api.status();
+  ASSERT_TRUE(from_request.ok()) << from_request.status();
+  for (const PodSpec* spec : {&*from_api, &from_request->pod}) {
+    EXPECT_EQ(spec->workload_key, "shop/Deployment/web");
+    EXPECT_EQ(spec->uid, "u1");
+    EXPECT_EQ(spec->annotations, (std::map<std::string, std::string>{{"a", "1"}}));
+    ASSERT_EQ(spec->containers.size(), 2u);
+    EXPECT_EQ(spec->containers[0].requests, (ResourceAmounts{250, 1LL << 30}));
+    EXPECT_EQ(spec->containers[1].requests, (ResourceAmounts{1000, 0}));
+  }
+  EXPECT_FALSE(DecodePodObject(nlohmann::json::array()).ok());
+  EXPECT_FALSE(DecodePodObject(nlohmann::json{{"metadata", "x"}}).ok());
+}
+
+}  // namespace
+}  // namespace headroom::extender
