@@ -54,7 +54,7 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
   for (const ReportedPod& pod : report.pods) {
     // Only a pod matched with the API speaks for a placement or for its workload.
     if (!pod.verified) continue;
-    placements_.erase(pod.uid);  // the report covers it now
+    ErasePlacementLocked(pod.uid);  // the report covers it now
     if (pod.workload_key.empty()) continue;
     for (const ContainerDemand& c : pod.containers) {
       if (!c.cpu.has_value() && !c.memory.has_value()) continue;
@@ -80,17 +80,43 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
 }
 
 void ClusterView::ExpirePlacementsLocked(absl::Time now) {
-  absl::erase_if(placements_,
-                 [&](const auto& entry) { return now - entry.second.at > options_.placement_ttl; });
+  // A scan of every placement at most once a second: judging skips expired ones by itself.
+  if (now - placements_swept_ < absl::Seconds(1) && now >= placements_swept_) return;
+  placements_swept_ = now;
+  for (auto node = placed_by_node_.begin(); node != placed_by_node_.end();) {
+    std::erase_if(node->second, [&](const Placement& placement) {
+      if (now - placement.at <= options_.placement_ttl) return false;
+      placements_.erase(placement.pod_uid);
+      return true;
+    });
+    if (node->second.empty()) {
+      placed_by_node_.erase(node++);
+    } else {
+      ++node;
+    }
+  }
 }
 
-std::optional<NodeFootprint> ClusterView::NodeLocked(
-    absl::string_view name, absl::Time now, const std::vector<const PodFootprint*>& placed) {
+void ClusterView::ErasePlacementLocked(const std::string& pod_uid) {
+  const auto it = placements_.find(pod_uid);
+  if (it == placements_.end()) return;
+  if (const auto node = placed_by_node_.find(it->second); node != placed_by_node_.end()) {
+    std::erase_if(node->second,
+                  [&](const Placement& placement) { return placement.pod_uid == pod_uid; });
+    if (node->second.empty()) placed_by_node_.erase(node);
+  }
+  placements_.erase(it);
+}
+
+const NodeFootprint* ClusterView::JudgedNodeLocked(absl::string_view name, absl::Time now,
+                                                   const std::vector<const PodFootprint*>& placed,
+                                                   NodeFootprint& scratch) {
   const auto it = nodes_.find(name);
   if (it == nodes_.end() || now - it->second.report.reported_at > options_.report_stale_after) {
-    return std::nullopt;
+    return nullptr;
   }
   NodeState& state = it->second;
+  NodeFootprint& footprint = state.footprint;  // brought up to date in place: no copy
   if (now - state.cordon_evaluated >= absl::Seconds(1) || now < state.cordon_evaluated) {
     std::optional<LoadObservation> load;
     if (state.report.load1.has_value()) {
@@ -98,35 +124,48 @@ std::optional<NodeFootprint> ClusterView::NodeLocked(
     }
     state.cordon = NextLoadCordonState(state.cordon, load, now, options_.cordon);
     state.cordon_evaluated = now;
+    footprint.cordoned = state.cordon.cordoned;
+    footprint.cordon_reason = footprint.cordoned ? state.cordon.reason : Reason{};
+    footprint.load = state.cordon.load;
   }
-  NodeFootprint footprint = state.footprint;
-  footprint.cordoned = state.cordon.cordoned;
-  if (footprint.cordoned) footprint.cordon_reason = state.cordon.reason;
-  footprint.load = state.cordon.load;
+  // The API's allocatable, when it lists the node, over the reported one.
+  footprint.allocatable = state.report.allocatable;
+  footprint.max_pods = state.report.max_pods;
   if (const auto api = api_nodes_.find(name); api != api_nodes_.end()) {
     footprint.allocatable = api->second.allocatable;
     if (api->second.max_pods.has_value()) footprint.max_pods = *api->second.max_pods;
   }
-  for (const PodFootprint* pod : placed) footprint.Add(*pod);
-  return footprint;
+  if (placed.empty()) return &footprint;
+  scratch = footprint;
+  for (const PodFootprint* pod : placed) scratch.Add(*pod);
+  return &scratch;
+}
+
+void ClusterView::VisitNodes(const std::vector<absl::string_view>& names, absl::Time now,
+                             absl::FunctionRef<void(size_t, const NodeFootprint*)> visit) {
+  absl::MutexLock lock(&mu_);
+  ExpirePlacementsLocked(now);
+  std::vector<const PodFootprint*> placed;
+  NodeFootprint scratch;
+  for (size_t i = 0; i < names.size(); ++i) {
+    placed.clear();
+    if (!placed_by_node_.empty()) {
+      if (const auto it = placed_by_node_.find(names[i]); it != placed_by_node_.end()) {
+        for (const Placement& placement : it->second) {
+          if (now - placement.at <= options_.placement_ttl) placed.push_back(&placement.footprint);
+        }
+      }
+    }
+    visit(i, JudgedNodeLocked(names[i], now, placed, scratch));
+  }
 }
 
 std::vector<std::optional<NodeFootprint>> ClusterView::Nodes(
     const std::vector<absl::string_view>& names, absl::Time now) {
-  std::vector<std::optional<NodeFootprint>> out;
-  out.reserve(names.size());
-  absl::MutexLock lock(&mu_);
-  ExpirePlacementsLocked(now);
-  // Placements by node, once per request rather than a scan per node.
-  absl::flat_hash_map<absl::string_view, std::vector<const PodFootprint*>> placed;
-  for (const auto& [uid, placement] : placements_) {
-    placed[placement.node].push_back(&placement.footprint);
-  }
-  static const std::vector<const PodFootprint*> kNone;
-  for (absl::string_view name : names) {
-    const auto it = placed.find(name);
-    out.push_back(NodeLocked(name, now, it == placed.end() ? kNone : it->second));
-  }
+  std::vector<std::optional<NodeFootprint>> out(names.size());
+  VisitNodes(names, now, [&](size_t i, const NodeFootprint* node) {
+    if (node != nullptr) out[i] = *node;
+  });
   return out;
 }
 
@@ -249,7 +288,7 @@ bool ClusterView::HasApiNode(const std::string& name) const {
 
 void ClusterView::ForgetPlacement(const std::string& pod_uid) {
   absl::MutexLock lock(&mu_);
-  placements_.erase(pod_uid);
+  ErasePlacementLocked(pod_uid);
 }
 
 size_t ClusterView::PlacementCount() const {
@@ -266,7 +305,9 @@ void ClusterView::RecordPlacement(const std::string& pod_uid, const std::string&
       if (pod.uid == pod_uid && pod.verified) return;
     }
   }
-  placements_[pod_uid] = {node, footprint, now};
+  ErasePlacementLocked(pod_uid);
+  placements_[pod_uid] = node;
+  placed_by_node_[node].push_back({pod_uid, footprint, now});
 }
 
 size_t ClusterView::NodeCount() const {

@@ -14,6 +14,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -88,6 +89,11 @@ class ClusterView {
   // a node without a fresh report.
   std::vector<std::optional<NodeFootprint>> Nodes(const std::vector<absl::string_view>& names,
                                                   absl::Time now);
+  // The same without copies, for the scheduler's path: `visit(i, node)` for each name in
+  // order, with nullptr for a node without a fresh report. It runs under the view's lock
+  // (keep it short, do not call the view from it); `node` is valid during the call only.
+  void VisitNodes(const std::vector<absl::string_view>& names, absl::Time now,
+                  absl::FunctionRef<void(size_t, const NodeFootprint*)> visit);
 
   // Statistics for a workload's container: the union over its replicas' reports.
   using ContainerStats = UsageSnapshot;
@@ -143,16 +149,18 @@ class ClusterView {
     // The cordon is re-evaluated at most once a second (its messages are formatted text).
     absl::Time cordon_evaluated = absl::InfinitePast();
   };
-  // `placed`: the recent placements on this node.
-  std::optional<NodeFootprint> NodeLocked(absl::string_view name, absl::Time now,
-                                          const std::vector<const PodFootprint*>& placed)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The node as judged at `now` (nullptr: no fresh report): its stored footprint brought up
+  // to date, or, with recent placements (`placed`) on it, `scratch` holding it with them.
+  const NodeFootprint* JudgedNodeLocked(absl::string_view name, absl::Time now,
+                                        const std::vector<const PodFootprint*>& placed,
+                                        NodeFootprint& scratch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ExpirePlacementsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ErasePlacementLocked(const std::string& pod_uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether statistics of this workload container may be kept (max_workload_containers).
   bool HasRoomForLocked(const std::string& workload_container) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   struct Placement {
-    std::string node;
+    std::string pod_uid;
     PodFootprint footprint;
     absl::Time at;
   };
@@ -169,7 +177,11 @@ class ClusterView {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, NodeState> nodes_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::vector<Contribution>> workloads_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, Placement> placements_ ABSL_GUARDED_BY(mu_);  // by pod UID
+  // Recent placements by node, so that a scheduling request looks up its nodes' placements
+  // instead of scanning all of them; and each placed pod's node, by pod UID.
+  absl::flat_hash_map<std::string, std::vector<Placement>> placed_by_node_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::string> placements_ ABSL_GUARDED_BY(mu_);
+  absl::Time placements_swept_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   absl::flat_hash_map<std::string, ApiNode> api_nodes_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -28,12 +28,11 @@ PodFootprint CandidateFootprint(const PodSpec& pod, const ClusterView& view) {
 
 namespace {
 
-std::vector<std::optional<NodeFootprint>> Lookup(const ExtenderArgs& args, ClusterView& view,
-                                                 absl::Time now) {
+std::vector<absl::string_view> Names(const ExtenderArgs& args) {
   std::vector<absl::string_view> names;
   names.reserve(args.nodes.size());
   for (const NodeSpec& node : args.nodes) names.push_back(node.name);
-  return view.Nodes(names, now);
+  return names;
 }
 
 }  // namespace
@@ -41,38 +40,34 @@ std::vector<std::optional<NodeFootprint>> Lookup(const ExtenderArgs& args, Clust
 FilterOutcome FilterNodes(const ExtenderArgs& args, ClusterView& view, absl::Time now) {
   FilterOutcome outcome;
   const PodFootprint candidate = CandidateFootprint(args.pod, view);
-  const std::vector<std::optional<NodeFootprint>> nodes = Lookup(args, view, now);
   outcome.result.passed.reserve(args.nodes.size());
-  for (size_t i = 0; i < args.nodes.size(); ++i) {
-    const NodeSpec& node = args.nodes[i];
-    const std::optional<NodeFootprint>& known = nodes[i];
-    if (!known.has_value()) {
+  view.VisitNodes(Names(args), now, [&](size_t i, const NodeFootprint* known) {
+    const std::string& name = args.nodes[i].name;
+    if (known == nullptr) {
       ++outcome.unknown_nodes;
-      outcome.result.passed.push_back(node.name);
-      continue;
+      outcome.result.passed.push_back(name);
+      return;
     }
-    const FitDecision fit = ProjectedFit(*known, candidate);
+    FitDecision fit = ProjectedFit(*known, candidate);
     if (fit.fits) {
-      outcome.result.passed.push_back(node.name);
+      outcome.result.passed.push_back(name);
     } else {
-      outcome.result.failed[node.name] = fit.reason.message;
-      outcome.rejection_codes.push_back(fit.reason.code);
+      outcome.result.failed[name] = std::move(fit.reason.message);
+      outcome.rejection_codes.push_back(std::move(fit.reason.code));
     }
-  }
+  });
   return outcome;
 }
 
 std::vector<HostPriority> PrioritizeNodes(const ExtenderArgs& args, ClusterView& view,
                                           absl::Time now, const ScoringConfig& scoring) {
   const PodFootprint candidate = CandidateFootprint(args.pod, view);
-  const std::vector<std::optional<NodeFootprint>> nodes = Lookup(args, view, now);
   std::vector<HostPriority> out;
   out.reserve(args.nodes.size());
-  for (size_t i = 0; i < args.nodes.size(); ++i) {
-    out.push_back({args.nodes[i].name, nodes[i].has_value()
-                                           ? ScoreNode(*nodes[i], candidate, scoring)
-                                           : kUnknownNodeScore});
-  }
+  view.VisitNodes(Names(args), now, [&](size_t i, const NodeFootprint* known) {
+    out.push_back({args.nodes[i].name,
+                   known != nullptr ? ScoreNode(*known, candidate, scoring) : kUnknownNodeScore});
+  });
   return out;
 }
 

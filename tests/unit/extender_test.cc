@@ -260,6 +260,39 @@ TEST(JudgeTest, RecentPlacementsCountUntilAReportCoversThem) {
               ElementsAre("n"));
 }
 
+TEST(JudgeTest, PlacementsCountOnTheirOwnNodeAndExpireEvenBetweenSweeps) {
+  ClusterView view({});
+  ASSERT_THAT(view.ApplyReport(Report("n1", {})), IsOk());
+  ASSERT_THAT(view.ApplyReport(Report("n2", {})), IsOk());
+  view.RecordPlacement("p1", "n1", {{3600, kGi}, {0, 0}}, kNow);
+  // Placed again elsewhere (a relist): it counts once, on the newer node.
+  view.RecordPlacement("p1", "n2", {{3600, kGi}, {0, 0}}, kNow);
+  EXPECT_EQ(view.PlacementCount(), 1u);
+  FilterOutcome outcome = FilterNodes(Args({"n1", "n2"}, 900, 900), view, kNow);
+  EXPECT_THAT(outcome.result.passed, ElementsAre("n1"));
+  EXPECT_EQ(outcome.result.failed.count("n2"), 1u);
+  // Judged just after a sweep (sweeps run at most once a second), a placement past its TTL
+  // does not count although it has not been swept yet.
+  const absl::Time swept = kNow + absl::Seconds(30);
+  EXPECT_EQ(FilterNodes(Args({"n1"}, 900, 900), view, swept).result.failed.count("n1"), 0u);
+  view.RecordPlacement("p2", "n1", {{3600, kGi}, {0, 0}},
+                       swept - absl::Minutes(2) - absl::Seconds(1));
+  EXPECT_THAT(
+      FilterNodes(Args({"n1"}, 900, 900), view, swept + absl::Milliseconds(500)).result.passed,
+      ElementsAre("n1"));
+  EXPECT_EQ(view.PlacementCount(), 2u);  // not swept yet
+  // Still fresh: it counts.
+  view.RecordPlacement("p2", "n1", {{3600, kGi}, {0, 0}}, swept);
+  EXPECT_EQ(FilterNodes(Args({"n1"}, 900, 900), view, swept + absl::Milliseconds(600))
+                .result.failed.count("n1"),
+            1u);
+  view.ForgetPlacement("p1");
+  view.ForgetPlacement("p2");
+  EXPECT_EQ(view.PlacementCount(), 0u);
+  EXPECT_THAT(FilterNodes(Args({"n1", "n2"}, 900, 900), view, kNow).result.passed,
+              ElementsAre("n1", "n2"));
+}
+
 TEST(ClusterViewTest, RefusesBadReportsWithoutChangingAnything) {
   ClusterView view({});
   EXPECT_THAT(view.ApplyReport(Report("", {})),
