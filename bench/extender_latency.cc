@@ -3,16 +3,28 @@
 // Builds ExtenderArgs with N nodes from a recorded kube-scheduler request (names, or whole
 // Node objects), sends R cycles after W warm-up cycles, and prints p50/p99/mean per call and
 // per cycle as one JSON line. With --report, first gives headroom-extender a report for every
-// node over gRPC (and writes the same state for the Go baseline with --go-state).
+// node over gRPC (node-0..node-N-1, each with --pods pods); with --go-state, writes the same
+// state for the Go baseline.
+//
+// The client is a plain blocking socket speaking HTTP/1.1 with keep-alive and TCP_NODELAY,
+// as Go's net/http (and so kube-scheduler) does, so that its own cost stays far below the
+// servers'. With --gzip it sends `Accept-Encoding: gzip`, as Go's transport does; the JSON
+// line counts the connections it had to open and the answers that came back compressed.
 //
 // Usage: extender_latency --url http://127.0.0.1:8888 --nodes 500 --mode names|nodes
-//                         [--requests 200] [--warmup 20] [--report 127.0.0.1:9090]
+//                         [--requests 200] [--warmup 20] [--gzip 1]
+//                         [--report 127.0.0.1:9090 [--pods 1] [--node-cpus 4] [--node-memory-gi 8]]
 //                         [--go-state FILE] --fixture tests/testdata/.../run1-002-filter.json
 
+#include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
-#include <httplib.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -64,7 +76,13 @@ std::string Body(const json& fixture, int nodes, bool names) {
   return body.dump();
 }
 
-void Report(const std::string& address, int nodes) {
+struct ReportShape {
+  int pods_per_node = 1;
+  int64_t cpu_millis = 4000;  // each node's allocatable
+  int64_t memory_bytes = 8 * kGi;
+};
+
+void Report(const std::string& address, int nodes, const ReportShape& shape) {
   auto stub = headroom::v1::ReportService::NewStub(
       grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
   for (int i = 0; i < nodes; ++i) {
@@ -73,15 +91,17 @@ void Report(const std::string& address, int nodes) {
     // Reports from the future are refused; the extender runs with --report-stale-after=1h so
     // these stay fresh for the whole run.
     report.reported_at = absl::Now();
-    report.allocatable = {4000, 8 * kGi};
-    report.cpus = 4;
+    report.allocatable = {shape.cpu_millis, shape.memory_bytes};
+    report.cpus = static_cast<int>(shape.cpu_millis / 1000);
     report.load1 = 0.5;
-    headroom::extender::ReportedPod pod;
-    pod.pod_namespace = "bench";
-    pod.name = "busy";
-    pod.containers.push_back({"c", headroom::CpuStats{BaseMillis(i), BaseMillis(i) + 500},
-                              headroom::MemoryStats{kGi, kGi, kGi, 0}});
-    report.pods.push_back(pod);
+    for (int p = 0; p < shape.pods_per_node; ++p) {
+      headroom::extender::ReportedPod pod;
+      pod.pod_namespace = "bench";
+      pod.name = "busy-" + std::to_string(p);
+      pod.containers.push_back({"c", headroom::CpuStats{BaseMillis(i), BaseMillis(i) + 500},
+                                headroom::MemoryStats{kGi, kGi, kGi, 0}});
+      report.pods.push_back(pod);
+    }
     grpc::ClientContext context;
     headroom::v1::ReportReply reply;
     const grpc::Status status = stub->Report(&context, headroom::extender::ToProto(report), &reply);
@@ -100,6 +120,134 @@ void WriteGoState(const std::string& path, int nodes) {
   }
   std::ofstream(path) << state.dump();
 }
+
+// One keep-alive HTTP/1.1 connection, reopened when the server closes it.
+class Client {
+ public:
+  Client(const std::string& url, bool gzip) : gzip_(gzip) {
+    const std::string rest = url.substr(url.find("://") + 3);
+    host_ = rest.substr(0, rest.find(':'));
+    port_ = std::stoi(rest.substr(rest.find(':') + 1));
+  }
+  ~Client() {
+    if (fd_ >= 0) close(fd_);
+  }
+
+  // The status (0: failed); the answer's body in `body`.
+  int Post(const std::string& path, const std::string& request, std::string& body) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (fd_ < 0 && !Connect()) return 0;
+      std::string head = "POST " + path + " HTTP/1.1\r\nHost: " + host_ +
+                         "\r\nUser-Agent: extender-latency\r\nContent-Type: application/json\r\n"
+                         "Content-Length: " +
+                         std::to_string(request.size()) + "\r\n";
+      if (gzip_) head += "Accept-Encoding: gzip\r\n";
+      head += "\r\n";
+      head += request;
+      if (!SendAll(head)) {
+        Reset();
+        continue;
+      }
+      const int status = Read(body);
+      if (status > 0) return status;
+      Reset();
+      if (!fresh_) continue;  // a kept-alive connection the server had closed: retry once
+      return 0;
+    }
+    return 0;
+  }
+
+  int connections() const { return connections_; }
+  int compressed() const { return compressed_; }
+
+ private:
+  bool Connect() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port_));
+    inet_pton(AF_INET, host_.c_str(), &addr.sin_addr);
+    if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+      Reset();
+      return false;
+    }
+    const int one = 1;
+    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    ++connections_;
+    fresh_ = true;
+    buffer_.clear();
+    return true;
+  }
+  void Reset() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+  }
+  bool SendAll(const std::string& data) {
+    size_t sent = 0;
+    while (sent < data.size()) {
+      const ssize_t n = send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      sent += static_cast<size_t>(n);
+    }
+    return true;
+  }
+  bool Fill() {
+    char chunk[64 << 10];
+    const ssize_t n = recv(fd_, chunk, sizeof(chunk), 0);
+    if (n <= 0) return false;
+    buffer_.append(chunk, static_cast<size_t>(n));
+    return true;
+  }
+  // Reads one answer (Content-Length or chunked); the status, or 0.
+  int Read(std::string& body) {
+    size_t end;
+    while ((end = buffer_.find("\r\n\r\n")) == std::string::npos) {
+      if (!Fill()) return 0;
+    }
+    std::string head = buffer_.substr(0, end);
+    buffer_.erase(0, end + 4);
+    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const int status = std::atoi(head.c_str() + head.find(' ') + 1);
+    if (head.find("content-encoding: gzip") != std::string::npos) ++compressed_;
+    const bool close_after = head.find("connection: close") != std::string::npos;
+    body.clear();
+    if (head.find("transfer-encoding: chunked") != std::string::npos) {
+      for (;;) {
+        size_t line;
+        while ((line = buffer_.find("\r\n")) == std::string::npos) {
+          if (!Fill()) return 0;
+        }
+        const size_t size = std::stoul(buffer_.substr(0, line), nullptr, 16);
+        while (buffer_.size() < line + 2 + size + 2) {
+          if (!Fill()) return 0;
+        }
+        body.append(buffer_, line + 2, size);
+        buffer_.erase(0, line + 2 + size + 2);
+        if (size == 0) break;
+      }
+    } else {
+      const size_t at = head.find("content-length:");
+      const size_t length = at == std::string::npos ? 0 : std::stoul(head.substr(at + 15));
+      while (buffer_.size() < length) {
+        if (!Fill()) return 0;
+      }
+      body = buffer_.substr(0, length);
+      buffer_.erase(0, length);
+    }
+    fresh_ = false;
+    if (close_after) Reset();
+    return status;
+  }
+
+  std::string host_;
+  int port_ = 0;
+  bool gzip_ = false;
+  int fd_ = -1;
+  bool fresh_ = false;
+  std::string buffer_;
+  int connections_ = 0;
+  int compressed_ = 0;
+};
 
 double Percentile(std::vector<double> values, double q) {
   std::sort(values.begin(), values.end());
@@ -125,7 +273,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (args.count("--report")) {
-    Report(args["--report"], nodes);
+    ReportShape shape;
+    if (args.count("--pods")) shape.pods_per_node = std::stoi(args["--pods"]);
+    if (args.count("--node-cpus")) shape.cpu_millis = 1000 * std::stoll(args["--node-cpus"]);
+    if (args.count("--node-memory-gi"))
+      shape.memory_bytes = kGi * std::stoll(args["--node-memory-gi"]);
+    Report(args["--report"], nodes, shape);
     return 0;
   }
   std::ifstream in(args["--fixture"]);
@@ -134,19 +287,18 @@ int main(int argc, char** argv) {
   const json fixture = json::parse(fixture_text.str());
   const std::string body = Body(fixture, nodes, names);
 
-  httplib::Client client(args["--url"]);
-  client.set_keep_alive(true);
-  client.set_tcp_nodelay(true);  // as Go's net/http, and so kube-scheduler, does
-  client.set_read_timeout(60);
+  const bool gzip = args.count("--gzip") && args["--gzip"] != "0";
+  Client client(args["--url"], gzip);
   std::vector<double> filter_ms, prioritize_ms, cycle_ms;
+  std::string answer;
   for (int i = 0; i < warmup + requests; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    httplib::Result filter = client.Post("/filter", body, "application/json");
+    const int filter = client.Post("/filter", body, answer);
     const auto t1 = std::chrono::steady_clock::now();
-    httplib::Result prioritize = client.Post("/prioritize", body, "application/json");
+    const int prioritize = client.Post("/prioritize", body, answer);
     const auto t2 = std::chrono::steady_clock::now();
-    if (!filter || filter->status != 200 || !prioritize || prioritize->status != 200) {
-      std::cerr << "request failed\n";
+    if (filter != 200 || prioritize != 200) {
+      std::cerr << "request failed: filter " << filter << ", prioritize " << prioritize << "\n";
       return 1;
     }
     if (i < warmup) continue;
@@ -157,6 +309,9 @@ int main(int argc, char** argv) {
   std::cout << json{{"nodes", nodes},
                     {"mode", names ? "names" : "nodes"},
                     {"bodyBytes", body.size()},
+                    {"gzip", gzip},
+                    {"connections", client.connections()},
+                    {"compressedAnswers", client.compressed()},
                     {"filter", Stats(filter_ms)},
                     {"prioritize", Stats(prioritize_ms)},
                     {"cycle", Stats(cycle_ms)}}

@@ -1,31 +1,40 @@
 #!/usr/bin/env bash
-# Scheduling throughput with and without headroom-extender, on a local control plane of real
-# binaries (etcd 3.5, kube-apiserver and kube-scheduler v1.34.3, scripts/k8s-deps.sh): the
-# same batch of pods on many fake nodes (Node objects without kubelet, as kwok creates them),
-# once through a kube-scheduler alone and once through one that calls the extender, which
-# knows every node from a report. Pods are created before their scheduler starts; throughput
-# is bindings per second between the first and the last "Successfully bound" line of the
-# scheduler's log. Both schedulers get clientConnection qps/burst 5000 so the API client's
-# rate limit (50/s by default) does not hide the cost of the extender. Everything listens on
-# 127.0.0.1 and is stopped by PID. Numbers are reported, not asserted.
+# Scheduling throughput on a local control plane of real binaries (etcd 3.5, kube-apiserver
+# and kube-scheduler v1.34.3, scripts/k8s-deps.sh): the same batch of pods on many fake nodes
+# (Node objects without kubelet, as kwok creates them), through kube-scheduler in five
+# configurations, run in interleaved rounds so that the machine's drift hits all alike:
+#   alone            kube-scheduler without an extender;
+#   null             with bench/null_extender.cc (decides nothing, raw epoll, no JSON parser),
+#                    filter + prioritize: the HTTP extender protocol's own cost, the floor;
+#   null-filter      the same, filter only;
+#   headroom         with headroom-extender, filter + prioritize (deploy/'s configuration);
+#   headroom-filter  headroom-extender, filter only.
+# headroom-extender knows every node from a report (each with pods, so every filter call does
+# the full projection). Pods are created before their scheduler starts; throughput is bindings
+# per second between the first and the last "Successfully bound" line of the scheduler's log.
+# Every scheduler gets clientConnection qps/burst 5000 so the API client's rate limit (50/s by
+# default) does not hide the extender's cost. Everything listens on 127.0.0.1 and is stopped by
+# PID. Numbers are reported (median and range per configuration), not asserted.
 #
-# Usage: bash scripts/bench-scheduling.sh [NODES (500)] [PODS (1000)]
+# Usage: bash scripts/bench-scheduling.sh [NODES (500)] [PODS (1000)] [ROUNDS (3)]
+#        (HEADROOM_BENCH_CONFIGS="alone headroom" runs only those configurations)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repo=$(pwd)
 nodes=${1:-500}
 pods=${2:-1000}
+rounds=${3:-3}
 cache=${HEADROOM_CACHE:-$HOME/.cache/headroom}
 k8s_bin=$cache/k8s-${HEADROOM_K8S_VERSION:-v1.34.3}
 
 bash scripts/setup.sh >&2
 bash scripts/k8s-deps.sh >&2
 cmake --preset release >/dev/null
-cmake --build --preset release --target headroom-extender headroom >&2
+cmake --build --preset release --target headroom-extender extender_latency null_extender >&2
 
 work=$(mktemp -d /tmp/headroom-bench-sched.XXXXXX)
 pids=()
 cleanup() {
+  set +e
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do kill "${pids[i]}" 2>/dev/null && wait "${pids[i]}" 2>/dev/null; done
   [[ -n ${HEADROOM_BENCH_KEEP:-} ]] && echo "kept $work" >&2 || rm -rf "$work"
 }
@@ -41,16 +50,21 @@ kubectl_ create namespace bench >/dev/null
 
 http_port=$(free_port)
 grpc_port=$(free_port)
-build/release/extender/headroom-extender --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" --report-auth=insecure \
-  --kubeconfig "$work/admin.kubeconfig" >"$work/extender.log" 2>&1 &
+# HEADROOM_BENCH_NO_API=1 runs the extender without the API (no pod and node watches), to
+# see what those cost the rest of this machine; headroom needs them in a real cluster.
+api_flags=(--kubeconfig "$work/admin.kubeconfig")
+[[ -n ${HEADROOM_BENCH_NO_API:-} ]] && api_flags=()
+build/release/extender/headroom-extender --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
+  --report-auth=insecure --report-stale-after=1h "${api_flags[@]}" >"$work/extender.log" 2>&1 &
 pids+=($!)
 wait_for 20 curl -sf "http://127.0.0.1:$http_port/healthz" || die "extender did not start"
-# Every node reports 5 pods with statistics, so each filter call does the full projection.
-for name in "${names[@]}"; do
-  pods_json=$(for p in 1 2 3 4 5; do printf '{"namespace":"bench","name":"%s-r%d","uid":"%s-r%d","workloadKey":"bench/StatefulSet/resident","requests":{"cpuMillis":"500","memoryBytes":"1073741824"},"containers":[{"name":"app","cpu":{"baseMillis":"%d","peakMillis":"2000"},"memory":{"baseBytes":"1073741824","peakBytes":"2147483648"}}]}\n' "$name" "$p" "$name" "$p" $((300 + p * 100)); done | paste -sd, -)
-  printf '{"node":"%s","allocatable":{"cpuMillis":"32000","memoryBytes":"137438953472"},"load1":1.5,"cpus":32,"pods":[%s]}' "$name" "$pods_json" >"$work/report.json"
-  build/release/cli/headroom report --extender "127.0.0.1:$grpc_port" --input "$work/report.json" >/dev/null || die "report for $name"
-done
+# Every node reports 5 pods with statistics (node-0 .. node-N-1, the names above).
+build/release/bench/extender_latency --report "127.0.0.1:$grpc_port" --nodes "$nodes" --pods 5 \
+  --node-cpus 32 --node-memory-gi 128 || die "reports"
+build/release/bench/null_extender --address 127.0.0.1 --port 0 >"$work/null.port" &
+pids+=($!)
+wait_for 10 test -s "$work/null.port" || die "null extender did not start"
+null_port=$(cat "$work/null.port")
 
 pod_batch() { # SCHEDULER_NAME
   for ((i = 0; i < pods; i++)); do
@@ -58,16 +72,25 @@ pod_batch() { # SCHEDULER_NAME
   done
 }
 
-# run NAME WITH_EXTENDER: prints "NAME seconds pods/s"
+# run CONFIG ROUND: prints "CONFIG seconds pods/s"
 run() {
-  local name=$1 with_extender=$2 sched_port
+  local config=$1 round=$2 name sched_port port="" prioritize=yes
+  name="$config-$round"
   sched_port=$(free_port)
+  case $config in
+    null) port=$null_port ;;
+    null-filter) port=$null_port prioritize=no ;;
+    headroom) port=$http_port ;;
+    headroom-filter) port=$http_port prioritize=no ;;
+  esac
   {
     printf 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n'
     printf 'clientConnection: {kubeconfig: "%s", qps: 5000, burst: 5000}\n' "$work/admin.kubeconfig"
     printf 'leaderElection: {leaderElect: false}\nprofiles:\n- schedulerName: %s\n' "$name"
-    if [[ $with_extender == yes ]]; then
-      printf 'extenders:\n- {urlPrefix: "http://127.0.0.1:%s", filterVerb: filter, prioritizeVerb: prioritize, weight: 5, nodeCacheCapable: true, httpTimeout: 2s, ignorable: true}\n' "$http_port"
+    if [[ -n $port ]]; then
+      printf 'extenders:\n- {urlPrefix: "http://127.0.0.1:%s", filterVerb: filter, ' "$port"
+      [[ $prioritize == yes ]] && printf 'prioritizeVerb: prioritize, weight: 5, '
+      printf 'nodeCacheCapable: true, httpTimeout: 2s, ignorable: true}\n'
     fi
   } >"$work/$name.yaml"
   pod_batch "$name" | kubectl_ apply -f - >/dev/null
@@ -77,22 +100,40 @@ run() {
   all_bound() { [[ $(grep -c 'Successfully bound pod to node' "$work/$name.log") -ge $pods ]]; }
   wait_for 600 all_bound || die "$name: not all pods bound (see $work/$name.log)"
   kill "$pid"; wait "$pid" 2>/dev/null || true
-  grep 'Successfully bound pod to node' "$work/$name.log" | awk -v name="$name" -v n="$pods" '
+  grep 'Successfully bound pod to node' "$work/$name.log" | awk -v name="$config" -v n="$pods" '
     { split($2, t, ":"); s = t[1] * 3600 + t[2] * 60 + t[3]; if (NR == 1) first = s; last = s }
     END { d = last - first; printf "%s %.2f %.0f\n", name, d, (n - 1) / d }'
-  kubectl_ -n bench delete pods --all --force --grace-period=0 >/dev/null 2>&1
+  # One collection delete, at once (kubectl delete --all deletes and waits pod by pod).
+  kubectl_ delete --raw "/api/v1/namespaces/bench/pods?gracePeriodSeconds=0" >/dev/null
   wait_for 120 sh -c "[ \$($k8s_bin/kubectl --kubeconfig $work/admin.kubeconfig -n bench get pods -o name | wc -l) = 0 ]"
 }
 
-plain=$(run plain no)
-headroom=$(run headroom yes)
+read -r -a configs <<<"${HEADROOM_BENCH_CONFIGS:-alone null null-filter headroom headroom-filter}"
+for ((round = 1; round <= rounds; round++)); do
+  for config in "${configs[@]}"; do
+    run "$config" "$round" | tee -a "$work/runs.txt" >&2
+  done
+done
 calls=$(curl -sf "http://127.0.0.1:$http_port/metrics" | awk '/^headroom_extender_request_duration_seconds_(sum|count)\{verb="filter"\}/ {print $2}' | paste -sd' ')
+
 echo
-echo "scheduling $pods pods on $nodes nodes (release build, $(nproc) cores, Kubernetes v1.34.3)"
-printf '%-30s %10s %10s\n' "scheduler" "seconds" "pods/s"
-read -r _ s1 r1 <<<"$plain"
-read -r _ s2 r2 <<<"$headroom"
-printf '%-30s %10s %10s\n' "kube-scheduler alone" "$s1" "$r1" "kube-scheduler + headroom" "$s2" "$r2"
-awk -v a="$r1" -v b="$r2" 'BEGIN { printf "with the extender: %.2fx the throughput of kube-scheduler alone\n", b / a }'
+echo "scheduling $pods pods on $nodes nodes, $rounds interleaved rounds (release build, $(nproc) cores, Kubernetes v1.34.3)"
+python3 - "$work/runs.txt" "${configs[@]}" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    config, _, rate = line.split()
+    runs.setdefault(config, []).append(float(rate))
+median = {c: statistics.median(r) for c, r in runs.items()}
+print("%-16s %8s %14s %10s %10s" % ("configuration", "pods/s", "range", "vs alone", "vs null"))
+for c in sys.argv[2:]:
+    r = runs[c]
+    floor = "null-filter" if c.endswith("-filter") else "null"
+    vs_null = "%.2f" % (median[c] / median[floor]) if c.startswith("headroom") and floor in median else ""
+    vs_alone = "%.2f" % (median[c] / median["alone"]) if "alone" in median else ""
+    print("%-16s %8.0f %14s %10s %10s" % (c, median[c], "%.0f-%.0f" % (min(r), max(r)),
+          vs_alone, vs_null))
+PY
 read -r sum count <<<"$calls"
-awk -v s="$sum" -v c="$count" 'BEGIN { if (c > 0) printf "extender filter calls: %d, mean %.3f ms server-side\n", c, 1000 * s / c }'
+awk -v s="$sum" -v c="$count" 'BEGIN { if (c > 0) printf "headroom-extender filter calls: %d, mean %.3f ms server-side\n", c, 1000 * s / c }'
+echo "(vs null: headroom's median over the null extender's with the same verbs; 1.00 = the protocol's floor)"

@@ -66,8 +66,17 @@ create_nodes() {
       "$name" "$name" "$cpu" "$memory" "$cpu" "$memory"
   done >"$work/nodes.yaml"
   kubectl_ apply -f "$work/nodes.yaml" >/dev/null || return 1
-  # Only these nodes: a node created earlier no longer has the taint, and kubectl fails on it.
+  # Only these nodes (a node created earlier no longer has the taint, and kubectl fails on
+  # it), a few hundred names per kubectl call.
+  local -a batch=()
   for name in "$@"; do
-    kubectl_ taint nodes "$name" node.kubernetes.io/not-ready:NoSchedule- >/dev/null 2>&1 || true
+    batch+=("$name")
+    if ((${#batch[@]} >= 250)); then
+      kubectl_ taint nodes "${batch[@]}" node.kubernetes.io/not-ready:NoSchedule- >/dev/null 2>&1 || true
+      batch=()
+    fi
   done
+  if ((${#batch[@]} > 0)); then
+    kubectl_ taint nodes "${batch[@]}" node.kubernetes.io/not-ready:NoSchedule- >/dev/null 2>&1 || true
+  fi
 }
