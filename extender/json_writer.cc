@@ -2,23 +2,59 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
+#include <cstring>
+
 #include "nlohmann/json.hpp"
 
 namespace headroom::extender {
 
+namespace {
+
+constexpr uint64_t kOnes = 0x0101010101010101ULL;
+constexpr uint64_t kHighs = 0x8080808080808080ULL;
+
+// Bytes of `word` (8 at a time) that are zero get their high bit set; no false positives in
+// combination with the checks below, which only ask whether any byte matched.
+uint64_t ZeroBytes(uint64_t word) { return (word - kOnes) & ~word & kHighs; }
+
+// Whether any of the 8 bytes needs escaping (a control character, a quote, a backslash) or is
+// not ASCII (then the UTF-8 check decides).
+bool NeedsCare(uint64_t word) {
+  const uint64_t control = (word - kOnes * 0x20) & ~word & kHighs;  // byte < 0x20
+  const uint64_t quote = ZeroBytes(word ^ (kOnes * '"'));
+  const uint64_t backslash = ZeroBytes(word ^ (kOnes * '\\'));
+  return ((control | quote | backslash) != 0) || (word & kHighs) != 0;
+}
+
+bool NeedsCare(unsigned char byte) {
+  return byte < 0x20 || byte == '"' || byte == '\\' || byte >= 0x80;
+}
+
+}  // namespace
+
 void AppendJsonString(std::string& out, absl::string_view text) {
-  // One pass without early exit (the compiler vectorises it): names are short and clean.
-  unsigned char special = 0;
-  unsigned char high = 0;
+  // Names and reasons are almost always plain ASCII: check 8 bytes at a time and copy them.
+  size_t i = 0;
+  bool care = false;
+  for (; !care && i + 8 <= text.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, text.data() + i, 8);
+    care = NeedsCare(word);
+  }
+  for (; !care && i < text.size(); ++i) care = NeedsCare(static_cast<unsigned char>(text[i]));
+  if (!care) {
+    out += '"';
+    out.append(text.data(), text.size());
+    out += '"';
+    return;
+  }
+  bool special = false;
   for (const char c : text) {
     const auto byte = static_cast<unsigned char>(c);
-    special |= static_cast<unsigned char>(byte < 0x20) | static_cast<unsigned char>(c == '"') |
-               static_cast<unsigned char>(c == '\\');
-    high |= byte;
+    special = special || byte < 0x20 || c == '"' || c == '\\';
   }
-  const bool plain = special == 0;
-  const bool ascii = (high & 0x80) == 0;
-  if (plain && (ascii || simdjson::validate_utf8(text.data(), text.size()))) {
+  if (!special && simdjson::validate_utf8(text.data(), text.size())) {
     out += '"';
     out.append(text.data(), text.size());
     out += '"';

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A bounded load run against headroom-extender on loopback: wrk posts recorded kube-scheduler
-# filter requests (500 node names) at high concurrency, after the extender has a report for
-# every node. Prints wrk's summary, the non-2xx count and the extender's resident memory
-# before, between and after two rounds (memory should stay flat). Stops what it started by PID.
+# filter requests (500 node names) at high concurrency with `Accept-Encoding: gzip` (as Go's
+# transport, and so kube-scheduler, sends it), after the extender has a report for every node.
+# The same load goes to bench/null_extender.cc (no decisions, raw epoll) first, as the
+# reference. Prints wrk's summary, the non-2xx count and the extender's resident memory before,
+# between and after two rounds (memory should stay flat). Stops what it started by PID.
 #
 # Usage: bash scripts/load-extender.sh [seconds per round, default 20] [connections, default 64]
 set -euo pipefail
@@ -13,11 +15,16 @@ connections="${2:-64}"
 bash scripts/setup.sh >&2
 command -v wrk >/dev/null || { apt-get install -y -qq wrk >/dev/null || sudo apt-get install -y -qq wrk; }
 cmake --preset release >/dev/null
-cmake --build --preset release --target headroom-extender extender_latency >&2
+cmake --build --preset release --target headroom-extender extender_latency null_extender >&2
 
 work="$(mktemp -d)"
 pid=""
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"; }
+null_pid=""
+cleanup() {
+  [ -n "$pid" ] && kill "$pid" 2>/dev/null
+  [ -n "$null_pid" ] && kill "$null_pid" 2>/dev/null
+  rm -rf "$work"
+}
 trap cleanup EXIT
 source e2e/check-lib.sh
 http=$(free_port); grpc=$(free_port)
@@ -39,6 +46,7 @@ wrk.method = "POST"
 wrk.body = f:read("*a")
 f:close()
 wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept-Encoding"] = "gzip"
 local bad = 0
 response = function(status, headers, body) if status ~= 200 then bad = bad + 1 end end
 done = function(summary, latency, requests)
@@ -48,10 +56,20 @@ done = function(summary, latency, requests)
     latency:percentile(50) / 1000, latency:percentile(99) / 1000))
 end
 LUA
+run_wrk() { # URL
+  wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$work/post.lua" "$1" |
+    grep -E "Requests/sec|Transfer|non-200|latency p|Socket errors" || true
+}
+./build/release/bench/null_extender --address 127.0.0.1 --port 0 >"$work/null.port" & null_pid=$!
+wait_for 10 test -s "$work/null.port"
+echo "null extender (the floor):"
+run_wrk "http://127.0.0.1:$(cat "$work/null.port")/filter"
+kill "$null_pid"; null_pid=""
+
+echo "headroom-extender:"
 rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$pid/status"; }
 echo "resident memory before: $(rss)"
 for round in 1 2; do
-  wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$work/post.lua" \
-    "http://127.0.0.1:$http/filter" | grep -E "Requests/sec|Transfer|non-200|latency p|Socket errors" || true
+  run_wrk "http://127.0.0.1:$http/filter"
   echo "resident memory after round $round: $(rss)"
 done

@@ -66,7 +66,12 @@ TEST(AppendJsonStringTest, WritesWhatNlohmannWrites) {
   for (const std::string text :
        {std::string("node-1"), std::string(""), std::string("quote \" and \\ back"),
         std::string("tab\tnew\nline\x01"), std::string("caf\xc3\xa9 \xe2\x82\xac"),
-        std::string("bad \xff utf8 \xc3"), std::string("del \x7f")}) {
+        std::string("bad \xff utf8 \xc3"), std::string("del \x7f"),
+        // Past the first 8-byte word, and in its tail: each kind of byte that needs care.
+        std::string("ip-10-0-12-34.eu-west-1.compute.internal"), std::string("abcdefgh\"ijkl"),
+        std::string("abcdefghijklmno\x1f"), std::string("0123456789abcdef\xc3\xa9"),
+        std::string("01234567\\"), std::string("0123456789abcdef\xff"),
+        std::string("projected cpu 4100m > allocatable 4000m (bases 3600m + headroom 500m)")}) {
     std::string out;
     AppendJsonString(out, text);
     EXPECT_EQ(out,
