@@ -60,10 +60,10 @@ INSTANTIATE_TEST_SUITE_P(
         SpanCase{"items_not_array", R"({"Nodes":{"items":{}}})", {}, false},
         SpanCase{"escaped_key", R"({"Nod\u0065s":{"items":[1]}})", {}, false},
         SpanCase{"absent", R"({"NodeNames":["a"]})", {}, false}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(AppendJsonStringTest, WritesWhatNlohmannWrites) {
-  for (const std::string text :
+  for (const std::string& text :
        {std::string("node-1"), std::string(""), std::string("quote \" and \\ back"),
         std::string("tab\tnew\nline\x01"), std::string("caf\xc3\xa9 \xe2\x82\xac"),
         std::string("bad \xff utf8 \xc3"), std::string("del \x7f"),
