@@ -101,7 +101,8 @@ run() {
     >"$work/$name.log" 2>&1 &
   local pid=$!
   all_bound() { [[ $(grep -c 'Successfully bound pod to node' "$work/$name.log") -ge $pods ]]; }
-  wait_for 600 all_bound || die "$name: not all pods bound (see $work/$name.log)"
+  # (This runs in a pipeline's subshell: stop the scheduler here before giving up.)
+  wait_for 600 all_bound || { kill "$pid"; die "$name: not all pods bound (see $work/$name.log)"; }
   kill "$pid"; wait "$pid" 2>/dev/null || true
   grep 'Successfully bound pod to node' "$work/$name.log" | awk -v name="$config" -v n="$pods" '
     { split($2, t, ":"); s = t[1] * 3600 + t[2] * 60 + t[3]; if (NR == 1) first = s; last = s }
