@@ -145,7 +145,9 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   if (name.empty()) name = StringField(metadata, "generateName") + "*";
   decision.pod = absl::StrCat(pod_namespace, "/", name);
   const json* owners = Field(metadata, "ownerReferences");
-  decision.workload_key = WorkloadKey(pod_namespace, name, owners != nullptr ? *owners : json());
+  const std::optional<OwnerReference> owner =
+      owners != nullptr ? ControllingOwner(*owners) : std::nullopt;
+  decision.workload_key = WorkloadKey(pod_namespace, name, owner);
 
   if (std::find(options.excluded_namespaces.begin(), options.excluded_namespaces.end(),
                 pod_namespace) != options.excluded_namespaces.end()) {
@@ -161,10 +163,7 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   }
   PolicyDefaults defaults;
   defaults.allow_below_declared = options.guard.allow_below_declared;
-  std::string owner_kind;
-  if (owners != nullptr) {
-    if (std::optional<OwnerReference> owner = ControllingOwner(*owners)) owner_kind = owner->kind;
-  }
+  const std::string owner_kind = owner.has_value() ? owner->kind : "";
   const WorkloadPolicy policy =
       ResolveWorkloadPolicy({}, annotations, owner_kind, std::nullopt, defaults);
   if (std::string why = SizingBlockedBy(policy); !why.empty()) {
