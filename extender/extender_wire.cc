@@ -39,23 +39,24 @@ std::string_view StringMember(simdjson::dom::element object, const char* key) {
   return text;
 }
 
-// A quantity from a Kubernetes resource list (the text of a string, or a number as written);
-// absent or null is 0.
+// The text of a string, or of a number as written (quantities and counts come as either);
+// nullopt for anything else.
+std::optional<std::string> ScalarText(simdjson::dom::element value) {
+  std::string_view text;
+  if (value.get(text) == simdjson::SUCCESS) return std::string(text);
+  if (value.is_number()) return simdjson::minify(value);
+  return std::nullopt;
+}
+
+// A quantity from a Kubernetes resource list; absent or null is 0.
 absl::StatusOr<int64_t> Amount(simdjson::dom::object list, const char* resource,
                                absl::string_view path, bool cpu) {
   simdjson::dom::element value;
   if (!Present(list, resource, value)) return 0;
   const std::string field = absl::StrCat(path, ".", resource);
-  std::string number;
-  std::string_view text;
-  if (value.is_number()) {
-    number = simdjson::minify(value);
-    text = number;
-  } else if (value.get(text) != simdjson::SUCCESS) {
-    return Invalid(field, "expected a quantity");
-  }
-  const absl::string_view quantity(text.data(), text.size());
-  return cpu ? ParseCpuMillis(quantity, field) : ParseMemoryBytes(quantity, field);
+  const std::optional<std::string> text = ScalarText(value);
+  if (!text.has_value()) return Invalid(field, "expected a quantity");
+  return cpu ? ParseCpuMillis(*text, field) : ParseMemoryBytes(*text, field);
 }
 
 // The cpu and memory of object[key], a resource list; absent or null is none.
@@ -248,11 +249,10 @@ absl::StatusOr<NodeSpec> DecodeNodeElement(simdjson::dom::element node, size_t i
   HEADROOM_ASSIGN_OR_RETURN(amounts.memory_bytes, Amount(allocatable, "memory", field, false));
   spec.allocatable = amounts;
   simdjson::dom::element pods;
-  if (allocatable["pods"].get(pods) == simdjson::SUCCESS && !pods.is_null()) {
+  if (Present(allocatable, "pods", pods)) {
     int64_t count = 0;
-    const std::string text =
-        pods.is_string() ? std::string(pods.get_string().value_unsafe()) : simdjson::minify(pods);
-    if (absl::SimpleAtoi(text, &count) && count >= 0 && count <= 1'000'000) {
+    const std::optional<std::string> text = ScalarText(pods);
+    if (text.has_value() && absl::SimpleAtoi(*text, &count) && count >= 0 && count <= 1'000'000) {
       spec.max_pods = static_cast<int>(count);
     }
   }
@@ -311,7 +311,7 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body, bool kee
   } else if (Present(top, "Nodes", nodes)) {
     args.node_cache_capable = false;
     simdjson::dom::element items_element;
-    if (nodes.is_object() && Present(nodes.get_object().value_unsafe(), "items", items_element)) {
+    if (Present(nodes, "items", items_element)) {
       simdjson::dom::array items;
       if (items_element.get(items) != simdjson::SUCCESS) {
         return Invalid("Nodes.items", "expected an array");
