@@ -109,6 +109,26 @@ AdmissionDecision Skip(AdmissionDecision decision, std::string why) {
   return decision;
 }
 
+using AnnotationWrites = std::vector<std::pair<absl::string_view, std::string>>;
+
+// JSONPatch operations that write `writes` into the pod's annotations; `has_annotations`: the
+// pod has an annotations object already (else one object is added with all of them).
+void AppendAnnotationWrites(json& patch, bool has_annotations, const AnnotationWrites& writes) {
+  if (writes.empty()) return;
+  if (!has_annotations) {
+    json value = json::object();
+    for (const auto& [key, text] : writes) value[std::string(key)] = text;
+    patch.push_back(
+        {{"op", "add"}, {"path", "/metadata/annotations"}, {"value", std::move(value)}});
+    return;
+  }
+  for (const auto& [key, text] : writes) {
+    patch.push_back({{"op", "add"},
+                     {"path", absl::StrCat("/metadata/annotations/", PointerSegment(key))},
+                     {"value", text}});
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const StatsLookup& stats,
@@ -145,9 +165,11 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   if (name.empty()) name = StringField(metadata, "generateName") + "*";
   decision.pod = absl::StrCat(pod_namespace, "/", name);
   const json* owners = Field(metadata, "ownerReferences");
-  const std::optional<OwnerReference> owner =
+  const std::optional<ControllerRef> owner =
       owners != nullptr ? ControllingOwner(*owners) : std::nullopt;
-  decision.workload_key = WorkloadKey(pod_namespace, name, owner);
+  const json* labels = Field(metadata, "labels");
+  decision.workload_key = WorkloadKeyFromController(
+      pod_namespace, name, labels != nullptr ? WorkloadKeyLabels(*labels) : PodLabels{}, owner);
 
   if (std::find(options.excluded_namespaces.begin(), options.excluded_namespaces.end(),
                 pod_namespace) != options.excluded_namespaces.end()) {
@@ -166,15 +188,29 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   const std::string owner_kind = owner.has_value() ? owner->kind : "";
   const WorkloadPolicy policy =
       ResolveWorkloadPolicy({}, annotations, owner_kind, std::nullopt, defaults);
+  // The pod's workload key, decided here from its owner, goes on the pod for headroom-nri
+  // (shared/workload_key.h), replacing any value the pod came with. A pod without an owner
+  // and without a name yet (generateName) is left to the node, which names it as we would;
+  // a pod annotated headroom.dev/disable is left entirely alone.
+  AnnotationWrites writes;
+  if (const auto it = annotations.find(kWorkloadAnnotation);
+      !policy.disabled && (owner.has_value() || !StringField(metadata, "name").empty()) &&
+      (it == annotations.end() || it->second != decision.workload_key)) {
+    writes.emplace_back(kWorkloadAnnotation, decision.workload_key);
+  }
+  const auto skip = [&](std::string why) {
+    AdmissionDecision skipped = Skip(std::move(decision), std::move(why));
+    AppendAnnotationWrites(skipped.patch, annotations_json != nullptr, writes);
+    return skipped;
+  };
   if (std::string why = SizingBlockedBy(policy); !why.empty()) {
-    return Skip(std::move(decision), std::move(why));
+    return skip(std::move(why));
   }
 
   absl::StatusOr<std::vector<DeclaredResources>> containers =
       DecodeDeclaredResources(*object, "containers");
   if (!containers.ok()) {
-    return Skip(std::move(decision),
-                absl::StrCat("unreadable pod: ", containers.status().message()));
+    return skip(absl::StrCat("unreadable pod: ", containers.status().message()));
   }
   std::vector<std::string> notes;
   std::string warming;  // why containers kept their declared values, for the skip message
@@ -204,32 +240,19 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
         {before.name, Describe(before), Describe(after), from_history, std::move(reasons)});
   }
   if (decision.changes.empty()) {
-    return Skip(std::move(decision),
-                warming.empty()
+    return skip(warming.empty()
                     ? absl::StrCat("no history for ", decision.workload_key, " and no CPU limit")
                     : absl::StrCat("warming up, declared values kept (", warming, ")"));
   }
   decision.annotation = absl::StrJoin(notes, "; ");
   decision.declared = EncodeDeclaredAnnotation(*containers);
-  if (annotations_json == nullptr) {
-    decision.patch.push_back({{"op", "add"},
-                              {"path", "/metadata/annotations"},
-                              {"value",
-                               {{std::string(kAdmissionAnnotation), decision.annotation},
-                                {std::string(kDeclaredAnnotation), decision.declared}}}});
-  } else {
-    for (const auto& [key, value] : {std::pair<absl::string_view, const std::string*>{
-                                         kAdmissionAnnotation, &decision.annotation},
-                                     {kDeclaredAnnotation, &decision.declared}}) {
-      // A declared annotation already there (a pod re-created from a headroom-sized spec)
-      // holds the original values: keep it.
-      if (key == kDeclaredAnnotation && annotations.contains(key)) continue;
-      decision.patch.push_back(
-          {{"op", "add"},
-           {"path", absl::StrCat("/metadata/annotations/", PointerSegment(key))},
-           {"value", *value}});
-    }
+  writes.emplace_back(kAdmissionAnnotation, decision.annotation);
+  // A declared annotation already there (a pod re-created from a headroom-sized spec) holds
+  // the original values: keep it.
+  if (!annotations.contains(kDeclaredAnnotation)) {
+    writes.emplace_back(kDeclaredAnnotation, decision.declared);
   }
+  AppendAnnotationWrites(decision.patch, annotations_json != nullptr, writes);
   return decision;
 }
 

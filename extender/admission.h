@@ -14,7 +14,10 @@
 // are written to headroom.dev/declared, so later resizes know the declared floor. Nothing is done
 // for pods in excluded namespaces, pods annotated headroom.dev/disable, headroom.dev/exclude,
 // mode recommend or policy static, or operations other than a Pod CREATE. What was changed
-// is written, with the numbers, to the pod's headroom.dev/admission annotation.
+// is written, with the numbers, to the pod's headroom.dev/admission annotation. Every pod
+// created outside the excluded namespaces gets headroom.dev/workload, its workload key as
+// decided here from its owner references, which headroom-nri files its statistics under
+// (shared/workload_key.h).
 //
 // Wire format: admission.k8s.io/v1 AdmissionReview in, AdmissionReview out with a
 // base64 JSONPatch (k8s.io/api/admission/v1 types; patchType "JSONPatch").

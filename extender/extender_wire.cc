@@ -73,7 +73,7 @@ absl::StatusOr<ResourceAmounts> Amounts(simdjson::dom::element object, const cha
   return amounts;
 }
 
-std::optional<OwnerReference> ControllingOwnerElement(simdjson::dom::element owner_references) {
+std::optional<ControllerRef> ControllingOwnerElement(simdjson::dom::element owner_references) {
   simdjson::dom::array owners;
   if (owner_references.get(owners) != simdjson::SUCCESS) return std::nullopt;
   for (simdjson::dom::element owner : owners) {
@@ -83,8 +83,8 @@ std::optional<OwnerReference> ControllingOwnerElement(simdjson::dom::element own
         controller.get(is_controller) != simdjson::SUCCESS || !is_controller) {
       continue;
     }
-    OwnerReference reference{std::string(StringMember(owner, "kind")),
-                             std::string(StringMember(owner, "name"))};
+    ControllerRef reference{std::string(StringMember(owner, "kind")),
+                            std::string(StringMember(owner, "name"))};
     if (!reference.kind.empty() && !reference.name.empty()) return reference;
   }
   return std::nullopt;
@@ -115,11 +115,25 @@ absl::StatusOr<PodSpec> DecodePodElement(simdjson::dom::element pod) {
       }
     }
   }
+  PodLabels labels;
+  if (simdjson::dom::element labels_element; Present(metadata, "labels", labels_element)) {
+    simdjson::dom::object members;
+    if (labels_element.get(members) != simdjson::SUCCESS) {
+      return Invalid("Pod.metadata.labels", "expected an object");
+    }
+    for (const simdjson::dom::key_value_pair member : members) {
+      std::string_view value;
+      if (IsWorkloadKeyLabel(absl::string_view(member.key.data(), member.key.size())) &&
+          member.value.get(value) == simdjson::SUCCESS) {
+        labels.emplace_back(std::string(member.key), std::string(value));
+      }
+    }
+  }
   simdjson::dom::element owners;
-  spec.workload_key =
-      WorkloadKey(spec.pod_namespace, spec.name,
-                  Present(metadata, "ownerReferences", owners) ? ControllingOwnerElement(owners)
-                                                               : std::nullopt);
+  spec.workload_key = WorkloadKeyFromController(spec.pod_namespace, spec.name, labels,
+                                                Present(metadata, "ownerReferences", owners)
+                                                    ? ControllingOwnerElement(owners)
+                                                    : std::nullopt);
   simdjson::dom::element pod_spec;
   simdjson::dom::element containers_element;
   if (!Present(pod, "spec", pod_spec) || !Present(pod_spec, "containers", containers_element)) {
@@ -178,7 +192,8 @@ absl::StatusOr<PodSpec> DecodePodObject(const json& pod) {
       slim["metadata"] = *metadata;
     } else {
       json& out = slim["metadata"] = json::object();
-      for (const char* key : {"namespace", "name", "uid", "annotations", "ownerReferences"}) {
+      for (const char* key :
+           {"namespace", "name", "uid", "labels", "annotations", "ownerReferences"}) {
         if (const auto it = metadata->find(key); it != metadata->end()) out[key] = *it;
       }
     }
@@ -194,34 +209,20 @@ absl::StatusOr<PodSpec> DecodePodObject(const json& pod) {
   return DecodePodElement(element);
 }
 
-std::optional<OwnerReference> ControllingOwner(const json& owner_references) {
+std::optional<ControllerRef> ControllingOwner(const json& owner_references) {
   if (!owner_references.is_array()) return std::nullopt;
   absl::StatusOr<simdjson::dom::element> element = Reparse(owner_references, "ownerReferences");
   return element.ok() ? ControllingOwnerElement(*element) : std::nullopt;
 }
 
-std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
-                        const json& owner_references) {
-  return WorkloadKey(pod_namespace, pod_name, ControllingOwner(owner_references));
-}
-
-std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
-                        std::optional<OwnerReference> owner) {
-  if (!owner) return absl::StrCat(pod_namespace, "/Pod/", pod_name);
-  std::string& kind = owner->kind;
-  std::string& name = owner->name;
-  // A Deployment's ReplicaSet is "<deployment>-<pod-template-hash>": the hash changes with
-  // every rollout, the workload does not.
-  if (kind == "ReplicaSet") {
-    const size_t dash = name.rfind('-');
-    if (dash != std::string::npos && dash + 1 < name.size() &&
-        std::all_of(name.begin() + static_cast<std::ptrdiff_t>(dash) + 1, name.end(),
-                    [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)); })) {
-      kind = "Deployment";
-      name.resize(dash);
-    }
+PodLabels WorkloadKeyLabels(const json& labels) {
+  PodLabels out;
+  if (!labels.is_object()) return out;
+  for (const auto& [key, value] : labels.items()) {
+    if (value.is_string() && IsWorkloadKeyLabel(key))
+      out.emplace_back(key, value.get<std::string>());
   }
-  return absl::StrCat(pod_namespace, "/", kind, "/", name);
+  return out;
 }
 
 namespace {

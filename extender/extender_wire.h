@@ -23,6 +23,7 @@
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 #include "shared/resource.h"
+#include "shared/workload_key.h"
 
 namespace headroom::extender {
 
@@ -36,8 +37,8 @@ struct PodSpec {
   std::string pod_namespace;
   std::string name;
   std::string uid;
-  // "namespace/Kind/name" of the controlling owner, with a Deployment's ReplicaSet hash
-  // removed ("shop/Deployment/checkout"); "namespace/Pod/name" without an owner.
+  // The pod's workload key (shared/workload_key.h WorkloadKeyFromController):
+  // "shop/Deployment/checkout", "namespace/Pod/name" without an owner.
   std::string workload_key;
   std::map<std::string, std::string> annotations;
   std::vector<ContainerSpec> containers;
@@ -86,19 +87,11 @@ absl::StatusOr<NodeSpec> DecodeNodeObject(const nlohmann::json& node);
 std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& result);
 std::string EncodeHostPriorities(const std::vector<HostPriority>& priorities);
 
-struct OwnerReference {
-  std::string kind;
-  std::string name;
-};
 // The controlling owner among a pod's ownerReferences (controller: true, with a kind and a
 // name; the API allows one at most); nullopt when there is none.
-std::optional<OwnerReference> ControllingOwner(const nlohmann::json& owner_references);
+std::optional<ControllerRef> ControllingOwner(const nlohmann::json& owner_references);
 
-// The workload key of a pod from its owner references (see PodSpec::workload_key).
-std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
-                        const nlohmann::json& owner_references);
-// The same from the controlling owner itself (nullopt: none).
-std::string WorkloadKey(absl::string_view pod_namespace, absl::string_view pod_name,
-                        std::optional<OwnerReference> owner);
+// The labels of a pod's metadata.labels that the workload key reads (shared/workload_key.h).
+PodLabels WorkloadKeyLabels(const nlohmann::json& labels);
 
 }  // namespace headroom::extender

@@ -29,7 +29,8 @@ absl::StatusOr<ApiPod> DecodeApiPod(const json& object) {
     return absl::InvalidArgumentError("pod without metadata.namespace, name or uid");
   }
   pod.node = StringField(ObjectField(object, "spec"), "nodeName");
-  if (std::optional<OwnerReference> owner =
+  pod.key_labels = WorkloadKeyLabels(ObjectField(metadata, "labels"));
+  if (std::optional<ControllerRef> owner =
           ControllingOwner(ArrayField(metadata, "ownerReferences"))) {
     pod.owner_kind = std::move(owner->kind);
     pod.owner_name = std::move(owner->name);

@@ -17,6 +17,7 @@
 #include "extender/list_watcher.h"
 #include "extender/pod_resources.h"
 #include "nlohmann/json.hpp"
+#include "shared/workload_key.h"
 #include "shared/workload_policy.h"
 
 namespace headroom::extender {
@@ -34,6 +35,7 @@ struct ApiPod {
   std::string node;
   std::string owner_kind;  // the controller's kind; "" without one
   std::string owner_name;
+  PodLabels key_labels;  // the labels the workload key reads (shared/workload_key.h)
   Annotations annotations;
   std::vector<DeclaredResources> containers;
   std::vector<DeclaredResources> init_containers;

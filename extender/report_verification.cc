@@ -6,9 +6,9 @@
 namespace headroom::extender {
 
 std::string ApiWorkloadKey(const ApiPod& pod) {
-  std::optional<OwnerReference> owner;
-  if (!pod.owner_kind.empty()) owner = OwnerReference{pod.owner_kind, pod.owner_name};
-  return WorkloadKey(pod.pod_namespace, pod.name, std::move(owner));
+  std::optional<ControllerRef> owner;
+  if (!pod.owner_kind.empty()) owner = ControllerRef{pod.owner_kind, pod.owner_name};
+  return WorkloadKeyFromController(pod.pod_namespace, pod.name, pod.key_labels, owner);
 }
 
 std::string PodMismatch(const ReportedPod& reported, const std::string& node,

@@ -36,7 +36,7 @@ struct UnverifiedPod {
   std::string why;
 };
 
-// The workload key the API's view of `pod` gives (extender_wire.h's WorkloadKey rule).
+// The workload key the API's view of `pod` gives (shared/workload_key.h, from its controller).
 std::string ApiWorkloadKey(const ApiPod& pod);
 
 // Why `reported` (on `node`) is not the API's pod, or "" when it is.

@@ -7,7 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kubelet-hook/ttrpc_codec.h"
-#include "kubelet-hook/workload_identity.h"
+#include "shared/annotations.h"
+#include "shared/workload_key.h"
 #include "shared/workload_policy.h"
 #include "spdlog/spdlog.h"
 
@@ -26,10 +27,12 @@ std::string Ok(const google::protobuf::MessageLite& reply) {
 
 std::string EmptyOk() { return EncodeOkResponse(""); }
 
-LabelList ToList(const google::protobuf::RepeatedPtrField<napi::StringEntry>& entries) {
-  LabelList out;
-  out.reserve(entries.size());
-  for (const napi::StringEntry& entry : entries) out.emplace_back(entry.key(), entry.value());
+// The labels the workload key reads (shared/workload_key.h).
+PodLabels KeyLabels(const google::protobuf::RepeatedPtrField<napi::StringEntry>& entries) {
+  PodLabels out;
+  for (const napi::StringEntry& entry : entries) {
+    if (IsWorkloadKeyLabel(entry.key())) out.emplace_back(entry.key(), entry.value());
+  }
   return out;
 }
 
@@ -102,7 +105,14 @@ TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod,
   tracked.pod_uid = pod.uid();
   tracked.pod_namespace = pod.namespace_();
   tracked.pod_name = pod.name();
-  tracked.workload_key = WorkloadKeyFromPod(pod.namespace_(), pod.name(), ToList(pod.labels()));
+  Annotations annotations;
+  for (const napi::StringEntry& entry : pod.annotations()) {
+    annotations[entry.key()] = entry.value();
+  }
+  const auto workload_annotation = annotations.find(kWorkloadAnnotation);
+  tracked.workload_key = WorkloadKeyFromSandbox(
+      pod.namespace_(), pod.name(), KeyLabels(pod.labels()),
+      workload_annotation == annotations.end() ? "" : workload_annotation->second);
   tracked.stats_key = WorkloadContainerKey(tracked.workload_key, container.name());
   const std::string kind = WorkloadKind(tracked.workload_key);
   tracked.daemonset = kind == "DaemonSet";
@@ -110,10 +120,6 @@ TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod,
     tracked.cgroups_path = container.linux().cgroups_path();
     tracked.current = ResourcesFrom(container.linux().resources());
     tracked.declared = tracked.current;
-  }
-  Annotations annotations;
-  for (const napi::StringEntry& entry : pod.annotations()) {
-    annotations[entry.key()] = entry.value();
   }
   PolicyDefaults defaults;
   defaults.allow_below_declared = config_.guard.allow_below_declared;

@@ -299,7 +299,7 @@ TEST_F(ExtenderHttpTest, AdmissionWebhookSizesFromReportsAndRefusesBadInput) {
   const std::string review = R"({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
     "request": {"uid": "r-1", "operation": "CREATE", "namespace": "shop",
       "resource": {"group": "", "version": "v1", "resource": "pods"},
-      "object": {"metadata": {"generateName": "web-7d4b9c-", "ownerReferences": [
+      "object": {"metadata": {"generateName": "web-7d4b9c-", "labels": {"pod-template-hash": "7d4b9c"}, "ownerReferences": [
           {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7d4b9c", "controller": true}]},
         "spec": {"containers": [{"name": "app", "resources": {"limits": {"cpu": "2"}}}]}}}})";
   httplib::Result result = Post("/admission/pods", review);

@@ -30,6 +30,7 @@ json Review(json pod, std::string operation = "CREATE", std::string resource = "
 json DeploymentPod(json resources, json annotations = nullptr) {
   json metadata = {{"generateName", "web-7d4b9c-"},
                    {"namespace", "shop"},
+                   {"labels", {{"app", "web"}, {"pod-template-hash", "7d4b9c"}}},
                    {"ownerReferences",
                     {{{"apiVersion", "apps/v1"},
                       {"kind", "ReplicaSet"},
@@ -116,7 +117,9 @@ TEST(Admission, AWorkloadStillWarmingUpKeepsItsDeclaredValues) {
   absl::StatusOr<AdmissionDecision> decision =
       DecideAdmission(Review(pod), Stats("shop/Deployment/web", "app", young), OptedIn());
   ASSERT_TRUE(decision.ok());
-  EXPECT_TRUE(decision->patch.empty());
+  // Only the workload key is written; the resources stay as declared.
+  ASSERT_EQ(decision->patch.size(), 1u);
+  EXPECT_EQ(decision->patch[0]["path"], "/metadata/annotations");
   EXPECT_NE(decision->skipped.find("warming up"), std::string::npos) << decision->skipped;
   EXPECT_NE(decision->skipped.find("observed for 10m of the 24h warm-up"), std::string::npos)
       << decision->skipped;
@@ -180,17 +183,22 @@ TEST(Admission, LeavesAlone) {
     std::string name;
     json review;
     std::string why;
+    bool key_written = true;  // the one change: the workload key annotation
   };
   const json sized = DeploymentPod({{"limits", {{"cpu", "1"}}}});
   json system_pod = sized;
   system_pod["metadata"]["namespace"] = "kube-system";
   const std::vector<Case> cases = {
-      {"update", Review(sized, "UPDATE"), "not a pod creation"},
-      {"another resource", Review(sized, "CREATE", "deployments"), "not a pod creation"},
-      {"excluded namespace", Review(system_pod), "namespace kube-system is excluded"},
+      {"update", Review(sized, "UPDATE"), "not a pod creation", false},
+      {"another resource", Review(sized, "CREATE", "deployments"), "not a pod creation", false},
+      {"excluded namespace", Review(system_pod), "namespace kube-system is excluded", false},
       {"disabled",
        Review(DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"headroom.dev/disable", "true"}})),
-       "annotated headroom.dev/disable"},
+       "annotated headroom.dev/disable", false},
+      {"key already written",
+       Review(DeploymentPod({{"requests", {{"cpu", "1"}}}},
+                            {{"headroom.dev/workload", "shop/Deployment/web"}})),
+       "no history", false},
       {"excluded",
        Review(DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"headroom.dev/exclude", "true"}})),
        "annotated headroom.dev/exclude"},
@@ -210,8 +218,21 @@ TEST(Admission, LeavesAlone) {
     ASSERT_TRUE(decision.ok()) << c.name << ": " << decision.status();
     EXPECT_NE(decision->skipped.find(c.why), std::string::npos)
         << c.name << ": " << decision->skipped;
-    EXPECT_TRUE(decision->patch.empty()) << c.name;
-    EXPECT_FALSE(AdmissionResponse(*decision, true)["response"].contains("patch")) << c.name;
+    if (c.key_written) {
+      const bool had_annotations =
+          c.review["request"]["object"]["metadata"].contains("annotations");
+      const json op = had_annotations
+                          ? json{{"op", "add"},
+                                 {"path", "/metadata/annotations/headroom.dev~1workload"},
+                                 {"value", "shop/Deployment/web"}}
+                          : json{{"op", "add"},
+                                 {"path", "/metadata/annotations"},
+                                 {"value", {{"headroom.dev/workload", "shop/Deployment/web"}}}};
+      EXPECT_EQ(decision->patch, json::array({op})) << c.name;
+    } else {
+      EXPECT_TRUE(decision->patch.empty()) << c.name;
+      EXPECT_FALSE(AdmissionResponse(*decision, true)["response"].contains("patch")) << c.name;
+    }
   }
 }
 

@@ -110,6 +110,7 @@ TEST(ExtenderWireTest, APodDecodesTheSameFromARequestAndFromTheApi) {
   // spec); the result must be the same as from the scheduler's request.
   const nlohmann::json pod = nlohmann::json::parse(R"({
     "metadata": {"name": "web-6d9f7b-x", "namespace": "shop", "uid": "u1",
+                 "labels": {"app": "web", "pod-template-hash": "6d9f7b"},
                  "annotations": {"a": "1", "n": 2},
                  "ownerReferences": [{"kind": "ReplicaSet", "name": "web-6d9f7b", "controller": true}],
                  "managedFields": [{"manager": "kubectl", "fieldsV1": {"f:spec": {}}}]},

@@ -26,7 +26,6 @@
 #include "kubelet-hook/sampler.h"
 #include "kubelet-hook/trunk_connection.h"
 #include "kubelet-hook/ttrpc_codec.h"
-#include "kubelet-hook/workload_identity.h"
 
 namespace headroom::nri {
 namespace {
@@ -181,27 +180,6 @@ TEST(WithoutNoOps, DropsWhatIsAlreadySet) {
   EXPECT_FALSE(left.cpu_quota.has_value());
   EXPECT_FALSE(left.cpu_shares.has_value());
   EXPECT_EQ(left.memory_limit_bytes, 64 * kMi);
-}
-
-TEST(WorkloadKeyFromPod, InfersTheOwnerFromNamesAndLabels) {
-  struct Case {
-    std::string name;
-    LabelList labels;
-    std::string want;
-  } cases[] = {
-      {"web-7d4b9c5f6-x2x9k", {{"pod-template-hash", "7d4b9c5f6"}}, "ns/Deployment/web"},
-      {"my-api-v2-5c8d-abcde", {{"pod-template-hash", "5c8d"}}, "ns/Deployment/my-api-v2"},
-      {"db-0",
-       {{"statefulset.kubernetes.io/pod-name", "db-0"}, {"controller-revision-hash", "x"}},
-       "ns/StatefulSet/db"},
-      {"backup-28861-q8k2l", {{"job-name", "backup-28861"}}, "ns/Job/backup-28861"},
-      {"agent-4hx2p", {{"controller-revision-hash", "6f9"}}, "ns/DaemonSet/agent"},
-      {"lonely", {}, "ns/Pod/lonely"},
-      // The hash label must actually appear in the name.
-      {"odd-name", {{"pod-template-hash", "zzz"}}, "ns/Pod/odd-name"},
-  };
-  for (const Case& c : cases) EXPECT_EQ(WorkloadKeyFromPod("ns", c.name, c.labels), c.want);
-  EXPECT_EQ(WorkloadContainerKey("ns/Deployment/web", "app"), "ns/Deployment/web#app");
 }
 
 TEST(CgroupRelativeDir, HandlesBothDrivers) {

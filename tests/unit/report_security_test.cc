@@ -128,6 +128,7 @@ ApiPod Pod(std::string name, std::string node) {
   pod.node = std::move(node);
   pod.owner_kind = "ReplicaSet";
   pod.owner_name = "web-7d9f";
+  pod.key_labels = {{"pod-template-hash", "7d9f"}};
   return pod;
 }
 
