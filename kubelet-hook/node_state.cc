@@ -16,6 +16,17 @@ void CarrySamplerState(const TrackedContainer& from, TrackedContainer& to) {
 
 void NodeState::Upsert(const TrackedContainer& container) {
   absl::MutexLock lock(&mu_);
+  // A pod runs one container of a name at a time: a new one (a restart) replaces the exited
+  // one, which the runtime keeps until the kubelet removes it.
+  for (auto it = containers_.begin(); it != containers_.end();) {
+    const TrackedContainer& other = it->second;
+    if (other.id != container.id && other.pod_id == container.pod_id &&
+        other.name == container.name) {
+      containers_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
   containers_[container.id] = container;
 }
 

@@ -77,6 +77,8 @@ class NodeState {
  public:
   explicit NodeState(UsageStatsConfig config = {}) : config_(config) {}
 
+  // Tracks `container` (or updates it); another container of its name in its pod (the exited
+  // one a restart replaces) is no longer tracked.
   void Upsert(const TrackedContainer& container);
   void Remove(const std::string& id);
   std::optional<TrackedContainer> Get(const std::string& id) const;

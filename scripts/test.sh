@@ -7,7 +7,9 @@
 # behind a real kube-scheduler, kube-apiserver and etcd (scripts/k8s-deps.sh builds or installs
 # them; the first build takes about 20 minutes on 2 cores, then it is cached), and the
 # actuation suite (admission webhook, pods/resize, Eviction API) with a real
-# kube-controller-manager and a kubelet on containerd, and the hostile-input suite (attacks on
+# kube-controller-manager and a kubelet on containerd, the system suite (every component
+# together on one cluster: headroom-nri on the kubelet's containerd reporting to the extender
+# behind headroom-scheduler, the webhook and the actuator), and the hostile-input suite (attacks on
 # the release extender over loopback, with peak-RSS bounds). Installs
 # missing Debian packages first (scripts/setup.sh).
 #
@@ -39,6 +41,9 @@ bash e2e/local/scheduler-suite.sh build/release
 
 echo "== end-to-end: webhook, resize and evictions with a real kubelet + apiserver (e2e/local/actuation-suite.sh)"
 bash e2e/local/actuation-suite.sh build/release
+
+echo "== the whole loop on one cluster: every component together (e2e/local/system-suite.sh)"
+bash e2e/local/system-suite.sh build/release
 
 echo "== hostile input: the release extender under one attack per class (e2e/local/hostile-suite.sh)"
 bash e2e/local/hostile-suite.sh build/release

@@ -42,9 +42,7 @@ cleanup() {
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
     kill "${pids[i]}" 2>/dev/null && wait "${pids[i]}" 2>/dev/null
   done
-  for controller in /sys/fs/cgroup/*/; do
-    [[ -d $controller$cgroup_root ]] && find "$controller$cgroup_root" -depth -type d -exec rmdir {} + 2>/dev/null
-  done
+  remove_cgroup_root
   grep -o " $work/[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount 2>/dev/null
   if [[ $failures == 0 && -z ${HEADROOM_E2E_KEEP:-} ]]; then rm -rf "$work"; else echo "actuation-suite: logs kept in $work"; fi
 }
@@ -53,6 +51,7 @@ trap cleanup EXIT
 die() { fail "$*"; exit 1; }
 source "$repo/e2e/local/cluster-lib.sh"
 source "$repo/e2e/local/containerd-lib.sh"
+source "$repo/e2e/local/kubelet-lib.sh"
 crictl_() { "$cache/bin/crictl" --runtime-endpoint "unix://$work/containerd.sock" --timeout 30s "$@"; }
 
 start_control_plane
@@ -89,15 +88,7 @@ start_extender || die "headroom-extender did not start (see $work/extender.log)"
 
 # The webhook as deploy/ ships it (failurePolicy Ignore, short timeout), pointed at this
 # extender by URL instead of the in-cluster Service.
-"$k8s_bin/kubectl" kustomize "$repo/deploy" | python3 -c '
-import base64, sys, yaml
-url, ca, out = sys.argv[1:4]
-for doc in yaml.safe_load_all(sys.stdin):
-    if doc and doc["kind"] == "MutatingWebhookConfiguration":
-        hook = doc["webhooks"][0]
-        hook["clientConfig"] = {"url": url, "caBundle": base64.b64encode(open(ca, "rb").read()).decode()}
-        yaml.safe_dump(doc, open(out, "w"))
-' "https://127.0.0.1:$https_port/admission/pods" "$work/ca.crt" "$work/webhook.yaml" &&
+deploy_webhook_config "https://127.0.0.1:$https_port/admission/pods" "$work/ca.crt" "$work/webhook.yaml" &&
   kubectl_ apply -f "$work/webhook.yaml" >/dev/null || die "installing deploy/'s MutatingWebhookConfiguration"
 grep -q 'failurePolicy: Ignore' "$work/webhook.yaml" && pass "deploy/'s webhook installed (failurePolicy Ignore, timeout $(awk '/timeoutSeconds/ {print $2}' "$work/webhook.yaml") s)" ||
   fail "deploy/'s webhook is not failurePolicy Ignore"
@@ -213,52 +204,14 @@ start_extender || die "headroom-extender did not restart (see $work/extender.log
 events_for() { kubectl_ -n e2e get events --field-selector "involvedObject.name=$1,reason=$2" -o jsonpath='{range .items[*]}{.message}{"\n"}{end}'; }
 
 # === 3. A real node: containerd + runc under a kubelet (host network, no CNI) ===============
-mkdir -p "$work/root" "$work/state" "$work/kubelet"
+mkdir -p "$work/root" "$work/state"
 write_containerd_config
 containerd --config "$work/containerd.toml" >"$work/containerd.log" 2>&1 &
 containerd_pid=$!
 wait_for 30 crictl_ info || die "containerd did not start (see $work/containerd.log)"
 import_test_images || die "importing images"
-# The kubelet's cgroup root must exist in every v1 hierarchy (cpuset needs its CPUs and memory
-# nodes filled in from the parent).
-for controller in /sys/fs/cgroup/*/; do
-  [[ -e ${controller}cgroup.procs ]] || continue
-  mkdir -p "$controller$cgroup_root"
-  if [[ -e ${controller}cpuset.cpus ]]; then
-    cat "${controller}cpuset.cpus" >"$controller$cgroup_root/cpuset.cpus"
-    cat "${controller}cpuset.mems" >"$controller$cgroup_root/cpuset.mems"
-  fi
-done
-kubelet_port=$(free_port); kubelet_healthz=$(free_port)
-cat >"$work/kubelet.yaml" <<YAML
-apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-address: 127.0.0.1
-port: $kubelet_port
-readOnlyPort: 0
-healthzBindAddress: 127.0.0.1
-healthzPort: $kubelet_healthz
-authentication: {anonymous: {enabled: false}, webhook: {enabled: false}, x509: {clientCAFile: $work/ca.crt}}
-authorization: {mode: AlwaysAllow}
-cgroupDriver: cgroupfs
-cgroupRoot: $cgroup_root
-failSwapOn: false
-containerRuntimeEndpoint: unix://$work/containerd.sock
-enforceNodeAllocatable: []
-evictionHard: {memory.available: "1Mi", nodefs.available: "0%", imagefs.available: "0%"}
-imageGCHighThresholdPercent: 100
-imageGCLowThresholdPercent: 99
-localStorageCapacityIsolation: false
-registerNode: true
-resolvConf: ""
-syncFrequency: 2s
-fileCheckFrequency: 2s
-nodeStatusUpdateFrequency: 2s
-YAML
-"$k8s_bin/kubelet" --config "$work/kubelet.yaml" --kubeconfig "$work/admin.kubeconfig" --root-dir "$work/kubelet" \
-  --hostname-override e2e-node --node-ip 127.0.0.1 >"$work/kubelet.log" 2>&1 &
-kubelet_pid=$!
-wait_for 60 kubectl_ get node e2e-node || die "the kubelet did not register (see $work/kubelet.log)"
+prepare_cgroup_root
+start_kubelet e2e-node || die "the kubelet did not register (see $work/kubelet.log)"
 pass "kubelet $("$k8s_bin/kubelet" --version | awk '{print $2}') registered node e2e-node on containerd $(containerd --version | awk '{print $3}')"
 running() { [[ $(kubectl_ -n e2e get pod "$1" -o jsonpath='{.status.phase}') == Running ]]; }
 # Bare pods: headroom evicts a pod without a controller only with the opt-in, and requests

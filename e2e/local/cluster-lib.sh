@@ -84,3 +84,34 @@ create_nodes() {
     kubectl_ taint nodes "${batch[@]}" node.kubernetes.io/not-ready:NoSchedule- >/dev/null 2>&1 || true
   fi
 }
+
+# deploy/'s objects with only what differs outside a cluster replaced, so the suites run what
+# users install. Need python3 with PyYAML.
+# deploy_scheduler_config EXTENDER_URL OUT: headroom-scheduler's KubeSchedulerConfiguration
+#   (the ConfigMap) with the admin kubeconfig, no leader election, the extender at EXTENDER_URL.
+deploy_scheduler_config() {
+  "$k8s_bin/kubectl" kustomize "$repo/deploy" | python3 -c '
+import sys, yaml
+kubeconfig, url, out = sys.argv[1:4]
+for doc in yaml.safe_load_all(sys.stdin):
+    if doc and doc["kind"] == "ConfigMap" and doc["metadata"]["name"] == "headroom-scheduler":
+        config = yaml.safe_load(doc["data"]["config.yaml"])
+config["clientConnection"] = {"kubeconfig": kubeconfig}
+config["leaderElection"] = {"leaderElect": False}
+config["extenders"][0]["urlPrefix"] = url
+yaml.safe_dump(config, open(out, "w"))
+' "$work/admin.kubeconfig" "$1" "$2"
+}
+# deploy_webhook_config WEBHOOK_URL CA_FILE OUT: the MutatingWebhookConfiguration (failurePolicy
+#   Ignore, its selectors and timeout) calling WEBHOOK_URL instead of the in-cluster Service.
+deploy_webhook_config() {
+  "$k8s_bin/kubectl" kustomize "$repo/deploy" | python3 -c '
+import base64, sys, yaml
+url, ca, out = sys.argv[1:4]
+for doc in yaml.safe_load_all(sys.stdin):
+    if doc and doc["kind"] == "MutatingWebhookConfiguration":
+        hook = doc["webhooks"][0]
+        hook["clientConfig"] = {"url": url, "caBundle": base64.b64encode(open(ca, "rb").read()).decode()}
+        yaml.safe_dump(doc, open(out, "w"))
+' "$1" "$2" "$3"
+}

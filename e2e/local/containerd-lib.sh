@@ -29,3 +29,11 @@ import_test_images() {
   ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/pause.tar" >/dev/null &&
     ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/busybox.tar" >/dev/null
 }
+
+# deploy/containerd/nri-1.7.toml (the NRI section users add to containerd 1.7) with its socket
+# and plugin directories under $work: $work/nri.sock, $work/nri-plugins, $work/nri-conf.
+nri_containerd_section() {
+  mkdir -p "$work/nri-plugins" "$work/nri-conf"
+  sed -e "s|/var/run/nri/nri.sock|$work/nri.sock|" -e "s|/etc/nri/conf.d|$work/nri-conf|" \
+    -e "s|/opt/nri/plugins|$work/nri-plugins|" -e '/^#/d' "$(dirname "${BASH_SOURCE[0]}")/../../deploy/containerd/nri-1.7.toml"
+}

@@ -47,18 +47,8 @@ source "$here/containerd-lib.sh"
 metric() { curl -sf "http://127.0.0.1:$metrics_port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 
 touch "$work/crictl.yaml"
-mkdir -p "$work/root" "$work/state" "$work/nri-plugins" "$work/nri-conf" "$work/plugin-state"
-write_containerd_config "$(cat <<TOML
-[plugins."io.containerd.nri.v1.nri"]
-  disable = false
-  disable_connections = false
-  socket_path = "$work/nri.sock"
-  plugin_path = "$work/nri-plugins"
-  plugin_config_path = "$work/nri-conf"
-  plugin_registration_timeout = "5s"
-  plugin_request_timeout = "2s"
-TOML
-)"
+mkdir -p "$work/root" "$work/state" "$work/plugin-state"
+write_containerd_config "$(nri_containerd_section)"
 
 start_containerd() {
   containerd --config "$work/containerd.toml" --log-level debug >>"$work/containerd.log" 2>&1 &

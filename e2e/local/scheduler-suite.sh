@@ -63,17 +63,7 @@ wait_for 20 watch_synced && pass "extender watches bound pods through the apiser
 # The KubeSchedulerConfiguration shipped in deploy/ (the headroom-scheduler ConfigMap), with
 # only what differs outside a cluster replaced: the API connection, no leader election, and
 # the extender's address.
-"$k8s_bin/kubectl" kustomize "$repo/deploy" | python3 -c '
-import sys, yaml
-kubeconfig, url, out = sys.argv[1:4]
-for doc in yaml.safe_load_all(sys.stdin):
-    if doc and doc["kind"] == "ConfigMap" and doc["metadata"]["name"] == "headroom-scheduler":
-        config = yaml.safe_load(doc["data"]["config.yaml"])
-config["clientConnection"] = {"kubeconfig": kubeconfig}
-config["leaderElection"] = {"leaderElect": False}
-config["extenders"][0]["urlPrefix"] = url
-yaml.safe_dump(config, open(out, "w"))
-' "$work/admin.kubeconfig" "http://127.0.0.1:$http_port" "$work/scheduler.yaml" || die "reading deploy/'s scheduler configuration"
+deploy_scheduler_config "http://127.0.0.1:$http_port" "$work/scheduler.yaml" || die "reading deploy/'s scheduler configuration"
 "$k8s_bin/kube-scheduler" --config "$work/scheduler.yaml" --bind-address 127.0.0.1 --secure-port "$sched_port" \
   >"$work/kube-scheduler.log" 2>&1 &
 pids+=($!)

@@ -67,6 +67,50 @@ TEST(ReportContract, WhatTheNodeKnowsIsWhatTheExtenderReads) {
   EXPECT_EQ(again->pods[0].containers[0].cpu->daily_base_millis, cpu->daily_base_millis);
 }
 
+// A container restarted by the kubelet (after an OOM kill, say) is a new container of the same
+// name in the same pod; the exited one stays in the runtime until the kubelet removes it. The
+// report must still name each container of a pod once, or the extender refuses the whole
+// node's report (found by e2e/local/system-suite.sh: every report after the first OOM kill).
+TEST(ReportContract, ARestartedContainerIsReportedOnceWithItsOom) {
+  const absl::Time now = absl::FromUnixSeconds(1'795'300'000);
+  nri::NodeState state;
+  nri::TrackedContainer first;
+  first.id = "c1";
+  first.name = "app";
+  first.pod_id = "sandbox-1";
+  first.pod_uid = "uid-1";
+  first.pod_namespace = "shop";
+  first.pod_name = "hog-7d4b-x2x9k";
+  first.workload_key = "shop/Deployment/hog";
+  first.stats_key = "shop/Deployment/hog#app";
+  state.Upsert(first);
+  state.AddMemorySample(first.stats_key, now - absl::Seconds(10), 40 * kMi);
+  state.RecordOom(first.stats_key, now - absl::Seconds(5), 48 * kMi);
+  nri::TrackedContainer restarted = first;
+  restarted.id = "c2";
+  state.Upsert(restarted);
+  // Another pod's container of the same name stays.
+  nri::TrackedContainer neighbour = first;
+  neighbour.id = "c3";
+  neighbour.pod_id = "sandbox-2";
+  neighbour.pod_uid = "uid-2";
+  neighbour.pod_name = "hog-7d4b-q2w3e";
+  state.Upsert(neighbour);
+
+  absl::StatusOr<extender::NodeReport> report = extender::FromProto(
+      nri::BuildNodeReport(state, "node-a", {4000, 8192 * kMi}, 0.5, 4, now), now);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->pods.size(), 2u);
+  for (const extender::ReportedPod& pod : report->pods) {
+    ASSERT_EQ(pod.containers.size(), 1u) << pod.name;
+    ASSERT_TRUE(pod.containers[0].memory.has_value());
+    EXPECT_EQ(pod.containers[0].memory->oom_bytes, 48 * kMi);
+  }
+  EXPECT_FALSE(state.Get("c1").has_value());
+  EXPECT_TRUE(state.Get("c2").has_value());
+  EXPECT_TRUE(state.Get("c3").has_value());
+}
+
 TEST(ReportContract, ANewNodeLearnsTheWorkloadsHistoryFromTheOtherReplicas) {
   const absl::Time now = absl::FromUnixSeconds(1'795'300'000);
   extender::ClusterView view({});

@@ -1,0 +1,63 @@
+# Sourced by the local suites that run a real kubelet on the containerd of containerd-lib.sh
+# (cgroup v1, cgroupfs driver, host network, no CNI). Expects: work, k8s_bin, cgroup_root (a
+# cgroup path of the suite's own, e.g. /headroom-e2e-$$), and cluster-lib.sh (kubectl_,
+# wait_for, free_port).
+# prepare_cgroup_root: makes cgroup_root in every v1 hierarchy (the kubelet's cgroup root must
+#   exist; cpuset needs its CPUs and memory nodes filled in from the parent).
+# remove_cgroup_root: removes what is left of it (after the pods are gone).
+# start_kubelet NODE: $work/kubelet.yaml, then the kubelet registering NODE (sets
+#   kubelet_pid), waiting until the Node exists.
+prepare_cgroup_root() {
+  local controller
+  for controller in /sys/fs/cgroup/*/; do
+    [[ -e ${controller}cgroup.procs ]] || continue
+    mkdir -p "$controller$cgroup_root"
+    if [[ -e ${controller}cpuset.cpus ]]; then
+      cat "${controller}cpuset.cpus" >"$controller$cgroup_root/cpuset.cpus"
+      cat "${controller}cpuset.mems" >"$controller$cgroup_root/cpuset.mems"
+    fi
+  done
+}
+
+remove_cgroup_root() {
+  local controller
+  for controller in /sys/fs/cgroup/*/; do
+    [[ -d $controller$cgroup_root ]] && find "$controller$cgroup_root" -depth -type d -exec rmdir {} + 2>/dev/null
+  done
+  return 0
+}
+
+start_kubelet() {
+  local kubelet_port kubelet_healthz
+  kubelet_port=$(free_port); kubelet_healthz=$(free_port)
+  mkdir -p "$work/kubelet"
+  cat >"$work/kubelet.yaml" <<YAML
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: 127.0.0.1
+port: $kubelet_port
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: $kubelet_healthz
+authentication: {anonymous: {enabled: false}, webhook: {enabled: false}, x509: {clientCAFile: $work/ca.crt}}
+authorization: {mode: AlwaysAllow}
+cgroupDriver: cgroupfs
+cgroupRoot: $cgroup_root
+failSwapOn: false
+containerRuntimeEndpoint: unix://$work/containerd.sock
+enforceNodeAllocatable: []
+evictionHard: {memory.available: "1Mi", nodefs.available: "0%", imagefs.available: "0%"}
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+localStorageCapacityIsolation: false
+registerNode: true
+resolvConf: ""
+syncFrequency: 2s
+fileCheckFrequency: 2s
+nodeStatusUpdateFrequency: 2s
+YAML
+  "$k8s_bin/kubelet" --config "$work/kubelet.yaml" --kubeconfig "$work/admin.kubeconfig" --root-dir "$work/kubelet" \
+    --hostname-override "$1" --node-ip 127.0.0.1 >>"$work/kubelet.log" 2>&1 &
+  kubelet_pid=$!
+  wait_for 60 kubectl_ get node "$1"
+}
