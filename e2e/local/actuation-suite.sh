@@ -63,12 +63,7 @@ pids+=($!)
 
 # --- headroom-extender over HTTPS (the API server only calls webhooks over TLS)
 http_port=$(free_port); https_port=$(free_port); grpc_port=$(free_port)
-(
-  cd "$work"
-  openssl req -newkey rsa:2048 -nodes -subj /CN=headroom-extender -keyout extender.key -out extender.csr
-  printf 'subjectAltName=IP:127.0.0.1\n' >extender.ext
-  openssl x509 -req -in extender.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile extender.ext -out extender.crt
-) >>"$work/openssl.log" 2>&1 || die "openssl (see $work/openssl.log)"
+extender_certificate || die "openssl (see $work/openssl.log)"
 metric() { curl -sf "http://127.0.0.1:$http_port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 # Reports here are written by the suite, some for pods that exist nowhere (history-node's
 # web-old, the workload history the webhook sizes from), so they are neither authenticated

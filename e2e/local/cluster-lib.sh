@@ -2,7 +2,8 @@
 # 127.0.0.1 — etcd 3.5 and kube-apiserver (scripts/k8s-deps.sh) with certificates made by
 # openssl for the run, and an admin kubeconfig. Expects: work (scratch directory), k8s_bin,
 # pids (array; started processes are appended, the caller stops them by PID), die().
-# Provides (with e2e/check-lib.sh): wait_for, free_port, kubectl_, start_control_plane (sets api_port), create_nodes.
+# Provides (with e2e/check-lib.sh): wait_for, free_port, kubectl_, start_control_plane (sets api_port), create_nodes,
+# extender_certificate, deploy_scheduler_config, deploy_webhook_config.
 # apiserver_disable_admission (optional): the apiserver's --disable-admission-plugins
 # (default ServiceAccount).
 
@@ -83,6 +84,18 @@ create_nodes() {
   if ((${#batch[@]} > 0)); then
     kubectl_ taint nodes "${batch[@]}" node.kubernetes.io/not-ready:NoSchedule- >/dev/null 2>&1 || true
   fi
+}
+
+# extender_certificate: $work/extender.crt and .key, a serving certificate for 127.0.0.1 signed
+#   by the cluster's CA (the API server calls webhooks over TLS only; headroom-nri reports
+#   over TLS).
+extender_certificate() {
+  (
+    cd "$work"
+    openssl req -newkey rsa:2048 -nodes -subj /CN=headroom-extender -keyout extender.key -out extender.csr
+    printf 'subjectAltName=IP:127.0.0.1\n' >extender.ext
+    openssl x509 -req -in extender.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile extender.ext -out extender.crt
+  ) >>"$work/openssl.log" 2>&1
 }
 
 # deploy/'s objects with only what differs outside a cluster replaced, so the suites run what

@@ -113,12 +113,7 @@ kubectl_ -n headroom-system create serviceaccount headroom-nri >/dev/null
 
 # One certificate for the extender's webhook and gRPC listeners (as deploy/ shares the
 # webhook Secret), for 127.0.0.1, signed by the cluster's CA.
-(
-  cd "$work"
-  openssl req -newkey rsa:2048 -nodes -subj /CN=headroom-extender -keyout extender.key -out extender.csr
-  printf 'subjectAltName=IP:127.0.0.1\n' >extender.ext
-  openssl x509 -req -in extender.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile extender.ext -out extender.crt
-) >>"$work/openssl.log" 2>&1 || die "openssl (see $work/openssl.log)"
+extender_certificate || die "openssl (see $work/openssl.log)"
 
 # --- headroom-extender: deploy/'s ConfigMap, with these overrides. (Ports are taken just
 # before use: a free port may be an outgoing connection's a moment later.)

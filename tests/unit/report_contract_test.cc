@@ -13,18 +13,25 @@ namespace {
 
 constexpr int64_t kMi = 1 << 20;
 
+// Container "app" (id `id`) of pod shop/`pod` in sandbox `sandbox`, of workload `workload`.
+nri::TrackedContainer Tracked(const std::string& id, const std::string& sandbox,
+                              const std::string& pod, const std::string& workload) {
+  nri::TrackedContainer c;
+  c.id = id;
+  c.name = "app";
+  c.pod_id = sandbox;
+  c.pod_uid = "uid-" + sandbox;
+  c.pod_namespace = "shop";
+  c.pod_name = pod;
+  c.workload_key = workload;
+  c.stats_key = workload + "#app";
+  return c;
+}
+
 TEST(ReportContract, WhatTheNodeKnowsIsWhatTheExtenderReads) {
   const absl::Time start = absl::FromUnixSeconds(1'795'300'000);
   nri::NodeState state;
-  nri::TrackedContainer c;
-  c.id = "c1";
-  c.name = "app";
-  c.pod_id = "sandbox-1";
-  c.pod_uid = "uid-1";
-  c.pod_namespace = "shop";
-  c.pod_name = "db-0";
-  c.workload_key = "shop/StatefulSet/db";
-  c.stats_key = "shop/StatefulSet/db#app";
+  nri::TrackedContainer c = Tracked("c1", "sandbox-1", "db-0", "shop/StatefulSet/db");
   c.declared = {512, std::nullopt, std::nullopt, 256 * kMi};
   c.current = {1024, -1, 100000, 512 * kMi};  // what headroom set: the report says what kubelet did
   c.ranking = EvictionRanking::kMedium;
@@ -74,15 +81,8 @@ TEST(ReportContract, WhatTheNodeKnowsIsWhatTheExtenderReads) {
 TEST(ReportContract, ARestartedContainerIsReportedOnceWithItsOom) {
   const absl::Time now = absl::FromUnixSeconds(1'795'300'000);
   nri::NodeState state;
-  nri::TrackedContainer first;
-  first.id = "c1";
-  first.name = "app";
-  first.pod_id = "sandbox-1";
-  first.pod_uid = "uid-1";
-  first.pod_namespace = "shop";
-  first.pod_name = "hog-7d4b-x2x9k";
-  first.workload_key = "shop/Deployment/hog";
-  first.stats_key = "shop/Deployment/hog#app";
+  const nri::TrackedContainer first =
+      Tracked("c1", "sandbox-1", "hog-7d4b-x2x9k", "shop/Deployment/hog");
   state.Upsert(first);
   state.AddMemorySample(first.stats_key, now - absl::Seconds(10), 40 * kMi);
   state.RecordOom(first.stats_key, now - absl::Seconds(5), 48 * kMi);
@@ -90,12 +90,7 @@ TEST(ReportContract, ARestartedContainerIsReportedOnceWithItsOom) {
   restarted.id = "c2";
   state.Upsert(restarted);
   // Another pod's container of the same name stays.
-  nri::TrackedContainer neighbour = first;
-  neighbour.id = "c3";
-  neighbour.pod_id = "sandbox-2";
-  neighbour.pod_uid = "uid-2";
-  neighbour.pod_name = "hog-7d4b-q2w3e";
-  state.Upsert(neighbour);
+  state.Upsert(Tracked("c3", "sandbox-2", "hog-7d4b-q2w3e", "shop/Deployment/hog"));
 
   absl::StatusOr<extender::NodeReport> report = extender::FromProto(
       nri::BuildNodeReport(state, "node-a", {4000, 8192 * kMi}, 0.5, 4, now), now);

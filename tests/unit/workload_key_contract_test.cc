@@ -98,6 +98,8 @@ const RealPod kPods[] = {
      "virt-launcher-vm1-abcde", "shop/VirtualMachineInstance/vm1", false},
 };
 
+void PrintTo(const RealPod& pod, std::ostream* out) { *out << pod.what; }
+
 json PodObject(const RealPod& real) {
   json metadata = json::parse(real.metadata);
   metadata["namespace"] = "shop";
