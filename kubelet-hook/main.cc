@@ -20,6 +20,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "app/guard_rail_flags.h"
 #include "cli/flag_args.h"
@@ -316,10 +318,42 @@ int main(int argc, char** argv) {
   }
   const std::string node_name = NodeName();
 
+  // The checkpoint and the report, after every periodic round and at once after an OOM kill
+  // is recorded (the extender then sizes the workload's next pod from it, and a restart of
+  // this process keeps it), one at a time.
+  absl::Mutex publish_mu;
+  const auto publish = [&](absl::Time now, absl::string_view why) {
+    absl::MutexLock lock(&publish_mu);
+    if (!state_dir.empty()) {
+      if (absl::Status saved = hnri::SaveNodeCheckpoint(state, state_dir, now); !saved.ok()) {
+        spdlog::error("checkpoint failed: {}", std::string(saved.message()));
+      }
+    }
+    if (!reporter) return;
+    const auto report = hnri::BuildNodeReport(state, node_name, allocatable, hnri::ReadLoad1(),
+                                              static_cast<int>(allocatable.cpu_millis / 1000), now);
+    if (absl::StatusOr<headroom::v1::ReportReply> reply = reporter->Send(report, absl::Seconds(2));
+        reply.ok()) {
+      ++counters.reports_sent;
+      if (!why.empty()) spdlog::info("reported {} to the extender", std::string(why));
+      // The warm-up counts the workload's history on every node, not only this one.
+      for (const auto& [key, seconds] : reply->history_seconds()) {
+        state.MergeClusterHistory(key, absl::Seconds(seconds), now);
+      }
+    } else {
+      ++counters.reports_failed;
+      spdlog::warn("{}", std::string(reply.status().message()));
+    }
+  };
   std::thread oom_poller([&] {
     while (!stopping.WaitForNotificationWithTimeout(oom_poll)) {
-      absl::MutexLock lock(&sampler_mu);
-      sampler->PollOoms(absl::Now());
+      const absl::Time now = absl::Now();
+      int recorded = 0;
+      {
+        absl::MutexLock lock(&sampler_mu);
+        recorded = sampler->PollOoms(now);
+      }
+      if (recorded > 0) publish(now, "the OOM kill at once");
     }
   });
   std::thread periodic([&] {
@@ -363,28 +397,7 @@ int main(int argc, char** argv) {
                        sent->failed_size());
         }
       }
-      if (!state_dir.empty()) {
-        if (absl::Status saved = hnri::SaveNodeCheckpoint(state, state_dir, now); !saved.ok()) {
-          spdlog::error("checkpoint failed: {}", std::string(saved.message()));
-        }
-      }
-      if (reporter) {
-        const auto report =
-            hnri::BuildNodeReport(state, node_name, allocatable, hnri::ReadLoad1(),
-                                  static_cast<int>(allocatable.cpu_millis / 1000), now);
-        if (absl::StatusOr<headroom::v1::ReportReply> reply =
-                reporter->Send(report, absl::Seconds(2));
-            reply.ok()) {
-          ++counters.reports_sent;
-          // The warm-up counts the workload's history on every node, not only this one.
-          for (const auto& [key, seconds] : reply->history_seconds()) {
-            state.MergeClusterHistory(key, absl::Seconds(seconds), now);
-          }
-        } else {
-          ++counters.reports_failed;
-          spdlog::warn("{}", std::string(reply.status().message()));
-        }
-      }
+      publish(now, "");
     }
   });
 

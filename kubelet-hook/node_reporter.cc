@@ -51,8 +51,10 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
     if (std::optional<CpuStats> cpu = state.CpuHistory(c.stats_key, now); cpu.has_value()) {
       codec::CpuStatsToProto(*cpu, *container->mutable_cpu());
     }
+    // An OOM kill is reported even before the first sample (a container killed in its first
+    // seconds): the extender sizes the workload's next pod from it.
     if (std::optional<MemoryStats> memory = state.MemoryHistory(c.stats_key, now);
-        memory.has_value() && memory->peak_bytes > 0) {
+        memory.has_value() && (memory->peak_bytes > 0 || memory->oom_bytes > 0)) {
       codec::MemoryStatsToProto(*memory, *container->mutable_memory());
     }
   }

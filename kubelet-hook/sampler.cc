@@ -19,17 +19,17 @@ Sampler::Sampler(NodeState& state, const CgroupReader& cgroups, const NriPlugin&
                  ResourceAmounts allocatable, OomKillSource* kills)
     : state_(state), cgroups_(cgroups), plugin_(plugin), allocatable_(allocatable), kills_(kills) {}
 
-void Sampler::CheckOomCounter(const TrackedContainer& container, absl::Time now) {
+bool Sampler::CheckOomCounter(const TrackedContainer& container, absl::Time now) {
   absl::StatusOr<uint64_t> kills = cgroups_.ReadOomKills(container.cgroups_path);
-  if (!kills.ok()) return;
+  if (!kills.ok()) return false;
   const bool baseline_only = !container.oom_kills_seen.has_value();
-  if (!baseline_only && *kills <= *container.oom_kills_seen) return;
+  if (!baseline_only && *kills <= *container.oom_kills_seen) return false;
   state_.Mutate(container.id, [&](TrackedContainer& c) { c.oom_kills_seen = *kills; });
-  if (baseline_only) return;  // kills from before we watched this container are not ours
-  RecordOomKill(container, now);
+  if (baseline_only) return false;  // kills from before we watched this container are not ours
+  return RecordOomKill(container, now);
 }
 
-void Sampler::RecordOomKill(const TrackedContainer& container, absl::Time now) {
+bool Sampler::RecordOomKill(const TrackedContainer& container, absl::Time now) {
   // At an OOM kill the container was at its limit; the high-water mark says the same when the
   // cgroup is still there to have one.
   int64_t memory =
@@ -47,27 +47,32 @@ void Sampler::RecordOomKill(const TrackedContainer& container, absl::Time now) {
                container.pod_name, container.name, memory,
                decision.record ? "recorded; its next start gets 2 x this as memory limit"
                                : decision.reason.message);
+  return decision.record;
 }
 
-void Sampler::PollOoms(absl::Time now) {
+int Sampler::PollOoms(absl::Time now) {
+  int recorded = 0;
   if (kills_ == nullptr) {
-    for (const TrackedContainer& container : state_.Containers()) CheckOomCounter(container, now);
-    return;
+    for (const TrackedContainer& container : state_.Containers()) {
+      recorded += CheckOomCounter(container, now) ? 1 : 0;
+    }
+    return recorded;
   }
   const std::vector<std::string> killed = kills_->KilledCgroups();
-  if (killed.empty()) return;
+  if (killed.empty()) return 0;
   const std::vector<TrackedContainer> containers = state_.Containers();
   for (const std::string& cgroup : killed) {
     for (const TrackedContainer& container : containers) {
       absl::StatusOr<std::string> dir = CgroupRelativeDir(container.cgroups_path);
       if (dir.ok() && *dir == cgroup) {
-        RecordOomKill(container, now);
+        recorded += RecordOomKill(container, now) ? 1 : 0;
         break;
       }
     }
     // A kill in a cgroup that is no container of ours (a host process, another runtime) is not
     // headroom's to record.
   }
+  return recorded;
 }
 
 void Sampler::Sample(absl::Time now) {

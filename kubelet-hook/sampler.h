@@ -56,15 +56,18 @@ class Sampler {
   Sampler(NodeState& state, const CgroupReader& cgroups, const NriPlugin& plugin,
           ResourceAmounts allocatable, OomKillSource* kills = nullptr);
 
-  void PollOoms(absl::Time now);
+  // The number of OOM kills recorded (a kill within the cooldown of the last one is logged,
+  // not recorded).
+  int PollOoms(absl::Time now);
   void Sample(absl::Time now);
   OptimizeOutcome Optimize(absl::Time now);
 
   const SamplerStats& stats() const { return stats_; }
 
  private:
-  void CheckOomCounter(const TrackedContainer& container, absl::Time now);
-  void RecordOomKill(const TrackedContainer& container, absl::Time now);
+  // Each: whether an OOM kill was recorded.
+  bool CheckOomCounter(const TrackedContainer& container, absl::Time now);
+  bool RecordOomKill(const TrackedContainer& container, absl::Time now);
 
   NodeState& state_;
   const CgroupReader& cgroups_;

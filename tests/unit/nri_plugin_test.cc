@@ -651,7 +651,7 @@ TEST_F(CgroupTreeTest, OomKillsBeforeWeWatchedAreABaselineNotAnOom) {
   Create(plugin, CreateRequest("new", "c-new", 0, 32 * kMi));
   oom_control("c-old", 3);
   oom_control("c-new", 1);
-  sampler.PollOoms(now);
+  EXPECT_EQ(sampler.PollOoms(now), 1);  // recorded: the caller reports at once
   EXPECT_EQ(sampler.stats().ooms, 1u);
   EXPECT_FALSE(state.MemoryHistory("ns/Pod/old#app", now).has_value());
   ASSERT_TRUE(state.MemoryHistory("ns/Pod/new#app", now).has_value());
@@ -661,7 +661,7 @@ TEST_F(CgroupTreeTest, OomKillsBeforeWeWatchedAreABaselineNotAnOom) {
   plugin.Handle(PluginRequest("Synchronize", sync));
   EXPECT_EQ(state.Get("c-old")->oom_kills_seen, 3u);
   oom_control("c-old", 4);
-  sampler.PollOoms(now);
+  EXPECT_EQ(sampler.PollOoms(now), 1);
   EXPECT_EQ(sampler.stats().ooms, 2u);
   EXPECT_EQ(state.MemoryHistory("ns/Pod/old#app", now)->oom_bytes, 32 * kMi);
 }
@@ -705,12 +705,12 @@ TEST(Sampler, RecordsKernelLoggedKillsOfContainersWhoseCgroupIsGone) {
   Create(plugin, CreateRequest("calm", "c-calm", 0, 16 * kMi));
 
   kills.pending = {"/kubepods/pod-hog/c-hog", "/system.slice/some-daemon.service"};
-  sampler.PollOoms(now);
+  EXPECT_EQ(sampler.PollOoms(now), 1);
   EXPECT_EQ(sampler.stats().ooms, 1u);
   ASSERT_TRUE(state.MemoryHistory("ns/Pod/hog#app", now).has_value());
   EXPECT_EQ(state.MemoryHistory("ns/Pod/hog#app", now)->oom_bytes, 32 * kMi);
   EXPECT_FALSE(state.MemoryHistory("ns/Pod/calm#app", now).has_value());
-  sampler.PollOoms(now);  // each kill once
+  EXPECT_EQ(sampler.PollOoms(now), 0);  // each kill once
   EXPECT_EQ(sampler.stats().ooms, 1u);
 }
 

@@ -106,6 +106,24 @@ TEST(ReportContract, ARestartedContainerIsReportedOnceWithItsOom) {
   EXPECT_TRUE(state.Get("c3").has_value());
 }
 
+// A container OOM-killed in its first seconds, before any sample: the kill is in the report
+// (headroom-nri reports at once after a kill), so the extender sizes the next pod from it.
+TEST(ReportContract, AnOomBeforeTheFirstSampleIsReported) {
+  const absl::Time now = absl::FromUnixSeconds(1'795'300'000);
+  nri::NodeState state;
+  const nri::TrackedContainer hog =
+      Tracked("c1", "sandbox-1", "hog-7d4b-x2x9k", "shop/Deployment/hog");
+  state.Upsert(hog);
+  state.RecordOom(hog.stats_key, now, 48 * kMi);
+  absl::StatusOr<extender::NodeReport> report = extender::FromProto(
+      nri::BuildNodeReport(state, "node-a", {4000, 8192 * kMi}, 0.5, 4, now), now);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->pods.size(), 1u);
+  ASSERT_EQ(report->pods[0].containers.size(), 1u);
+  ASSERT_TRUE(report->pods[0].containers[0].memory.has_value());
+  EXPECT_EQ(report->pods[0].containers[0].memory->oom_bytes, 48 * kMi);
+}
+
 TEST(ReportContract, ANewNodeLearnsTheWorkloadsHistoryFromTheOtherReplicas) {
   const absl::Time now = absl::FromUnixSeconds(1'795'300'000);
   extender::ClusterView view({});
