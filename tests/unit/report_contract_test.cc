@@ -28,6 +28,12 @@ nri::TrackedContainer Tracked(const std::string& id, const std::string& sandbox,
   return c;
 }
 
+// The node's report of `state` (4 CPUs, 8 GiB), as the extender reads it.
+absl::StatusOr<extender::NodeReport> ReadByExtender(const nri::NodeState& state, absl::Time now) {
+  return extender::FromProto(nri::BuildNodeReport(state, "node-a", {4000, 8192 * kMi}, 0.5, 4, now),
+                             now);
+}
+
 TEST(ReportContract, WhatTheNodeKnowsIsWhatTheExtenderReads) {
   const absl::Time start = absl::FromUnixSeconds(1'795'300'000);
   nri::NodeState state;
@@ -92,8 +98,7 @@ TEST(ReportContract, ARestartedContainerIsReportedOnceWithItsOom) {
   // Another pod's container of the same name stays.
   state.Upsert(Tracked("c3", "sandbox-2", "hog-7d4b-q2w3e", "shop/Deployment/hog"));
 
-  absl::StatusOr<extender::NodeReport> report = extender::FromProto(
-      nri::BuildNodeReport(state, "node-a", {4000, 8192 * kMi}, 0.5, 4, now), now);
+  absl::StatusOr<extender::NodeReport> report = ReadByExtender(state, now);
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->pods.size(), 2u);
   for (const extender::ReportedPod& pod : report->pods) {
@@ -115,8 +120,7 @@ TEST(ReportContract, AnOomBeforeTheFirstSampleIsReported) {
       Tracked("c1", "sandbox-1", "hog-7d4b-x2x9k", "shop/Deployment/hog");
   state.Upsert(hog);
   state.RecordOom(hog.stats_key, now, 48 * kMi);
-  absl::StatusOr<extender::NodeReport> report = extender::FromProto(
-      nri::BuildNodeReport(state, "node-a", {4000, 8192 * kMi}, 0.5, 4, now), now);
+  absl::StatusOr<extender::NodeReport> report = ReadByExtender(state, now);
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->pods.size(), 1u);
   ASSERT_EQ(report->pods[0].containers.size(), 1u);
