@@ -5,7 +5,7 @@
 # time (FUZZ_SECONDS, default 30), and the local end-to-end suite of headroom-nri against a
 # real containerd (scripts/e2e-deps.sh installs it), and the scheduler suite of headroom-extender
 # behind a real kube-scheduler, kube-apiserver and etcd (scripts/k8s-deps.sh builds or installs
-# them; the first build takes about 20 minutes on 2 cores, then it is cached), and the
+# them; the first build takes a few minutes on 2 cores, then it is cached), and the
 # actuation suite (admission webhook, pods/resize, Eviction API) with a real
 # kube-controller-manager and a kubelet on containerd, the system suite (every component
 # together on one cluster: headroom-nri on the kubelet's containerd reporting to the extender
