@@ -90,6 +90,24 @@ std::optional<ControllerRef> ControllingOwnerElement(simdjson::dom::element owne
   return std::nullopt;
 }
 
+// Calls take(key, value) for each string member of metadata[key] (a map of strings such as
+// labels or annotations; absent or null: none, other values skipped). InvalidArgument naming
+// Pod.metadata.<key> when it is not an object.
+template <typename Take>
+absl::Status ForEachStringMember(simdjson::dom::element metadata, const char* key, Take&& take) {
+  simdjson::dom::element map;
+  if (!Present(metadata, key, map)) return absl::OkStatus();
+  simdjson::dom::object members;
+  if (map.get(members) != simdjson::SUCCESS) {
+    return Invalid(absl::StrCat("Pod.metadata.", key), "expected an object");
+  }
+  for (const simdjson::dom::key_value_pair member : members) {
+    std::string_view value;
+    if (member.value.get(value) == simdjson::SUCCESS) take(member.key, value);
+  }
+  return absl::OkStatus();
+}
+
 // A v1.Pod, read straight from simdjson's DOM (the request's Pod and, re-parsed, the API's).
 absl::StatusOr<PodSpec> DecodePodElement(simdjson::dom::element pod) {
   if (!pod.is_object()) return Invalid("Pod", "expected an object");
@@ -103,32 +121,17 @@ absl::StatusOr<PodSpec> DecodePodElement(simdjson::dom::element pod) {
   spec.name = std::string(StringMember(metadata, "name"));
   if (spec.name.empty()) return Invalid("Pod.metadata.name", "required");
   spec.uid = std::string(StringMember(metadata, "uid"));
-  if (simdjson::dom::element annotations; Present(metadata, "annotations", annotations)) {
-    simdjson::dom::object members;
-    if (annotations.get(members) != simdjson::SUCCESS) {
-      return Invalid("Pod.metadata.annotations", "expected an object");
-    }
-    for (const simdjson::dom::key_value_pair member : members) {
-      std::string_view value;
-      if (member.value.get(value) == simdjson::SUCCESS) {
-        spec.annotations[std::string(member.key)] = std::string(value);
-      }
-    }
-  }
+  HEADROOM_RETURN_IF_ERROR(ForEachStringMember(
+      metadata, "annotations", [&](std::string_view key, std::string_view value) {
+        spec.annotations[std::string(key)] = std::string(value);
+      }));
   PodLabels labels;
-  if (simdjson::dom::element labels_element; Present(metadata, "labels", labels_element)) {
-    simdjson::dom::object members;
-    if (labels_element.get(members) != simdjson::SUCCESS) {
-      return Invalid("Pod.metadata.labels", "expected an object");
-    }
-    for (const simdjson::dom::key_value_pair member : members) {
-      std::string_view value;
-      if (IsWorkloadKeyLabel(absl::string_view(member.key.data(), member.key.size())) &&
-          member.value.get(value) == simdjson::SUCCESS) {
-        labels.emplace_back(std::string(member.key), std::string(value));
-      }
-    }
-  }
+  HEADROOM_RETURN_IF_ERROR(
+      ForEachStringMember(metadata, "labels", [&](std::string_view key, std::string_view value) {
+        if (IsWorkloadKeyLabel(absl::string_view(key.data(), key.size()))) {
+          labels.emplace_back(std::string(key), std::string(value));
+        }
+      }));
   simdjson::dom::element owners;
   spec.workload_key = WorkloadKeyFromController(spec.pod_namespace, spec.name, labels,
                                                 Present(metadata, "ownerReferences", owners)

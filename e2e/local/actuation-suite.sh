@@ -34,16 +34,12 @@ failures=0
 cleanup() {
   set +e
   [[ -n $extender_pid ]] && kill "$extender_pid" 2>/dev/null && wait "$extender_pid" 2>/dev/null
-  if [[ -n $kubelet_pid ]]; then
-    kill "$kubelet_pid" 2>/dev/null && wait "$kubelet_pid" 2>/dev/null
-    for p in $(crictl_ pods -q 2>/dev/null); do crictl_ stopp "$p" >/dev/null 2>&1; crictl_ rmp -f "$p" >/dev/null 2>&1; done
-  fi
+  stop_kubelet
   [[ -n $containerd_pid ]] && kill "$containerd_pid" 2>/dev/null && wait "$containerd_pid" 2>/dev/null
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
     kill "${pids[i]}" 2>/dev/null && wait "${pids[i]}" 2>/dev/null
   done
-  remove_cgroup_root
-  grep -o " $work/[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount 2>/dev/null
+  remove_kubelet_leftovers
   if [[ $failures == 0 && -z ${HEADROOM_E2E_KEEP:-} ]]; then rm -rf "$work"; else echo "actuation-suite: logs kept in $work"; fi
 }
 trap cleanup EXIT

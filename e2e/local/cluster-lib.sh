@@ -100,10 +100,17 @@ extender_certificate() {
 
 # deploy/'s objects with only what differs outside a cluster replaced, so the suites run what
 # users install. Need python3 with PyYAML.
+# deploy_yaml: `kubectl kustomize deploy/`, rendered once per run into $work/deploy.yaml.
+deploy_yaml() {
+  if [[ ! -s $work/deploy.yaml ]]; then
+    "$k8s_bin/kubectl" kustomize "$repo/deploy" >"$work/deploy.yaml.tmp" && mv "$work/deploy.yaml.tmp" "$work/deploy.yaml" || return 1
+  fi
+  cat "$work/deploy.yaml"
+}
 # deploy_scheduler_config EXTENDER_URL OUT: headroom-scheduler's KubeSchedulerConfiguration
 #   (the ConfigMap) with the admin kubeconfig, no leader election, the extender at EXTENDER_URL.
 deploy_scheduler_config() {
-  "$k8s_bin/kubectl" kustomize "$repo/deploy" | python3 -c '
+  deploy_yaml | python3 -c '
 import sys, yaml
 kubeconfig, url, out = sys.argv[1:4]
 for doc in yaml.safe_load_all(sys.stdin):
@@ -118,7 +125,7 @@ yaml.safe_dump(config, open(out, "w"))
 # deploy_webhook_config WEBHOOK_URL CA_FILE OUT: the MutatingWebhookConfiguration (failurePolicy
 #   Ignore, its selectors and timeout) calling WEBHOOK_URL instead of the in-cluster Service.
 deploy_webhook_config() {
-  "$k8s_bin/kubectl" kustomize "$repo/deploy" | python3 -c '
+  deploy_yaml | python3 -c '
 import base64, sys, yaml
 url, ca, out = sys.argv[1:4]
 for doc in yaml.safe_load_all(sys.stdin):

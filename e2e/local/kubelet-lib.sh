@@ -4,7 +4,10 @@
 # wait_for, free_port).
 # prepare_cgroup_root: makes cgroup_root in every v1 hierarchy (the kubelet's cgroup root must
 #   exist; cpuset needs its CPUs and memory nodes filled in from the parent).
-# remove_cgroup_root: removes what is left of it (after the pods are gone).
+# stop_kubelet: stops the kubelet (kubelet_pid, if any) and removes the pod sandboxes it left
+#   in containerd (needs crictl_).
+# remove_kubelet_leftovers: after the pods are gone, unmounts the volumes the kubelet mounted
+#   under $work and removes the cgroup root.
 # start_kubelet NODE: $work/kubelet.yaml, then the kubelet registering NODE (sets
 #   kubelet_pid), waiting until the Node exists.
 prepare_cgroup_root() {
@@ -19,7 +22,20 @@ prepare_cgroup_root() {
   done
 }
 
-remove_cgroup_root() {
+stop_kubelet() {
+  [[ -n ${kubelet_pid:-} ]] || return 0
+  kill "$kubelet_pid" 2>/dev/null
+  wait "$kubelet_pid" 2>/dev/null
+  local pod
+  for pod in $(crictl_ pods -q 2>/dev/null); do
+    crictl_ stopp "$pod" >/dev/null 2>&1
+    crictl_ rmp -f "$pod" >/dev/null 2>&1
+  done
+  return 0
+}
+
+remove_kubelet_leftovers() {
+  grep -o " $work/[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount 2>/dev/null
   local controller
   for controller in /sys/fs/cgroup/*/; do
     [[ -d $controller$cgroup_root ]] && find "$controller$cgroup_root" -depth -type d -exec rmdir {} + 2>/dev/null

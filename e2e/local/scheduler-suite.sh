@@ -72,7 +72,7 @@ pass "kube-scheduler running with deploy/'s configuration (profile headroom-sche
 
 # --- every manifest in deploy/ is valid: client-side, then against this apiserver's schemas
 #     and admission (the namespace is created for real so namespaced objects can be checked).
-if "$k8s_bin/kubectl" kustomize "$repo/deploy" >"$work/deploy.yaml" &&
+if deploy_yaml >/dev/null &&
   kubectl_ apply --dry-run=client -f "$work/deploy.yaml" >"$work/dry-run-client.log" 2>&1 &&
   kubectl_ apply -f "$repo/deploy/namespace.yaml" >/dev/null &&
   kubectl_ apply --dry-run=server -f "$work/deploy.yaml" >"$work/dry-run-server.log" 2>&1; then

@@ -60,15 +60,11 @@ cleanup() {
   set +e
   stop_pid "$extender_pid"
   stop_pid "$scheduler_pid"
-  if [[ -n $kubelet_pid ]]; then
-    stop_pid "$kubelet_pid"
-    for p in $(crictl_ pods -q 2>/dev/null); do crictl_ stopp "$p" >/dev/null 2>&1; crictl_ rmp -f "$p" >/dev/null 2>&1; done
-  fi
+  stop_kubelet
   stop_pid "$nri_pid"
   stop_pid "$containerd_pid"
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop_pid "${pids[i]}"; done
-  remove_cgroup_root
-  grep -o " $work/[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount 2>/dev/null
+  remove_kubelet_leftovers
   if [[ $failures == 0 && -z ${HEADROOM_E2E_KEEP:-} ]]; then rm -rf "$work"; else echo "system-suite: logs kept in $work"; fi
 }
 trap cleanup EXIT
@@ -136,7 +132,7 @@ overrides=(
 read -r -a extra <<<"${HEADROOM_E2E_EXTENDER_OVERRIDES:-}"
 overrides+=("${extra[@]}")
 mkdir -p "$work/extender-state"
-"$k8s_bin/kubectl" kustomize "$repo/deploy" | python3 -c '
+deploy_yaml | python3 -c '
 import sys, yaml
 out, overrides = sys.argv[1], sys.argv[2:]
 for doc in yaml.safe_load_all(sys.stdin):
@@ -212,7 +208,7 @@ nri_overrides=(
 # scenarios 2 and 3).
 read -r -a extra <<<"${HEADROOM_E2E_NRI_ARGS:-}"
 nri_overrides+=("${extra[@]}")
-"$k8s_bin/kubectl" kustomize "$repo/deploy" | python3 -c '
+deploy_yaml | python3 -c '
 import sys, yaml
 out, overrides = sys.argv[1], sys.argv[2:]
 for doc in yaml.safe_load_all(sys.stdin):
