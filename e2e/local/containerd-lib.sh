@@ -30,6 +30,16 @@ import_test_images() {
     ctr --address "$work/containerd.sock" -n k8s.io images import "$cache/images/busybox.tar" >/dev/null
 }
 
+# remove_cgroup_dirs PATH: the cgroup directory PATH and everything below it, in every
+# hierarchy (runc creates a container's cgroup in the named systemd and unified ones too).
+remove_cgroup_dirs() {
+  local controller
+  for controller in /sys/fs/cgroup/*/; do
+    [[ -d $controller$1 ]] && find "$controller$1" -depth -type d -exec rmdir {} + 2>/dev/null
+  done
+  return 0
+}
+
 # deploy/containerd/nri-1.7.toml (the NRI section users add to containerd 1.7) with its socket
 # and plugin directories under $work: $work/nri.sock, $work/nri-plugins, $work/nri-conf.
 nri_containerd_section() {

@@ -1,7 +1,7 @@
 # Sourced by the local suites that run a real kubelet on the containerd of containerd-lib.sh
 # (cgroup v1, cgroupfs driver, host network, no CNI). Expects: work, k8s_bin, cgroup_root (a
-# cgroup path of the suite's own, e.g. /headroom-e2e-$$), and cluster-lib.sh (kubectl_,
-# wait_for, free_port).
+# cgroup path of the suite's own, e.g. /headroom-e2e-$$), containerd-lib.sh and cluster-lib.sh
+# (kubectl_, wait_for, free_port).
 # prepare_cgroup_root: makes cgroup_root in every v1 hierarchy (the kubelet's cgroup root must
 #   exist; cpuset needs its CPUs and memory nodes filled in from the parent).
 # stop_kubelet: stops the kubelet (kubelet_pid, if any) and removes the pod sandboxes it left
@@ -36,11 +36,7 @@ stop_kubelet() {
 
 remove_kubelet_leftovers() {
   grep -o " $work/[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount 2>/dev/null
-  local controller
-  for controller in /sys/fs/cgroup/*/; do
-    [[ -d $controller$cgroup_root ]] && find "$controller$cgroup_root" -depth -type d -exec rmdir {} + 2>/dev/null
-  done
-  return 0
+  remove_cgroup_dirs "$cgroup_root"
 }
 
 start_kubelet() {

@@ -33,9 +33,7 @@ cleanup() {
   fi
   [[ -n $plugin_pid ]] && kill "$plugin_pid" 2>/dev/null && wait "$plugin_pid" 2>/dev/null
   [[ -n $containerd_pid ]] && kill "$containerd_pid" 2>/dev/null && wait "$containerd_pid" 2>/dev/null
-  for controller in cpu cpuacct memory pids cpuset blkio devices freezer; do
-    rmdir /sys/fs/cgroup/$controller$cgroup_parent/* /sys/fs/cgroup/$controller$cgroup_parent 2>/dev/null
-  done
+  remove_cgroup_dirs "$cgroup_parent"
   umount -R "$work/root" 2>/dev/null
   if [[ $failures == 0 && -z ${HEADROOM_E2E_KEEP:-} ]]; then rm -rf "$work"; else echo "nri-suite: logs kept in $work"; fi
 }
