@@ -154,6 +154,11 @@ INSTANTIATE_TEST_SUITE_P(
                 R"({"Pod":{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c",
                 "resources":{"requests":{"cpu":"lots"}}}]}},"NodeNames":[]})",
                 "Pod.spec.containers[0].resources.requests.cpu"},
+        BadBody{"annotations_type",
+                R"({"Pod":{"metadata":{"name":"p","annotations":[]}},"NodeNames":[]})",
+                "Pod.metadata.annotations: expected an object"},
+        BadBody{"labels_type", R"({"Pod":{"metadata":{"name":"p","labels":"x"}},"NodeNames":[]})",
+                "Pod.metadata.labels: expected an object"},
         BadBody{"node_without_name", R"({"Pod":{"metadata":{"name":"p"}},"Nodes":{"items":[{}]}})",
                 "Nodes.items[0].metadata.name"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
