@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "extender/report_codec.h"
+#include "codec/report_codec.h"
 #include "headroom/v1/report.grpc.pb.h"
 #include "nlohmann/json.hpp"
 
@@ -86,7 +86,7 @@ void Report(const std::string& address, int nodes, const ReportShape& shape) {
   auto stub = headroom::v1::ReportService::NewStub(
       grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
   for (int i = 0; i < nodes; ++i) {
-    headroom::extender::NodeReport report;
+    headroom::NodeReport report;
     report.node = NodeName(i);
     // Reports from the future are refused; the extender runs with --report-stale-after=1h so
     // these stay fresh for the whole run.
@@ -95,7 +95,7 @@ void Report(const std::string& address, int nodes, const ReportShape& shape) {
     report.cpus = static_cast<int>(shape.cpu_millis / 1000);
     report.load1 = 0.5;
     for (int p = 0; p < shape.pods_per_node; ++p) {
-      headroom::extender::ReportedPod pod;
+      headroom::ReportedPod pod;
       pod.pod_namespace = "bench";
       pod.name = "busy-" + std::to_string(p);
       pod.containers.push_back({"c", headroom::CpuStats{BaseMillis(i), BaseMillis(i) + 500},
@@ -104,7 +104,8 @@ void Report(const std::string& address, int nodes, const ReportShape& shape) {
     }
     grpc::ClientContext context;
     headroom::v1::ReportReply reply;
-    const grpc::Status status = stub->Report(&context, headroom::extender::ToProto(report), &reply);
+    const grpc::Status status =
+        stub->Report(&context, headroom::codec::NodeReportToProto(report), &reply);
     if (!status.ok()) {
       std::cerr << "report failed: " << status.error_message() << "\n";
       std::exit(1);

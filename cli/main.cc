@@ -16,8 +16,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "app/actuation_flags.h"
+#include "app/flag_args.h"
 #include "cli/exit_codes.h"
-#include "cli/flag_args.h"
 #include "cli/optimize_node_command.h"
 #include "cli/recommend_command.h"
 #include "cli/repack_command.h"
@@ -359,7 +359,7 @@ int main(int argc, char** argv) {
     }
     raw.emplace_back(argv[i]);
   }
-  std::vector<std::string> joined = headroom::cli::NormalizeFlagArgs(raw);
+  std::vector<std::string> joined = headroom::app::NormalizeFlagArgs(raw);
   std::vector<char*> args = {argv[0]};
   for (std::string& arg : joined) args.push_back(arg.data());
   if (!AllFlagsKnown(args, command->name)) return headroom::cli::kExitBadInput;

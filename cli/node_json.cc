@@ -5,11 +5,22 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "cli/json_fields.h"
+#include "codec/json_fields.h"
 #include "shared/quantity.h"
 #include "shared/status_macros.h"
 
 namespace headroom::cli {
+
+using ::headroom::codec::FieldPath;
+using ::headroom::codec::IndexPath;
+using ::headroom::codec::Member;
+using ::headroom::codec::OptionalBool;
+using ::headroom::codec::OptionalQuantity;
+using ::headroom::codec::OptionalString;
+using ::headroom::codec::QuantityKind;
+using ::headroom::codec::RequiredQuantity;
+using ::headroom::codec::RequiredString;
+using ::headroom::codec::RequireObject;
 namespace {
 
 using nlohmann::json;

@@ -3,12 +3,14 @@
 #include <string>
 
 #include "cli/input_file.h"
-#include "cli/json_fields.h"
 #include "cli/node_json.h"
+#include "codec/json_fields.h"
 #include "shared/node_optimizer.h"
 #include "shared/status_macros.h"
 
 namespace headroom::cli {
+
+using ::headroom::codec::ParseJson;
 
 absl::StatusOr<std::string> OptimizeNodeJson(absl::string_view text, bool pretty) {
   HEADROOM_ASSIGN_OR_RETURN(const nlohmann::json document, ParseJson(text));

@@ -9,11 +9,15 @@
 #include "absl/strings/str_format.h"
 #include "cli/exit_codes.h"
 #include "cli/input_file.h"
-#include "cli/repack_json.h"
+#include "codec/repack_json.h"
 #include "io/system_repack_clock.h"
 #include "shared/repack.h"
 
 namespace headroom::cli {
+
+using ::headroom::codec::DecodeRepackInputText;
+using ::headroom::codec::EncodeRepackInstance;
+using ::headroom::codec::EncodeRepackPlan;
 namespace {
 
 std::string YesNo(bool value) { return value ? "yes" : "no"; }

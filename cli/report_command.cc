@@ -7,7 +7,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/input_file.h"
-#include "extender/report_codec.h"
+#include "codec/report_codec.h"
 #include "headroom/v1/report.grpc.pb.h"
 #include "io/bearer_token.h"
 
@@ -25,14 +25,15 @@ int RunReport(absl::string_view extender, absl::string_view input, absl::Duratio
     err << "headroom report: " << text.status().message() << "\n";
     return absl::IsInvalidArgument(text.status()) ? kExitBadInput : kExitFailure;
   }
-  absl::StatusOr<headroom::v1::NodeReport> report = extender::ReportFromJson(*text);
+  absl::StatusOr<headroom::v1::NodeReport> report = headroom::codec::ReportFromJson(*text);
   if (!report.ok()) {
     err << "headroom report: " << input << ": " << report.status().message() << "\n";
     return kExitBadInput;
   }
   // Check locally what the extender would refuse, so the message names the field here too.
-  absl::StatusOr<extender::NodeReport> checked =
-      check_locally ? extender::FromProto(*report, absl::Now()) : extender::NodeReport{};
+  absl::StatusOr<headroom::NodeReport> checked =
+      check_locally ? headroom::codec::NodeReportFromProto(*report, absl::Now())
+                    : headroom::NodeReport{};
   if (!checked.ok()) {
     err << "headroom report: " << input << ": " << checked.status().message() << "\n";
     return kExitBadInput;

@@ -12,11 +12,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "cli/json_fields.h"
+#include "codec/json_fields.h"
 #include "shared/quantity.h"
 #include "shared/status_macros.h"
 
 namespace headroom::cli {
+
+using ::headroom::codec::FieldPath;
+using ::headroom::codec::IndexPath;
+using ::headroom::codec::Member;
+using ::headroom::codec::ParseJson;
+using ::headroom::codec::QuantityKind;
+using ::headroom::codec::RequiredQuantity;
+using ::headroom::codec::RequiredString;
+using ::headroom::codec::RequireObject;
 namespace {
 
 // One sample before grouping: CPU and memory may be absent, and `oom` marks an OOM kill.

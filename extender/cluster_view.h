@@ -20,39 +20,11 @@
 #include "absl/time/time.h"
 #include "shared/load_cordon.h"
 #include "shared/node_optimizer.h"
+#include "shared/node_report.h"
 #include "shared/placement.h"
 #include "shared/usage_stats.h"
 
 namespace headroom::extender {
-
-struct ReportedPod {
-  std::string pod_namespace;
-  std::string name;
-  std::string uid;
-  std::string workload_key;
-  bool daemonset = false;
-  EvictionRanking ranking = EvictionRanking::kLow;
-  ResourceAmounts requests;                 // declared; used when a container lacks statistics
-  std::vector<ContainerDemand> containers;  // with statistics when known
-  // Matched with the Kubernetes API's pod (report_verification.h). An unverified pod counts
-  // on its node but its statistics join no workload's and nothing acts on it.
-  bool verified = true;
-};
-
-struct NodeReport {
-  std::string node;
-  absl::Time reported_at;
-  ResourceAmounts allocatable;
-  int max_pods = 110;
-  std::optional<double> load1;
-  int cpus = 0;
-  std::vector<ReportedPod> pods;
-};
-
-// A pod as the extender judges it: shared/footprint.h's rule over its containers (the daily
-// peak of the base + headroom once warm, the declared amounts before), never below the pod's
-// declared requests while a container is still warming up.
-PodFootprint FootprintOf(const ReportedPod& pod, absl::Duration min_history);
 
 class ClusterView {
  public:

@@ -4,7 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "cli/repack_json.h"
+#include "codec/repack_json.h"
 #include "extender/judge.h"
 #include "extender/tls_certificate.h"
 #include "io/http_server.h"
@@ -62,7 +62,7 @@ void ExtenderHttpServer::Repack(const std::string& body, const std::string& time
                                         absl::FormatDuration(kMaxRepackTimeout), ", e.g. 1s"));
     return;
   }
-  absl::StatusOr<RepackInstance> instance = cli::DecodeRepackInputText(body);
+  absl::StatusOr<RepackInstance> instance = codec::DecodeRepackInputText(body);
   if (!instance.ok()) {
     response = io::JsonError(400, instance.status().message());
     return;
@@ -81,7 +81,7 @@ void ExtenderHttpServer::Repack(const std::string& body, const std::string& time
     response = io::JsonError(400, plan.status().message());
     return;
   }
-  nlohmann::json out = cli::EncodeRepackPlan(*instance, *plan);
+  nlohmann::json out = codec::EncodeRepackPlan(*instance, *plan);
   out["dryRun"] = true;
   int changes = 0;
   for (const RepackTierResult& tier : plan->tiers)

@@ -22,7 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "app/actuation_flags.h"
-#include "cli/flag_args.h"
+#include "app/flag_args.h"
 #include "extender/actuator.h"
 #include "extender/admin_authorizer.h"
 #include "extender/api_nodes.h"
@@ -179,7 +179,7 @@ int Fail(const std::string& message) {
 int main(int argc, char** argv) {
   // Before anything starts a thread (gRPC's server, the HTTP server).
   sigset_t signals = headroom::io::BlockStopSignals();
-  headroom::cli::ParseDaemonFlags(
+  headroom::app::ParseDaemonFlags(
       argc, argv,
 
       "headroom-extender: kube-scheduler HTTP extender that filters and ranks nodes by each "
@@ -196,8 +196,8 @@ int main(int argc, char** argv) {
   auto logger = spdlog::default_logger()->clone("extender");
   spdlog::register_logger(logger);
 
-  const absl::StatusOr<headroom::cli::HostPort> address =
-      headroom::cli::ParseHostPort(absl::GetFlag(FLAGS_http_address), "--http-address");
+  const absl::StatusOr<headroom::app::HostPort> address =
+      headroom::app::ParseHostPort(absl::GetFlag(FLAGS_http_address), "--http-address");
   if (!address.ok()) return Fail(std::string(address.status().message()));
   headroom::extender::ServerOptions options;
   options.url_prefix = absl::GetFlag(FLAGS_url_prefix);
@@ -230,11 +230,11 @@ int main(int argc, char** argv) {
     options.tls = certificate.get();
   }
   const std::string webhook_address_text = absl::GetFlag(FLAGS_webhook_address);
-  std::optional<headroom::cli::HostPort> webhook_address;
+  std::optional<headroom::app::HostPort> webhook_address;
   std::unique_ptr<headroom::extender::ReloadingCertificate> webhook_certificate;
   if (!webhook_address_text.empty()) {
-    absl::StatusOr<headroom::cli::HostPort> parsed =
-        headroom::cli::ParseHostPort(webhook_address_text, "--webhook-address");
+    absl::StatusOr<headroom::app::HostPort> parsed =
+        headroom::app::ParseHostPort(webhook_address_text, "--webhook-address");
     if (!parsed.ok()) return Fail(std::string(parsed.status().message()));
     webhook_address = *parsed;
     const std::string webhook_cert = absl::GetFlag(FLAGS_webhook_tls_cert_file);

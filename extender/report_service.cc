@@ -8,7 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "extender/report_codec.h"
+#include "codec/report_codec.h"
 #include "shared/log_text.h"
 #include "shared/workload_key.h"
 #include "spdlog/spdlog.h"
@@ -89,7 +89,7 @@ grpc::Status ReportServiceImpl::Report(grpc::ServerContext* context,
                                                                      : "unauthenticated");
     return caller;
   }
-  absl::StatusOr<NodeReport> report = FromProto(*request, clock_());
+  absl::StatusOr<NodeReport> report = codec::NodeReportFromProto(*request, clock_());
   if (!report.ok()) {
     spdlog::warn("refused a report for node {}: {}", node, LogText(report.status().message()));
     Count("invalid");

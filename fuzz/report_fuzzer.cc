@@ -8,8 +8,8 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "codec/report_codec.h"
 #include "extender/cluster_view.h"
-#include "extender/report_codec.h"
 #include "extender/report_verification.h"
 #include "headroom/v1/report.pb.h"
 
@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   headroom::v1::NodeReport proto;
   if (!proto.ParseFromArray(data, static_cast<int>(size))) return 0;
   const absl::Time now = absl::FromUnixSeconds(1'800'000'000);
-  absl::StatusOr<headroom::extender::NodeReport> report = headroom::extender::FromProto(proto, now);
+  absl::StatusOr<headroom::NodeReport> report = headroom::codec::NodeReportFromProto(proto, now);
   if (!report.ok()) return 0;
   if (report->reported_at > now) __builtin_trap();  // a report is never from the future
   // Half the inputs as if the API knew only a pod named "known" on this node.

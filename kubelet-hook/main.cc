@@ -23,8 +23,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "app/flag_args.h"
 #include "app/guard_rail_flags.h"
-#include "cli/flag_args.h"
 #include "io/atomic_file.h"
 #include "io/daemon_signals.h"
 #include "io/grpc_tls.h"
@@ -112,7 +112,7 @@ struct Counters {
 int main(int argc, char** argv) {
   // Before anything can start a thread (gRPC's credentials start its executor).
   sigset_t signals = headroom::io::BlockStopSignals();
-  headroom::cli::ParseDaemonFlags(
+  headroom::app::ParseDaemonFlags(
       argc, argv,
 
       "headroom-nri: containerd NRI plugin that removes CPU quotas, sets CPU weight from the "
@@ -230,8 +230,8 @@ int main(int argc, char** argv) {
   std::unique_ptr<headroom::io::HttpServer> http;
   std::thread http_thread;
   if (std::string flag = absl::GetFlag(FLAGS_http_address); !flag.empty()) {
-    const absl::StatusOr<headroom::cli::HostPort> address =
-        headroom::cli::ParseHostPort(flag, "--http-address");
+    const absl::StatusOr<headroom::app::HostPort> address =
+        headroom::app::ParseHostPort(flag, "--http-address");
     if (!address.ok()) return Fail(std::string(address.status().message()));
     // Probes and scrapes only: small limits, and a flood of connections cannot starve them.
     headroom::io::HttpServerOptions http_options;

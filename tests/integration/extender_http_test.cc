@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "absl/strings/escaping.h"
-#include "cli/repack_json.h"
+#include "codec/repack_json.h"
 #include "extender/cluster_view.h"
 #include "extender/http_server.h"
 #include "extender/metrics.h"
@@ -231,7 +231,7 @@ TEST_F(ExtenderHttpTest, StopCancelsARunningRepack) {
   config.pods_per_node = 10;
   config.tiers = 3;
   config.target_utilisation = 1.1;
-  const std::string cluster = cli::EncodeRepackInstance(GenerateRepackInstance(config)).dump();
+  const std::string cluster = codec::EncodeRepackInstance(GenerateRepackInstance(config)).dump();
   const auto sent = std::chrono::steady_clock::now();
   std::thread caller([&] { (void)Post("/repack?timeout=30s", cluster); });
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));

@@ -5,11 +5,11 @@
 #include <sstream>
 #include <string>
 
+#include "codec/report_codec.h"
 #include "extender/cluster_view.h"
 #include "extender/extender_wire.h"
 #include "extender/judge.h"
 #include "extender/metrics.h"
-#include "extender/report_codec.h"
 #include "extender/workload_checkpoint.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -358,13 +358,13 @@ TEST(ClusterViewTest, PodsWithoutStatisticsCountAtTheirRequests) {
 }
 
 TEST(ReportCodecTest, JsonFormWithDefaults) {
-  absl::StatusOr<headroom::v1::NodeReport> proto = ReportFromJson(
+  absl::StatusOr<headroom::v1::NodeReport> proto = codec::ReportFromJson(
       R"({"node":"n1","allocatable":{"cpuMillis":"4000","memoryBytes":"8589934592"},"cpus":4,
           "pods":[{"name":"p","workloadKey":"ns/Deployment/p","ranking":"EVICTION_RANKING_HIGH",
           "containers":[{"name":"c","cpu":{"baseMillis":"100","peakMillis":"300"},
           "memory":{"baseBytes":"10","peakBytes":"20"}}]}]})");
   ASSERT_THAT(proto, IsOk());
-  absl::StatusOr<NodeReport> report = FromProto(*proto, kNow);
+  absl::StatusOr<NodeReport> report = codec::NodeReportFromProto(*proto, kNow);
   ASSERT_THAT(report, IsOk());
   EXPECT_EQ(report->reported_at, kNow);  // no time in the report: when it arrived
   EXPECT_EQ(report->max_pods, 110);
@@ -374,7 +374,8 @@ TEST(ReportCodecTest, JsonFormWithDefaults) {
   EXPECT_EQ(report->pods[0].ranking, EvictionRanking::kHigh);
   EXPECT_EQ(report->pods[0].containers[0].memory->max_7d_bytes, 20);  // defaults to peak
   // ToProto and back keeps everything.
-  absl::StatusOr<NodeReport> again = FromProto(ToProto(*report), kNow + absl::Hours(1));
+  absl::StatusOr<NodeReport> again =
+      codec::NodeReportFromProto(codec::NodeReportToProto(*report), kNow + absl::Hours(1));
   ASSERT_THAT(again, IsOk());
   EXPECT_EQ(again->reported_at, kNow);
   EXPECT_EQ(again->pods[0].containers[0].cpu->peak_millis, 300);
@@ -382,15 +383,15 @@ TEST(ReportCodecTest, JsonFormWithDefaults) {
 }
 
 TEST(ReportCodecTest, RefusesWhatThePluginCouldNotHaveSent) {
-  EXPECT_THAT(ReportFromJson(R"({"node":"n","bogus":1})"),
+  EXPECT_THAT(codec::ReportFromJson(R"({"node":"n","bogus":1})"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("bogus")));
-  EXPECT_THAT(ReportFromJson("not json"), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(codec::ReportFromJson("not json"), StatusIs(absl::StatusCode::kInvalidArgument));
   headroom::v1::NodeReport proto;
-  EXPECT_THAT(FromProto(proto, kNow),
+  EXPECT_THAT(codec::NodeReportFromProto(proto, kNow),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("node: required")));
   proto.set_node("n");
   proto.mutable_allocatable()->set_cpu_millis(-1);
-  EXPECT_THAT(FromProto(proto, kNow),
+  EXPECT_THAT(codec::NodeReportFromProto(proto, kNow),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("node.allocatable")));
   proto.mutable_allocatable()->set_cpu_millis(1000);
   headroom::v1::PodReport* pod = proto.add_pods();
@@ -399,8 +400,9 @@ TEST(ReportCodecTest, RefusesWhatThePluginCouldNotHaveSent) {
   c->set_name("c");
   c->mutable_memory()->set_base_bytes(100);
   c->mutable_memory()->set_peak_bytes(50);
-  EXPECT_THAT(FromProto(proto, kNow), StatusIs(absl::StatusCode::kInvalidArgument,
-                                               HasSubstr("pods[0].containers[0].memory.max")));
+  EXPECT_THAT(
+      codec::NodeReportFromProto(proto, kNow),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("pods[0].containers[0].memory.max")));
 }
 
 TEST(WorkloadCheckpointTest, RoundTripsAndRefusesWhatItDidNotWrite) {

@@ -1,9 +1,9 @@
-#include "cli/flag_args.h"
+#include "app/flag_args.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace headroom::cli {
+namespace headroom::app {
 namespace {
 
 using ::testing::ElementsAre;
@@ -87,4 +87,4 @@ TEST(ConfigFlagValue, FindsBothSpellingsAndStopsAtDoubleDash) {
 }
 
 }  // namespace
-}  // namespace headroom::cli
+}  // namespace headroom::app

@@ -7,11 +7,11 @@
 #include <sstream>
 #include <string>
 
+#include "codec/report_codec.h"
 #include "extender/admission.h"
 #include "extender/cluster_view.h"
 #include "extender/extender_wire.h"
 #include "extender/judge.h"
-#include "extender/report_codec.h"
 #include "extender/workload_checkpoint.h"
 #include "gtest/gtest.h"
 #include "headroom/v1/report.pb.h"
@@ -65,7 +65,7 @@ TEST(FuzzRegressionTest, ReportsAreAppliedOrRefusedAndNeverFromTheFuture) {
   for (const auto& entry : std::filesystem::directory_iterator(kRegressions / "report")) {
     headroom::v1::NodeReport proto;
     ASSERT_TRUE(proto.ParseFromString(FileContents(entry.path()))) << entry.path().filename();
-    absl::StatusOr<extender::NodeReport> report = extender::FromProto(proto, now);
+    absl::StatusOr<headroom::NodeReport> report = headroom::codec::NodeReportFromProto(proto, now);
     if (report.ok()) {
       EXPECT_LE(report->reported_at, now) << entry.path().filename();
       extender::ClusterView view({});

@@ -2,13 +2,15 @@
 
 #include <string>
 
-#include "cli/json_fields.h"
 #include "cli/optimize_node_command.h"
+#include "codec/json_fields.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/status_matchers.h"
 
 namespace headroom::cli {
+
+using ::headroom::codec::ParseJson;
 namespace {
 
 using ::headroom::testing::IsOk;

@@ -1,9 +1,9 @@
-#include "cli/repack_json.h"
+#include "codec/repack_json.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace headroom::cli {
+namespace headroom::codec {
 namespace {
 
 using ::testing::HasSubstr;
@@ -106,4 +106,4 @@ TEST(RepackJsonTest, MalformedTextIsRefusedWithItsPosition) {
 }
 
 }  // namespace
-}  // namespace headroom::cli
+}  // namespace headroom::codec

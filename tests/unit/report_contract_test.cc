@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "extender/report_codec.h"
+#include "codec/report_codec.h"
 #include "extender/report_service.h"
 #include "kubelet-hook/node_reporter.h"
 #include "kubelet-hook/node_state.h"
@@ -29,9 +29,9 @@ nri::TrackedContainer Tracked(const std::string& id, const std::string& sandbox,
 }
 
 // The node's report of `state` (4 CPUs, 8 GiB), as the extender reads it.
-absl::StatusOr<extender::NodeReport> ReadByExtender(const nri::NodeState& state, absl::Time now) {
-  return extender::FromProto(nri::BuildNodeReport(state, "node-a", {4000, 8192 * kMi}, 0.5, 4, now),
-                             now);
+absl::StatusOr<headroom::NodeReport> ReadByExtender(const nri::NodeState& state, absl::Time now) {
+  return headroom::codec::NodeReportFromProto(
+      nri::BuildNodeReport(state, "node-a", {4000, 8192 * kMi}, 0.5, 4, now), now);
 }
 
 TEST(ReportContract, WhatTheNodeKnowsIsWhatTheExtenderReads) {
@@ -53,10 +53,10 @@ TEST(ReportContract, WhatTheNodeKnowsIsWhatTheExtenderReads) {
 
   const headroom::v1::NodeReport proto =
       nri::BuildNodeReport(state, "node-a", {4000, 8192 * kMi}, 0.5, 4, now);
-  absl::StatusOr<extender::NodeReport> report = extender::FromProto(proto, now);
+  absl::StatusOr<headroom::NodeReport> report = headroom::codec::NodeReportFromProto(proto, now);
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->pods.size(), 1u);
-  const extender::ReportedPod& pod = report->pods[0];
+  const headroom::ReportedPod& pod = report->pods[0];
   EXPECT_EQ(pod.workload_key, "shop/StatefulSet/db");
   EXPECT_EQ(pod.ranking, EvictionRanking::kMedium);
   EXPECT_EQ(pod.requests, (ResourceAmounts{500, 256 * kMi}));  // kubelet's: 512 shares, 256Mi
@@ -74,7 +74,8 @@ TEST(ReportContract, WhatTheNodeKnowsIsWhatTheExtenderReads) {
   EXPECT_EQ(container.memory->oom_bytes, 300 * kMi);
   EXPECT_EQ(container.memory->daily_peak_bytes, memory->daily_peak_bytes);
   // And the extender's own encoding reads back the same (the CLI's `headroom report`).
-  absl::StatusOr<extender::NodeReport> again = extender::FromProto(extender::ToProto(*report), now);
+  absl::StatusOr<headroom::NodeReport> again =
+      headroom::codec::NodeReportFromProto(headroom::codec::NodeReportToProto(*report), now);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->pods[0].containers[0].history, absl::Hours(30));
   EXPECT_EQ(again->pods[0].containers[0].cpu->daily_base_millis, cpu->daily_base_millis);
@@ -98,10 +99,10 @@ TEST(ReportContract, ARestartedContainerIsReportedOnceWithItsOom) {
   // Another pod's container of the same name stays.
   state.Upsert(Tracked("c3", "sandbox-2", "hog-7d4b-q2w3e", "shop/Deployment/hog"));
 
-  absl::StatusOr<extender::NodeReport> report = ReadByExtender(state, now);
+  absl::StatusOr<headroom::NodeReport> report = ReadByExtender(state, now);
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->pods.size(), 2u);
-  for (const extender::ReportedPod& pod : report->pods) {
+  for (const headroom::ReportedPod& pod : report->pods) {
     ASSERT_EQ(pod.containers.size(), 1u) << pod.name;
     ASSERT_TRUE(pod.containers[0].memory.has_value());
     EXPECT_EQ(pod.containers[0].memory->oom_bytes, 48 * kMi);
@@ -120,7 +121,7 @@ TEST(ReportContract, AnOomBeforeTheFirstSampleIsReported) {
       Tracked("c1", "sandbox-1", "hog-7d4b-x2x9k", "shop/Deployment/hog");
   state.Upsert(hog);
   state.RecordOom(hog.stats_key, now, 48 * kMi);
-  absl::StatusOr<extender::NodeReport> report = ReadByExtender(state, now);
+  absl::StatusOr<headroom::NodeReport> report = ReadByExtender(state, now);
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->pods.size(), 1u);
   ASSERT_EQ(report->pods[0].containers.size(), 1u);

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "codec/report_codec.h"
 #include "extender/cluster_view.h"
 #include "extender/readiness.h"
-#include "extender/report_codec.h"
 #include "extender/report_verification.h"
 #include "extender/reporter_identity.h"
 #include "shared/json_nesting.h"
@@ -204,38 +204,40 @@ TEST(VerifyReport, RefusesUnknownNodesAndMarksPods) {
   EXPECT_TRUE(report.pods[1].verified);
 }
 
-TEST(FromProto, AReportTimeInTheFutureIsItsArrivalOrRefused) {
+TEST(NodeReportFromProto, AReportTimeInTheFutureIsItsArrivalOrRefused) {
   headroom::v1::NodeReport proto;
   proto.set_node("n1");
   proto.set_reported_at_unix_millis(absl::ToUnixMillis(kNow + absl::Hours(24 * 365)));
-  EXPECT_EQ(FromProto(proto, kNow).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(codec::NodeReportFromProto(proto, kNow).status().code(),
+            absl::StatusCode::kInvalidArgument);
   proto.set_reported_at_unix_millis(absl::ToUnixMillis(kNow + absl::Minutes(5)));  // skew
-  EXPECT_EQ(FromProto(proto, kNow)->reported_at, kNow);
+  EXPECT_EQ(codec::NodeReportFromProto(proto, kNow)->reported_at, kNow);
   proto.set_reported_at_unix_millis(absl::ToUnixMillis(kNow - absl::Seconds(5)));
-  EXPECT_EQ(FromProto(proto, kNow)->reported_at, kNow - absl::Seconds(5));
+  EXPECT_EQ(codec::NodeReportFromProto(proto, kNow)->reported_at, kNow - absl::Seconds(5));
 }
 
-TEST(FromProto, NamesMustBeKubernetesNames) {
-  EXPECT_TRUE(IsDnsSubdomain("node-a.example.com"));
-  EXPECT_TRUE(IsDnsSubdomain("a"));
+TEST(NodeReportFromProto, NamesMustBeKubernetesNames) {
+  EXPECT_TRUE(codec::IsDnsSubdomain("node-a.example.com"));
+  EXPECT_TRUE(codec::IsDnsSubdomain("a"));
   for (const std::string& bad : std::vector<std::string>{
            "", "Node-A", "node_a", "-a", "a-", "node\nforged", "a b", std::string(254, 'a')}) {
-    EXPECT_FALSE(IsDnsSubdomain(bad)) << bad;
+    EXPECT_FALSE(codec::IsDnsSubdomain(bad)) << bad;
   }
   headroom::v1::NodeReport proto;
   proto.set_node("evil\n[2026-11-24 00:00:00.000] [extender] [info] forged");
-  EXPECT_EQ(FromProto(proto, kNow).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(codec::NodeReportFromProto(proto, kNow).status().code(),
+            absl::StatusCode::kInvalidArgument);
   proto.set_node("n1");
   headroom::v1::PodReport* pod = proto.add_pods();
   pod->set_namespace_("shop");
   pod->set_name("web-1");
   pod->add_containers()->set_name("app");
-  EXPECT_TRUE(FromProto(proto, kNow).ok());
+  EXPECT_TRUE(codec::NodeReportFromProto(proto, kNow).ok());
   pod->mutable_containers(0)->set_name("App\r");
-  EXPECT_FALSE(FromProto(proto, kNow).ok());
+  EXPECT_FALSE(codec::NodeReportFromProto(proto, kNow).ok());
   pod->mutable_containers(0)->set_name("app");
   pod->set_name(std::string(300, 'p'));
-  EXPECT_FALSE(FromProto(proto, kNow).ok());
+  EXPECT_FALSE(codec::NodeReportFromProto(proto, kNow).ok());
 }
 
 TEST(ClusterView, AnUnverifiedPodCountsOnItsNodeButFeedsNoWorkload) {

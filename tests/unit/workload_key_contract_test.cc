@@ -213,7 +213,7 @@ TEST_P(WorkloadKeyContract, EverySideGivesThePodTheSameKey) {
   // The node, from the sandbox, reports that key, and the extender verifies it.
   const std::string node_key = NodeKey(stored);
   EXPECT_EQ(node_key, real.key);
-  extender::ReportedPod reported;
+  headroom::ReportedPod reported;
   reported.pod_namespace = "shop";
   reported.name = real.assigned_name;
   reported.uid = std::string("uid-") + real.assigned_name;
@@ -258,7 +258,7 @@ TEST(WorkloadKeyContract, AForgedKeyIsReplacedOrRefused) {
   EXPECT_EQ(NodeKey(stored), "shop/Deployment/web");
 
   const json forged = Stored(created, json::array(), real);
-  extender::ReportedPod reported;
+  headroom::ReportedPod reported;
   reported.pod_namespace = "shop";
   reported.name = real.assigned_name;
   reported.uid = std::string("uid-") + real.assigned_name;

@@ -6,7 +6,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace headroom::cli {
+namespace headroom::app {
 
 // Rewrites command-line arguments for the flags library, which names flags with underscores
 // and takes a lone "-" for a mistake:
@@ -39,4 +39,4 @@ struct HostPort {
 // "host:port" with port 0..65535; InvalidArgument naming `flag` otherwise.
 absl::StatusOr<HostPort> ParseHostPort(absl::string_view address, absl::string_view flag);
 
-}  // namespace headroom::cli
+}  // namespace headroom::app

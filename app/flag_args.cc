@@ -1,4 +1,4 @@
-#include "cli/flag_args.h"
+#include "app/flag_args.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -15,7 +15,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
-namespace headroom::cli {
+namespace headroom::app {
 namespace {
 
 bool IsFlag(const std::string& arg) { return absl::StartsWith(arg, "-") && arg != "-"; }
@@ -130,4 +130,4 @@ absl::StatusOr<HostPort> ParseHostPort(absl::string_view address, absl::string_v
   return out;
 }
 
-}  // namespace headroom::cli
+}  // namespace headroom::app

@@ -1,4 +1,4 @@
-#include "cli/json_fields.h"
+#include "codec/json_fields.h"
 
 #include <string>
 
@@ -6,7 +6,7 @@
 #include "shared/json_nesting.h"
 #include "shared/quantity.h"
 
-namespace headroom::cli {
+namespace headroom::codec {
 namespace {
 
 absl::string_view TypeName(const nlohmann::json& value) { return value.type_name(); }
@@ -111,4 +111,4 @@ absl::StatusOr<nlohmann::json> ParseJson(absl::string_view text) {
   }
 }
 
-}  // namespace headroom::cli
+}  // namespace headroom::codec

@@ -1,4 +1,4 @@
-#include "extender/report_codec.h"
+#include "codec/report_codec.h"
 
 #include <google/protobuf/util/json_util.h>
 
@@ -9,7 +9,7 @@
 #include "codec/report_proto.h"
 #include "shared/node_optimizer.h"
 
-namespace headroom::extender {
+namespace headroom::codec {
 
 bool IsDnsSubdomain(absl::string_view name) {
   if (name.empty() || name.size() > 253) return false;
@@ -20,8 +20,8 @@ bool IsDnsSubdomain(absl::string_view name) {
          absl::ascii_isalnum(static_cast<unsigned char>(name.back()));
 }
 
-absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
-                                     absl::Time received_at) {
+absl::StatusOr<NodeReport> NodeReportFromProto(const headroom::v1::NodeReport& proto,
+                                               absl::Time received_at) {
   NodeReport report;
   report.node = proto.node();
   if (report.node.empty()) return absl::InvalidArgumentError("node: required");
@@ -118,7 +118,7 @@ absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& proto,
   return report;
 }
 
-headroom::v1::NodeReport ToProto(const NodeReport& report) {
+headroom::v1::NodeReport NodeReportToProto(const NodeReport& report) {
   headroom::v1::NodeReport proto;
   proto.set_node(report.node);
   proto.set_reported_at_unix_millis(absl::ToUnixMillis(report.reported_at));
@@ -163,4 +163,4 @@ absl::StatusOr<headroom::v1::NodeReport> ReportFromJson(absl::string_view json) 
   return proto;
 }
 
-}  // namespace headroom::extender
+}  // namespace headroom::codec

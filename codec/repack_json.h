@@ -15,7 +15,7 @@
 #include "nlohmann/json.hpp"
 #include "shared/repack.h"
 
-namespace headroom::cli {
+namespace headroom::codec {
 
 // Either form, told apart by "kind": "List". InvalidArgument naming the field.
 absl::StatusOr<RepackInstance> DecodeRepackInput(const nlohmann::json& document);
@@ -29,4 +29,4 @@ nlohmann::json EncodeRepackInstance(const RepackInstance& instance);
 // every pod.
 nlohmann::json EncodeRepackPlan(const RepackInstance& instance, const RepackPlan& plan);
 
-}  // namespace headroom::cli
+}  // namespace headroom::codec

@@ -11,22 +11,22 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "extender/cluster_view.h"
+#include "shared/node_report.h"
 #include "headroom/v1/report.pb.h"
 
-namespace headroom::extender {
+namespace headroom::codec {
 
 // InvalidArgument naming the field ("pods[1].containers[0].cpu.max: ...").
 // A Kubernetes object name (RFC 1123 subdomain): lowercase alphanumerics, '-' and '.', at
 // most 253 characters, starting and ending alphanumeric.
 bool IsDnsSubdomain(absl::string_view name);
 
-absl::StatusOr<NodeReport> FromProto(const headroom::v1::NodeReport& report,
-                                     absl::Time received_at);
+absl::StatusOr<NodeReport> NodeReportFromProto(const headroom::v1::NodeReport& report,
+                                               absl::Time received_at);
 
-headroom::v1::NodeReport ToProto(const NodeReport& report);
+headroom::v1::NodeReport NodeReportToProto(const NodeReport& report);
 
 // The JSON form; unknown fields are an error (they are usually typos).
 absl::StatusOr<headroom::v1::NodeReport> ReportFromJson(absl::string_view json);
 
-}  // namespace headroom::extender
+}  // namespace headroom::codec

@@ -1,4 +1,4 @@
-#include "cli/repack_json.h"
+#include "codec/repack_json.h"
 
 #include <algorithm>
 #include <map>
@@ -7,12 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "cli/json_fields.h"
+#include "codec/json_fields.h"
 #include "shared/quantity.h"
 #include "shared/resource.h"
 #include "shared/status_macros.h"
 
-namespace headroom::cli {
+namespace headroom::codec {
 namespace {
 
 absl::StatusOr<int32_t> OptionalPriority(const nlohmann::json& object, absl::string_view key,
@@ -296,4 +296,4 @@ nlohmann::json EncodeRepackPlan(const RepackInstance& instance, const RepackPlan
           {"assignment", std::move(assignment)}};
 }
 
-}  // namespace headroom::cli
+}  // namespace headroom::codec

@@ -12,7 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 
-namespace headroom::cli {
+namespace headroom::codec {
 
 // "parent.key" (or "key" at the top level).
 std::string FieldPath(absl::string_view parent, absl::string_view key);
@@ -43,4 +43,4 @@ absl::StatusOr<int64_t> OptionalQuantity(const nlohmann::json& object, absl::str
 // Parses JSON text; InvalidArgument with the parser's position on malformed text.
 absl::StatusOr<nlohmann::json> ParseJson(absl::string_view text);
 
-}  // namespace headroom::cli
+}  // namespace headroom::codec
