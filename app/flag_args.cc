@@ -8,12 +8,16 @@
 #include <iostream>
 #include <sstream>
 
+#include "absl/flags/commandlineflag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 
 namespace headroom::app {
 namespace {
@@ -84,6 +88,29 @@ std::string ConfigFlagValue(const std::vector<std::string>& args) {
   return value;
 }
 
+std::string FlagHelp(absl::string_view program, absl::string_view usage,
+                     std::vector<FlagDoc> flags) {
+  std::sort(flags.begin(), flags.end(),
+            [](const FlagDoc& a, const FlagDoc& b) { return a.name < b.name; });
+  std::string out = absl::StrCat(program, ": ", usage,
+                                 "\n\nFlags (also as \"name: value\" lines of --config):\n");
+  for (const FlagDoc& flag : flags) {
+    absl::StrAppend(&out, "  --", absl::StrReplaceAll(flag.name, {{"_", "-"}}), "=",
+                    flag.default_value.empty() ? "\"\"" : flag.default_value, "\n");
+    // The help text, wrapped at 80 columns under the name.
+    std::string line = "      ";
+    for (absl::string_view word : absl::StrSplit(flag.help, ' ', absl::SkipEmpty())) {
+      if (line.size() > 6 && line.size() + 1 + word.size() > 80) {
+        absl::StrAppend(&out, line, "\n");
+        line = "      ";
+      }
+      absl::StrAppend(&line, line.size() > 6 ? " " : "", word);
+    }
+    if (line.size() > 6) absl::StrAppend(&out, line, "\n");
+  }
+  return out;
+}
+
 void ParseDaemonFlags(int argc, char** argv, absl::string_view usage,
                       absl::string_view flag_source) {
   absl::SetProgramUsageMessage(usage);
@@ -97,6 +124,21 @@ void ParseDaemonFlags(int argc, char** argv, absl::string_view usage,
   absl::SetFlagsUsageConfig(config);
   // Flags may be written with dashes (--http-address) as in the docs.
   std::vector<std::string> command_line(argv + 1, argv + argc);
+  for (const std::string& arg : command_line) {
+    if (arg == "--") break;
+    if (arg != "--help" && arg != "-help" && arg != "-h") continue;
+    // --help lists this binary's flags as operators write them (dashes), without the build
+    // machine's file names.
+    std::vector<FlagDoc> flags;
+    for (const auto& [name, flag] : absl::GetAllFlags()) {
+      if (config.contains_help_flags(flag->Filename())) {
+        flags.push_back({std::string(name), flag->DefaultValue(), flag->Help()});
+      }
+    }
+    const std::string program(argv[0]);
+    std::cout << FlagHelp(program.substr(program.rfind('/') + 1), usage, std::move(flags));
+    std::exit(0);
+  }
   std::vector<std::string> from_file;
   if (const std::string config = ConfigFlagValue(command_line); !config.empty()) {
     std::ifstream in(config);

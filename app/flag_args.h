@@ -23,13 +23,25 @@ absl::StatusOr<std::vector<std::string>> ConfigFileArgs(absl::string_view yaml);
 // The value of --config (--config=F or --config F) among `args`; empty when absent.
 std::string ConfigFlagValue(const std::vector<std::string>& args);
 
-// A daemon's flag parsing: sets the usage message, lists in --help only the flags defined in
-// files whose path contains `flag_source` (e.g. "extender/") or app/ (shared flags), accepts dashed
-// flag names and parses; exits on --help or a bad flag, as absl does. With --config FILE, the
+// A daemon's flag parsing: sets the usage message (without the program name, which --help
+// puts first), lists in --help (FlagHelp, exit 0) only the flags defined in files whose path
+// contains `flag_source` (e.g. "extender/") or app/ (shared flags), accepts dashed flag names
+// and parses; exits 1 on a bad flag, as absl does. With --config FILE, the
 // file's flags come first and the command line overrides them; an unreadable or malformed file
 // exits 2. The daemon defines the `config` flag itself (so --help lists it).
 void ParseDaemonFlags(int argc, char** argv, absl::string_view usage,
                       absl::string_view flag_source);
+
+struct FlagDoc {
+  std::string name;  // as defined, with underscores
+  std::string default_value;
+  std::string help;
+};
+
+// The --help text: "PROGRAM: USAGE", then each flag as "--dashed-name=DEFAULT" with its help
+// wrapped at 80 columns, sorted by name.
+std::string FlagHelp(absl::string_view program, absl::string_view usage,
+                     std::vector<FlagDoc> flags);
 
 struct HostPort {
   std::string host;

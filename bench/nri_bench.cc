@@ -60,11 +60,12 @@ void BM_HandleCreateContainer(benchmark::State& state) {
   const std::string body = RecordedCreateContainerBody();
   NodeState node;
   NriPlugin plugin({}, node, [] { return absl::FromUnixSeconds(1795331119); });
+  NriStub stub(plugin.Handlers());
   std::vector<double> micros;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
     absl::StatusOr<ttrpc::Request> request = DecodeRequest(body);
-    benchmark::DoNotOptimize(plugin.Handle(*request));
+    benchmark::DoNotOptimize(stub.Handle(*request));
     micros.push_back(
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
             .count());
@@ -81,9 +82,10 @@ void BM_CreateContainerRoundTrip(benchmark::State& state) {
   const std::string body = RecordedCreateContainerBody();
   NodeState node;
   NriPlugin plugin({}, node, [] { return absl::FromUnixSeconds(1795331119); });
+  NriStub stub(plugin.Handlers());
   int fds[2];
   socketpair(AF_UNIX, SOCK_STREAM, 0, fds);
-  TrunkConnection connection(fds[0], [&](const ttrpc::Request& r) { return plugin.Handle(r); });
+  TrunkConnection connection(fds[0], [&](const ttrpc::Request& r) { return stub.Handle(r); });
   connection.Start();
   MuxDecoder mux;
   TtrpcStreamDecoder replies;

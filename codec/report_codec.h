@@ -11,8 +11,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "shared/node_report.h"
 #include "headroom/v1/report.pb.h"
+#include "shared/node_report.h"
 
 namespace headroom::codec {
 

@@ -28,6 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
   NodeState state;
   NriPlugin plugin({}, state, [] { return absl::FromUnixSeconds(1795331119); });
+  NriStub stub(plugin.Handlers());
   MuxDecoder mux;
   std::map<uint32_t, TtrpcStreamDecoder> connections;
   for (size_t offset = 0; offset < input.size(); offset += chunk) {
@@ -42,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           if (request.ok()) {
             // Route everything to the Plugin service, whatever the recorded service was.
             request->set_service(kPluginService);
-            const std::string reply = plugin.Handle(*request);
+            const std::string reply = stub.Handle(*request);
             if (!DecodeResponse(reply).ok()) __builtin_trap();  // our replies always decode
           }
         } else {

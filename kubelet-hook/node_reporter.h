@@ -10,6 +10,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/security/credentials.h"
 #include "headroom/v1/report.grpc.pb.h"
+#include "kubelet-hook/loop_ports.h"
 #include "kubelet-hook/node_state.h"
 #include "shared/resource.h"
 
@@ -20,7 +21,7 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
                                          ResourceAmounts allocatable, std::optional<double> load1,
                                          int cpus, absl::Time now);
 
-class NodeReporter {
+class NodeReporter : public ReportSink {
  public:
   // Plaintext unless `credentials` say otherwise (io/grpc_tls.h); `token_file` set: its
   // bearer token goes with every report (io/bearer_token.h).
@@ -30,7 +31,7 @@ class NodeReporter {
       std::string token_file = "");
   // The extender's reply, with the cluster-wide history of the reported workload containers.
   absl::StatusOr<headroom::v1::ReportReply> Send(const headroom::v1::NodeReport& report,
-                                                 absl::Duration timeout);
+                                                 absl::Duration timeout) override;
 
  private:
   std::unique_ptr<headroom::v1::ReportService::Stub> stub_;

@@ -36,6 +36,20 @@ void NodeState::Remove(const std::string& id) {
   restored_containers_.erase(id);
 }
 
+size_t NodeState::RemovePod(const std::string& pod_id) {
+  absl::MutexLock lock(&mu_);
+  size_t removed = 0;
+  for (auto it = containers_.begin(); it != containers_.end();) {
+    if (it->second.pod_id == pod_id) {
+      containers_.erase(it++);
+      ++removed;
+    } else {
+      ++it;
+    }
+  }
+  return removed;
+}
+
 std::optional<TrackedContainer> NodeState::Get(const std::string& id) const {
   absl::ReaderMutexLock lock(&mu_);
   auto it = containers_.find(id);

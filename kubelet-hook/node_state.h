@@ -81,6 +81,8 @@ class NodeState {
   // one a restart replaces) is no longer tracked.
   void Upsert(const TrackedContainer& container);
   void Remove(const std::string& id);
+  // Forgets every container of the pod (a RemoveContainer the plugin missed); how many.
+  size_t RemovePod(const std::string& pod_id);
   std::optional<TrackedContainer> Get(const std::string& id) const;
   std::vector<TrackedContainer> Containers() const;
   // Applies `update` to the tracked container `id` if it is still there.

@@ -6,7 +6,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kubelet-hook/ttrpc_codec.h"
 #include "shared/annotations.h"
 #include "shared/workload_key.h"
 #include "shared/workload_policy.h"
@@ -15,17 +14,6 @@
 namespace headroom::nri {
 
 namespace {
-
-template <typename Message>
-bool Parse(const std::string& payload, Message& message) {
-  return message.ParseFromString(payload);
-}
-
-std::string Ok(const google::protobuf::MessageLite& reply) {
-  return EncodeOkResponse(reply.SerializeAsString());
-}
-
-std::string EmptyOk() { return EncodeOkResponse(""); }
 
 // The labels the workload key reads (shared/workload_key.h).
 PodLabels KeyLabels(const google::protobuf::RepeatedPtrField<napi::StringEntry>& entries) {
@@ -157,69 +145,32 @@ ResourcePlan NriPlugin::PlanFor(const TrackedContainer& container, absl::Time no
   return PlanContainerResources(input);
 }
 
-std::string NriPlugin::Handle(const ttrpc::Request& request) {
-  ++requests_served_;
-  if (request.service() != kPluginService) {
-    return EncodeErrorResponse(RpcCode::kUnimplemented,
-                               absl::StrCat("service ", request.service()));
-  }
-  const std::string& method = request.method();
-  if (method == "Configure") return Configure(request.payload());
-  if (method == "Synchronize") return Synchronize(request.payload());
-  if (method == "CreateContainer") return CreateContainer(request.payload());
-  if (method == "UpdateContainer") return UpdateContainer(request.payload());
-  // Not subscribed, but a runtime may still call it: nothing to adjust.
-  if (method == "StopContainer") return Ok(napi::StopContainerResponse());
-  if (method == "StateChange") return StateChange(request.payload());
-  if (method == "Shutdown") return EmptyOk();
-  // NRI >= v0.12 falls back to StateChange for events whose dedicated call we do not serve.
-  return EncodeErrorResponse(RpcCode::kUnimplemented, absl::StrCat("method ", method));
+NriHandlers NriPlugin::Handlers() {
+  NriHandlers handlers;
+  handlers.synchronize = [this](const std::vector<napi::PodSandbox>& pods,
+                                const std::vector<napi::Container>& containers) {
+    return Synchronize(pods, containers);
+  };
+  handlers.create_container = [this](const napi::CreateContainerRequest& request) {
+    return CreateContainer(request);
+  };
+  handlers.update_container = [this](const napi::UpdateContainerRequest& request) {
+    return UpdateContainer(request);
+  };
+  handlers.remove_container = [this](const napi::Container& c) { RemoveContainer(c); };
+  handlers.remove_pod_sandbox = [this](const napi::PodSandbox& pod) { RemovePodSandbox(pod); };
+  return handlers;
 }
 
-std::string NriPlugin::Configure(const std::string& payload) {
-  napi::ConfigureRequest request;
-  if (!Parse(payload, request)) {
-    spdlog::warn("nri: undecodable Configure ({} bytes); subscribing anyway", payload.size());
-  }
-  runtime_ = absl::StrCat(request.runtime_name(), " ", request.runtime_version());
-  // A new connection: what an earlier one's unfinished Synchronize left is not this node's
-  // state any more.
-  pending_pods_.clear();
-  pending_containers_.clear();
-  pending_pods_.shrink_to_fit();
-  pending_containers_.shrink_to_fit();
-  spdlog::info("nri: configured by {} (request timeout {} ms)", runtime_,
-               request.request_timeout());
-  napi::ConfigureResponse reply;
-  reply.set_events(kSubscribedEvents);
-  return Ok(reply);
-}
-
-std::string NriPlugin::Synchronize(const std::string& payload) {
-  napi::SynchronizeRequest request;
-  if (!Parse(payload, request)) {
-    spdlog::warn("nri: undecodable Synchronize ({} bytes): no updates", payload.size());
-    return EmptyOk();
-  }
-  // A node runs a few hundred containers; a runtime sending more than this is not believed.
-  constexpr size_t kMaxSynchronized = 20000;
-  for (const auto& pod : request.pods()) {
-    if (pending_pods_.size() < kMaxSynchronized) pending_pods_.push_back(pod);
-  }
-  for (const auto& container : request.containers()) {
-    if (pending_containers_.size() < kMaxSynchronized) pending_containers_.push_back(container);
-  }
+napi::SynchronizeResponse NriPlugin::Synchronize(const std::vector<napi::PodSandbox>& pods,
+                                                 const std::vector<napi::Container>& containers) {
   napi::SynchronizeResponse reply;
-  if (request.more()) {  // every part but the last is answered with more = true, no updates
-    reply.set_more(true);
-    return Ok(reply);
-  }
   const absl::Time now = clock_();
   size_t updates = 0;
   absl::flat_hash_map<std::string, const napi::PodSandbox*> pods_by_id;
-  for (const napi::PodSandbox& pod : pending_pods_) pods_by_id.emplace(pod.id(), &pod);
+  for (const napi::PodSandbox& pod : pods) pods_by_id.emplace(pod.id(), &pod);
   static const napi::PodSandbox kNoPod;
-  for (const napi::Container& container : pending_containers_) {
+  for (const napi::Container& container : containers) {
     const auto pod = pods_by_id.find(container.pod_sandbox_id());
     TrackedContainer tracked = Track(pod == pods_by_id.end() ? kNoPod : *pod->second, container);
     if (container.state() == napi::CONTAINER_STOPPED) continue;
@@ -244,20 +195,14 @@ std::string NriPlugin::Synchronize(const std::string& payload) {
     }
     state_.Upsert(tracked);
   }
-  spdlog::info("nri: synchronized {} pods, {} containers; {} updated", pending_pods_.size(),
-               pending_containers_.size(), updates);
+  spdlog::info("nri: synchronized {} pods, {} containers; {} updated", pods.size(),
+               containers.size(), updates);
   adjustments_made_ += updates;
-  pending_pods_.clear();
-  pending_containers_.clear();
-  return Ok(reply);
+  return reply;
 }
 
-std::string NriPlugin::CreateContainer(const std::string& payload) {
-  napi::CreateContainerRequest request;
-  if (!Parse(payload, request)) {
-    spdlog::warn("nri: undecodable CreateContainer ({} bytes): no adjustment", payload.size());
-    return EmptyOk();
-  }
+napi::CreateContainerResponse NriPlugin::CreateContainer(
+    const napi::CreateContainerRequest& request) {
   TrackedContainer tracked = Track(request.pod(), request.container());
   tracked.oom_kills_seen = 0;  // a new cgroup: every kill from now on is this container's
   const ResourcePlan plan =
@@ -270,15 +215,11 @@ std::string NriPlugin::CreateContainer(const std::string& payload) {
     ++adjustments_made_;
   }
   state_.Upsert(tracked);
-  return Ok(reply);
+  return reply;
 }
 
-std::string NriPlugin::UpdateContainer(const std::string& payload) {
-  napi::UpdateContainerRequest request;
-  if (!Parse(payload, request)) {
-    spdlog::warn("nri: undecodable UpdateContainer ({} bytes): no adjustment", payload.size());
-    return EmptyOk();
-  }
+napi::UpdateContainerResponse NriPlugin::UpdateContainer(
+    const napi::UpdateContainerRequest& request) {
   TrackedContainer tracked = Track(request.pod(), request.container());
   if (std::optional<TrackedContainer> known = state_.Get(tracked.id); known.has_value()) {
     CarrySamplerState(*known, tracked);
@@ -310,14 +251,16 @@ std::string NriPlugin::UpdateContainer(const std::string& payload) {
     ++adjustments_made_;
   }
   state_.Upsert(tracked);
-  return Ok(reply);
+  return reply;
 }
 
-std::string NriPlugin::StateChange(const std::string& payload) {
-  napi::StateChangeEvent event;
-  if (!Parse(payload, event)) return EmptyOk();
-  if (event.event() == napi::REMOVE_CONTAINER) state_.Remove(event.container().id());
-  return EmptyOk();
+void NriPlugin::RemoveContainer(const napi::Container& container) { state_.Remove(container.id()); }
+
+void NriPlugin::RemovePodSandbox(const napi::PodSandbox& pod) {
+  if (const size_t removed = state_.RemovePod(pod.id()); removed > 0) {
+    spdlog::info("nri: pod {}/{} removed: forgot {} containers whose removal was not seen",
+                 pod.namespace_(), pod.name(), removed);
+  }
 }
 
 }  // namespace headroom::nri

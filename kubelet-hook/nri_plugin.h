@@ -1,11 +1,13 @@
 #pragma once
 
-// The NRI Plugin service of headroom-nri: what it answers when containerd calls it. Handlers
-// only read and update NodeState and run the pure policy, so each answers in microseconds; any
-// failure inside answers "no adjustment" (fail open) and logs why -- an error reply would fail
-// the container's creation. UpdateContainers is never called from here (containerd holds one
-// lock across events and plugin updates); the sampler thread does that.
+// headroom-nri's NRI plugin: what it decides when containerd creates, updates or removes a
+// container, as typed handlers for the stub (nri_stub.h, which owns the wire). Handlers only
+// read and update NodeState and run the pure policy, so each answers in microseconds; any
+// failure inside answers "no adjustment" (fail open) and logs why. UpdateContainers is never
+// called from here (containerd holds one lock across events and plugin updates); the node
+// loop does that.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -14,19 +16,10 @@
 #include "absl/time/time.h"
 #include "kubelet-hook/container_policy.h"
 #include "kubelet-hook/node_state.h"
+#include "kubelet-hook/nri_stub.h"
 #include "nri/v1alpha1/api.pb.h"
-#include "ttrpc/ttrpc.pb.h"
 
 namespace headroom::nri {
-
-namespace napi = ::nri::pkg::api::v1alpha1;
-
-inline constexpr char kPluginService[] = "nri.pkg.api.v1alpha1.Plugin";
-inline constexpr char kRuntimeService[] = "nri.pkg.api.v1alpha1.Runtime";
-
-// Event bits (1 << (event - 1)): CreateContainer, UpdateContainer, RemoveContainer,
-// RemovePodSandbox. All within NRI v0.3's 0x7ff, so valid on containerd 1.7+.
-inline constexpr int32_t kSubscribedEvents = 0x0008 | 0x0080 | 0x0400 | 0x0004;
 
 struct PluginConfig {
   bool dry_run = false;  // compute and log, change nothing
@@ -40,8 +33,16 @@ class NriPlugin {
  public:
   NriPlugin(PluginConfig config, NodeState& state, std::function<absl::Time()> clock);
 
-  // Answers one ttrpc request from the runtime with a Response body.
-  std::string Handle(const ttrpc::Request& request);
+  // The handlers the stub calls: CreateContainer, UpdateContainer, RemoveContainer,
+  // RemovePodSandbox and Synchronize (so the plugin subscribes to those four events).
+  NriHandlers Handlers();
+
+  napi::SynchronizeResponse Synchronize(const std::vector<napi::PodSandbox>& pods,
+                                        const std::vector<napi::Container>& containers);
+  napi::CreateContainerResponse CreateContainer(const napi::CreateContainerRequest& request);
+  napi::UpdateContainerResponse UpdateContainer(const napi::UpdateContainerRequest& request);
+  void RemoveContainer(const napi::Container& container);
+  void RemovePodSandbox(const napi::PodSandbox& pod);
 
   // Plan for a container as NRI describes it, against its current resources; `running` is
   // false for a container being created (no shrink steps).
@@ -49,30 +50,15 @@ class NriPlugin {
                        bool running = true) const;
 
   const PluginConfig& config() const { return config_; }
-
-  // What the runtime said in Configure (empty before).
-  const std::string& runtime() const { return runtime_; }
-  uint64_t requests_served() const { return requests_served_; }
-  uint64_t adjustments_made() const { return adjustments_made_; }
+  uint64_t adjustments_made() const { return adjustments_made_.load(); }
 
  private:
-  std::string Configure(const std::string& payload);
-  std::string Synchronize(const std::string& payload);
-  std::string CreateContainer(const std::string& payload);
-  std::string UpdateContainer(const std::string& payload);
-  std::string StateChange(const std::string& payload);
-
   TrackedContainer Track(const napi::PodSandbox& pod, const napi::Container& container) const;
 
-  PluginConfig config_;
+  const PluginConfig config_;
   NodeState& state_;
-  std::function<absl::Time()> clock_;
-  std::string runtime_;
-  // Pods seen in Synchronize with more = true, kept until the final part arrives.
-  std::vector<napi::PodSandbox> pending_pods_;
-  std::vector<napi::Container> pending_containers_;
-  uint64_t requests_served_ = 0;
-  uint64_t adjustments_made_ = 0;
+  const std::function<absl::Time()> clock_;
+  std::atomic<uint64_t> adjustments_made_{0};
 };
 
 // "ns/pod container c (stats key): cpu shares 1024 -> 256, ...; reasons": the log line of a

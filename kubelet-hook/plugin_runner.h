@@ -14,7 +14,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "kubelet-hook/nri_plugin.h"
+#include "kubelet-hook/loop_ports.h"
+#include "kubelet-hook/nri_stub.h"
 #include "kubelet-hook/trunk_connection.h"
 
 namespace headroom::nri {
@@ -32,7 +33,7 @@ struct RunnerOptions {
 // InvalidArgument unless the index is two ASCII digits and the name non-empty [A-Za-z0-9_.+-].
 absl::Status ValidatePluginIdentity(const std::string& name, const std::string& index);
 
-class PluginRunner {
+class PluginRunner : public RuntimeUpdates {
  public:
   PluginRunner(RunnerOptions options, RequestHandler handler);
 
@@ -42,7 +43,7 @@ class PluginRunner {
 
   // Sends updates to the runtime over the current connection (never from an NRI handler).
   absl::StatusOr<napi::UpdateContainersResponse> UpdateContainers(
-      const napi::UpdateContainersRequest& request, absl::Duration timeout);
+      const napi::UpdateContainersRequest& request, absl::Duration timeout) override;
 
   bool connected() const;
   uint64_t connections() const;

@@ -50,7 +50,13 @@ bool Sampler::RecordOomKill(const TrackedContainer& container, absl::Time now) {
   return decision.record;
 }
 
+SamplerStats Sampler::stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
 int Sampler::PollOoms(absl::Time now) {
+  absl::MutexLock lock(&mu_);
   int recorded = 0;
   if (kills_ == nullptr) {
     for (const TrackedContainer& container : state_.Containers()) {
@@ -76,6 +82,7 @@ int Sampler::PollOoms(absl::Time now) {
 }
 
 void Sampler::Sample(absl::Time now) {
+  absl::MutexLock lock(&mu_);
   for (const TrackedContainer& container : state_.Containers()) {
     if (container.cgroups_path.empty()) continue;
     absl::StatusOr<CgroupSample> sample = cgroups_.Read(container.cgroups_path);
@@ -111,6 +118,7 @@ void Sampler::Sample(absl::Time now) {
 }
 
 OptimizeOutcome Sampler::Optimize(absl::Time now) {
+  absl::MutexLock lock(&mu_);
   OptimizeOutcome outcome;
   const std::vector<TrackedContainer> containers = state_.Containers();
   // Group containers into pods, in a stable order.

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "kubelet-hook/cgroup_reader.h"
 #include "kubelet-hook/kernel_oom_log.h"
@@ -50,7 +52,19 @@ struct OptimizeOutcome {
   std::vector<std::string> eviction_candidates;
 };
 
-class Sampler {
+// What the node loop (node_loop.h) asks of the sampler; a fake in tests.
+class NodeSampling {
+ public:
+  virtual ~NodeSampling() = default;
+  // The number of OOM kills recorded since the last poll.
+  virtual int PollOoms(absl::Time now) = 0;
+  virtual void Sample(absl::Time now) = 0;
+  virtual OptimizeOutcome Optimize(absl::Time now) = 0;
+  virtual SamplerStats stats() const = 0;
+};
+
+// Thread-safe: the OOM poller and the periodic round call it from two threads.
+class Sampler : public NodeSampling {
  public:
   // `kills` may be null: then OOM kills come from the cgroups' counters.
   Sampler(NodeState& state, const CgroupReader& cgroups, const NriPlugin& plugin,
@@ -58,24 +72,26 @@ class Sampler {
 
   // The number of OOM kills recorded (a kill within the cooldown of the last one is logged,
   // not recorded).
-  int PollOoms(absl::Time now);
-  void Sample(absl::Time now);
-  OptimizeOutcome Optimize(absl::Time now);
-
-  const SamplerStats& stats() const { return stats_; }
+  int PollOoms(absl::Time now) override;
+  void Sample(absl::Time now) override;
+  OptimizeOutcome Optimize(absl::Time now) override;
+  SamplerStats stats() const override;
 
  private:
   // Each: whether an OOM kill was recorded.
-  bool CheckOomCounter(const TrackedContainer& container, absl::Time now);
-  bool RecordOomKill(const TrackedContainer& container, absl::Time now);
+  bool CheckOomCounter(const TrackedContainer& container, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool RecordOomKill(const TrackedContainer& container, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   NodeState& state_;
   const CgroupReader& cgroups_;
   const NriPlugin& plugin_;
   ResourceAmounts allocatable_;
-  OomCooldownTracker oom_cooldown_;
   OomKillSource* kills_;
-  SamplerStats stats_;
+  mutable absl::Mutex mu_;
+  OomCooldownTracker oom_cooldown_ ABSL_GUARDED_BY(mu_);
+  SamplerStats stats_ ABSL_GUARDED_BY(mu_);
 };
 
 // The node's allocatable from /proc (CPUs online x 1000 millicores, MemTotal); the flags

@@ -251,7 +251,7 @@ extender_pid=""
 [[ -s $work/extender-state/workloads.json ]] && grep -q 'e2e/StatefulSet/big' "$work/extender-state/workloads.json" &&
   pass "extender checkpointed workload statistics at shutdown" || fail "no workload checkpoint"
 start_extender || die "headroom-extender did not restart"
-grep -q "loaded [1-9][0-9]* workload containers" "$work/extender.log" && pass "restarted extender loaded the checkpoint" || fail "restarted extender did not load its checkpoint"
+grep -q "loaded statistics of [1-9][0-9]* workload containers" "$work/extender.log" && pass "restarted extender loaded the checkpoint" || fail "restarted extender did not load its checkpoint"
 # Reports sampled before big-1 and big-2 started: they do not list them. The restarted
 # extender must still count both on their nodes -- it saw them bound at its first list -- so
 # a node with room for one big pod does not take a second one.

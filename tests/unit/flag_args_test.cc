@@ -86,5 +86,25 @@ TEST(ConfigFlagValue, FindsBothSpellingsAndStopsAtDoubleDash) {
   EXPECT_EQ(ConfigFlagValue({"--config"}), "");
 }
 
+TEST(FlagHelp, DashedSortedWrappedAndWithoutFileNames) {
+  const std::string help =
+      FlagHelp("headroom-nri", "NRI plugin.\nUsage: headroom-nri [--socket=S]",
+               {{"state_dir", "", "Directory for node-stats.json; empty: none."},
+                {"interval", "1m",
+                 std::string(30, 'x') + " " + std::string(30, 'y') + " " + std::string(30, 'z')}});
+  EXPECT_EQ(help,
+            "headroom-nri: NRI plugin.\nUsage: headroom-nri [--socket=S]\n\n"
+            "Flags (also as \"name: value\" lines of --config):\n"
+            "  --interval=1m\n"
+            "      " +
+                std::string(30, 'x') + " " + std::string(30, 'y') +
+                "\n"
+                "      " +
+                std::string(30, 'z') +
+                "\n"
+                "  --state-dir=\"\"\n"
+                "      Directory for node-stats.json; empty: none.\n");
+}
+
 }  // namespace
 }  // namespace headroom::app

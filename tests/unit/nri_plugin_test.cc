@@ -345,9 +345,9 @@ napi::CreateContainerRequest CreateRequest(const std::string& pod_name, const st
   return request;
 }
 
-napi::CreateContainerResponse Create(NriPlugin& plugin, const napi::CreateContainerRequest& r) {
+napi::CreateContainerResponse Create(NriStub& stub, const napi::CreateContainerRequest& r) {
   absl::StatusOr<ttrpc::Response> response =
-      DecodeResponse(plugin.Handle(PluginRequest("CreateContainer", r)));
+      DecodeResponse(stub.Handle(PluginRequest("CreateContainer", r)));
   EXPECT_TRUE(response.ok());
   EXPECT_FALSE(response->has_status());
   napi::CreateContainerResponse reply;
@@ -358,23 +358,27 @@ napi::CreateContainerResponse Create(NriPlugin& plugin, const napi::CreateContai
 TEST(NriPlugin, ConfigureSubscribesWithinNri08Events) {
   NodeState state;
   NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+  NriStub stub(plugin.Handlers());
   napi::ConfigureRequest configure;
   configure.set_runtime_name("containerd");
   configure.set_runtime_version("v1.7.24");
   absl::StatusOr<ttrpc::Response> response =
-      DecodeResponse(plugin.Handle(PluginRequest("Configure", configure)));
+      DecodeResponse(stub.Handle(PluginRequest("Configure", configure)));
   ASSERT_TRUE(response.ok());
   napi::ConfigureResponse reply;
   ASSERT_TRUE(reply.ParseFromString(response->payload()));
-  EXPECT_EQ(reply.events(), kSubscribedEvents);
+  // CreateContainer (event 4), UpdateContainer (8), RemoveContainer (11), RemovePodSandbox
+  // (3): bits 1 << (event - 1), derived from the plugin's handlers.
+  EXPECT_EQ(reply.events(), 0x0008 | 0x0080 | 0x0400 | 0x0004);
   EXPECT_EQ(reply.events() & ~0x7ff, 0);
-  EXPECT_EQ(plugin.runtime(), "containerd v1.7.24");
+  EXPECT_EQ(stub.runtime(), "containerd v1.7.24");
 }
 
 TEST(NriPlugin, CreateContainerRemovesQuotaThenRaisesMemoryAfterOom) {
   NodeState state;
   NriPlugin plugin({}, state, [] { return absl::FromUnixSeconds(1795331119); });
-  napi::CreateContainerResponse reply = Create(plugin, CreateRequest("hog", "c1", 50000, 32 * kMi));
+  NriStub stub(plugin.Handlers());
+  napi::CreateContainerResponse reply = Create(stub, CreateRequest("hog", "c1", 50000, 32 * kMi));
   const auto& resources = reply.adjust().linux().resources();
   EXPECT_EQ(resources.cpu().quota().value(), -1);
   EXPECT_FALSE(resources.memory().has_limit());
@@ -382,7 +386,7 @@ TEST(NriPlugin, CreateContainerRemovesQuotaThenRaisesMemoryAfterOom) {
   EXPECT_EQ(state.Get("c1")->stats_key, "ns/Pod/hog#app");
 
   state.RecordOom("ns/Pod/hog#app", absl::FromUnixSeconds(1795331119), 32 * kMi);
-  reply = Create(plugin, CreateRequest("hog", "c2", 0, 32 * kMi));
+  reply = Create(stub, CreateRequest("hog", "c2", 0, 32 * kMi));
   EXPECT_FALSE(reply.adjust().linux().resources().cpu().has_quota());
   EXPECT_EQ(reply.adjust().linux().resources().memory().limit().value(), 64 * kMi);
 }
@@ -390,9 +394,11 @@ TEST(NriPlugin, CreateContainerRemovesQuotaThenRaisesMemoryAfterOom) {
 TEST(NriPlugin, DryRunAndExcludedNamespacesChangeNothing) {
   NodeState state;
   NriPlugin dry({.dry_run = true}, state, [] { return absl::UnixEpoch(); });
-  EXPECT_FALSE(Create(dry, CreateRequest("a", "c1", 50000, kMi)).has_adjust());
+  NriStub dry_stub(dry.Handlers());
+  EXPECT_FALSE(Create(dry_stub, CreateRequest("a", "c1", 50000, kMi)).has_adjust());
   NriPlugin plugin({.excluded_namespaces = {"ns"}}, state, [] { return absl::UnixEpoch(); });
-  EXPECT_FALSE(Create(plugin, CreateRequest("a", "c2", 50000, kMi)).has_adjust());
+  NriStub stub(plugin.Handlers());
+  EXPECT_FALSE(Create(stub, CreateRequest("a", "c2", 50000, kMi)).has_adjust());
 }
 
 TEST(NriPlugin, PodAnnotationsThatLeaveThePodAloneChangeNothing) {
@@ -403,24 +409,26 @@ TEST(NriPlugin, PodAnnotationsThatLeaveThePodAloneChangeNothing) {
                                                         {"headroom.dev/mode", "recommend"}}) {
     NodeState state;
     NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+    NriStub stub(plugin.Handlers());
     napi::CreateContainerRequest request = CreateRequest("a", "c1", 50000, kMi);
     napi::StringEntry* annotation = request.mutable_pod()->add_annotations();
     annotation->set_key(key);
     annotation->set_value(value);
-    EXPECT_FALSE(Create(plugin, request).has_adjust()) << key;
+    EXPECT_FALSE(Create(stub, request).has_adjust()) << key;
   }
 }
 
 TEST(NriPlugin, UpdateContainerKeepsThePolicysValues) {
   NodeState state;
   NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
-  Create(plugin, CreateRequest("a", "c1", 50000, kMi));
+  NriStub stub(plugin.Handlers());
+  Create(stub, CreateRequest("a", "c1", 50000, kMi));
   napi::UpdateContainerRequest update;
   *update.mutable_pod() = CreateRequest("a", "c1", 0, 0).pod();
   *update.mutable_container() = CreateRequest("a", "c1", 0, 0).container();
   update.mutable_linux_resources()->mutable_cpu()->mutable_quota()->set_value(25000);
   absl::StatusOr<ttrpc::Response> response =
-      DecodeResponse(plugin.Handle(PluginRequest("UpdateContainer", update)));
+      DecodeResponse(stub.Handle(PluginRequest("UpdateContainer", update)));
   ASSERT_TRUE(response.ok());
   napi::UpdateContainerResponse reply;
   ASSERT_TRUE(reply.ParseFromString(response->payload()));
@@ -433,6 +441,7 @@ TEST(NriPlugin, AResizeThatLowersAValueIsThisHoursShrinkStep) {
   NodeState state;
   const absl::Time now = absl::FromUnixSeconds(1795331119);
   NriPlugin plugin({}, state, [now] { return now; });
+  NriStub stub(plugin.Handlers());
   napi::CreateContainerRequest create = CreateRequest("a", "c1", 0, 512 * kMi);
   create.mutable_container()
       ->mutable_linux()
@@ -440,14 +449,14 @@ TEST(NriPlugin, AResizeThatLowersAValueIsThisHoursShrinkStep) {
       ->mutable_cpu()
       ->mutable_shares()
       ->set_value(1024);
-  Create(plugin, create);
+  Create(stub, create);
   // The actuator resized the pod from 1 CPU to 500m: kubelet's UpdateContainer shows it.
   napi::UpdateContainerRequest update;
   *update.mutable_pod() = create.pod();
   *update.mutable_container() = create.container();
   update.mutable_linux_resources()->mutable_cpu()->mutable_shares()->set_value(512);
   update.mutable_linux_resources()->mutable_memory()->mutable_limit()->set_value(512 * kMi);
-  ASSERT_TRUE(DecodeResponse(plugin.Handle(PluginRequest("UpdateContainer", update))).ok());
+  ASSERT_TRUE(DecodeResponse(stub.Handle(PluginRequest("UpdateContainer", update))).ok());
   ASSERT_TRUE(state.Get("c1").has_value());
   EXPECT_EQ(state.Get("c1")->last_shrink.cpu_request, now);  // no second step from the plugin
   EXPECT_FALSE(state.Get("c1")->last_shrink.memory_limit.has_value());  // unchanged
@@ -457,15 +466,16 @@ TEST(NriPlugin, AResizeThatLowersAValueIsThisHoursShrinkStep) {
 TEST(NriPlugin, UnknownMethodsAreUnimplementedAndGarbageFailsOpen) {
   NodeState state;
   NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+  NriStub stub(plugin.Handlers());
   ttrpc::Request request;
   request.set_service(kPluginService);
   request.set_method("RunPodSandbox");
-  absl::StatusOr<ttrpc::Response> response = DecodeResponse(plugin.Handle(request));
+  absl::StatusOr<ttrpc::Response> response = DecodeResponse(stub.Handle(request));
   ASSERT_TRUE(response.ok());
   EXPECT_EQ(response->status().code(), static_cast<int>(RpcCode::kUnimplemented));
   request.set_method("CreateContainer");
   request.set_payload("\xff\xff\xff");
-  response = DecodeResponse(plugin.Handle(request));
+  response = DecodeResponse(stub.Handle(request));
   ASSERT_TRUE(response.ok());
   EXPECT_FALSE(response->has_status());  // an error here would fail the container's creation
 }
@@ -473,6 +483,7 @@ TEST(NriPlugin, UnknownMethodsAreUnimplementedAndGarbageFailsOpen) {
 TEST(NriPlugin, SplitSynchronizeAnswersMoreWithoutUpdatesThenUpdates) {
   NodeState state;
   NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+  NriStub stub(plugin.Handlers());
   const napi::CreateContainerRequest c = CreateRequest("a", "c1", 50000, kMi);
   napi::SynchronizeRequest first;
   *first.add_pods() = c.pod();
@@ -483,11 +494,11 @@ TEST(NriPlugin, SplitSynchronizeAnswersMoreWithoutUpdatesThenUpdates) {
   last.mutable_containers(0)->set_state(napi::CONTAINER_RUNNING);
   napi::SynchronizeResponse reply;
   ASSERT_TRUE(reply.ParseFromString(
-      DecodeResponse(plugin.Handle(PluginRequest("Synchronize", first)))->payload()));
+      DecodeResponse(stub.Handle(PluginRequest("Synchronize", first)))->payload()));
   EXPECT_TRUE(reply.more());
   EXPECT_EQ(reply.update_size(), 0);
   ASSERT_TRUE(reply.ParseFromString(
-      DecodeResponse(plugin.Handle(PluginRequest("Synchronize", last)))->payload()));
+      DecodeResponse(stub.Handle(PluginRequest("Synchronize", last)))->payload()));
   EXPECT_FALSE(reply.more());
   ASSERT_EQ(reply.update_size(), 1);
   EXPECT_EQ(reply.update(0).linux().resources().cpu().quota().value(), -1);
@@ -497,6 +508,7 @@ TEST(NriPlugin, SplitSynchronizeAnswersMoreWithoutUpdatesThenUpdates) {
 TEST(NriPlugin, ANewConnectionForgetsAnUnfinishedSynchronize) {
   NodeState state;
   NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+  NriStub stub(plugin.Handlers());
   const napi::CreateContainerRequest stale = CreateRequest("stale", "c-stale", 50000, kMi);
   napi::SynchronizeRequest aborted;
   *aborted.add_pods() = stale.pod();
@@ -504,9 +516,9 @@ TEST(NriPlugin, ANewConnectionForgetsAnUnfinishedSynchronize) {
   aborted.mutable_containers(0)->set_pod_sandbox_id(stale.pod().id());
   aborted.mutable_containers(0)->set_state(napi::CONTAINER_RUNNING);
   aborted.set_more(true);
-  (void)plugin.Handle(PluginRequest("Synchronize", aborted));
+  (void)stub.Handle(PluginRequest("Synchronize", aborted));
   // The connection drops; the runtime connects again: Configure, then a whole Synchronize.
-  (void)plugin.Handle(PluginRequest("Configure", napi::ConfigureRequest()));
+  (void)stub.Handle(PluginRequest("Configure", napi::ConfigureRequest()));
   const napi::CreateContainerRequest live = CreateRequest("live", "c-live", 50000, kMi);
   napi::SynchronizeRequest fresh;
   *fresh.add_pods() = live.pod();
@@ -515,7 +527,7 @@ TEST(NriPlugin, ANewConnectionForgetsAnUnfinishedSynchronize) {
   fresh.mutable_containers(0)->set_state(napi::CONTAINER_RUNNING);
   napi::SynchronizeResponse reply;
   ASSERT_TRUE(reply.ParseFromString(
-      DecodeResponse(plugin.Handle(PluginRequest("Synchronize", fresh)))->payload()));
+      DecodeResponse(stub.Handle(PluginRequest("Synchronize", fresh)))->payload()));
   ASSERT_EQ(reply.update_size(), 1);
   EXPECT_EQ(reply.update(0).container_id(), "c-live");
   EXPECT_FALSE(state.Get("c-stale").has_value());
@@ -541,7 +553,7 @@ TEST(TrunkConnection, ServesTheRuntimeWhileItsOwnCallIsPending) {
     ++served;
     EXPECT_EQ(request.method(), "Configure");
     napi::ConfigureResponse reply;
-    reply.set_events(kSubscribedEvents);
+    reply.set_events(0x0008);
     return EncodeOkResponse(reply.SerializeAsString());
   });
   plugin.Start();
@@ -637,6 +649,7 @@ TEST_F(CgroupTreeTest, OomKillsBeforeWeWatchedAreABaselineNotAnOom) {
   NodeState state;
   const absl::Time now = absl::FromUnixSeconds(1795331119);
   NriPlugin plugin({}, state, [&] { return now; });
+  NriStub stub(plugin.Handlers());
   Sampler sampler(state, reader, plugin, {4000, 8 * 1024 * kMi});
 
   // Found running at (re)connection, with kills counted before we watched it.
@@ -646,9 +659,9 @@ TEST_F(CgroupTreeTest, OomKillsBeforeWeWatchedAreABaselineNotAnOom) {
   *sync.add_containers() = old.container();
   sync.mutable_containers(0)->set_pod_sandbox_id(old.pod().id());
   sync.mutable_containers(0)->set_state(napi::CONTAINER_RUNNING);
-  plugin.Handle(PluginRequest("Synchronize", sync));
+  stub.Handle(PluginRequest("Synchronize", sync));
   // Created under our eyes: its first kill counts.
-  Create(plugin, CreateRequest("new", "c-new", 0, 32 * kMi));
+  Create(stub, CreateRequest("new", "c-new", 0, 32 * kMi));
   oom_control("c-old", 3);
   oom_control("c-new", 1);
   EXPECT_EQ(sampler.PollOoms(now), 1);  // recorded: the caller reports at once
@@ -658,7 +671,7 @@ TEST_F(CgroupTreeTest, OomKillsBeforeWeWatchedAreABaselineNotAnOom) {
   EXPECT_EQ(state.MemoryHistory("ns/Pod/new#app", now)->oom_bytes, 32 * kMi);
 
   // A reconnection's Synchronize re-describes the container; what the sampler knew stays.
-  plugin.Handle(PluginRequest("Synchronize", sync));
+  stub.Handle(PluginRequest("Synchronize", sync));
   EXPECT_EQ(state.Get("c-old")->oom_kills_seen, 3u);
   oom_control("c-old", 4);
   EXPECT_EQ(sampler.PollOoms(now), 1);
@@ -697,12 +710,13 @@ TEST(Sampler, RecordsKernelLoggedKillsOfContainersWhoseCgroupIsGone) {
   NodeState state;
   const absl::Time now = absl::FromUnixSeconds(1795331119);
   NriPlugin plugin({}, state, [&] { return now; });
+  NriStub stub(plugin.Handlers());
   FakeOomKills kills;
   Sampler sampler(state, reader, plugin, {4000, 8 * 1024 * kMi}, &kills);
   napi::CreateContainerRequest request = CreateRequest("hog", "c-hog", 0, 32 * kMi);
   request.mutable_container()->mutable_linux()->set_cgroups_path("/kubepods/pod-hog/c-hog");
-  Create(plugin, request);
-  Create(plugin, CreateRequest("calm", "c-calm", 0, 16 * kMi));
+  Create(stub, request);
+  Create(stub, CreateRequest("calm", "c-calm", 0, 16 * kMi));
 
   kills.pending = {"/kubepods/pod-hog/c-hog", "/system.slice/some-daemon.service"};
   EXPECT_EQ(sampler.PollOoms(now), 1);

@@ -139,6 +139,7 @@ json Stored(json pod, const json& patch, const RealPod& real) {
 std::string NodeKey(const json& pod) {
   nri::NodeState state;
   nri::NriPlugin plugin({}, state, [] { return absl::FromUnixSeconds(1'795'300'000); });
+  nri::NriStub stub(plugin.Handlers());
   napi::CreateContainerRequest request;
   napi::PodSandbox& sandbox = *request.mutable_pod();
   const json& metadata = pod["metadata"];
@@ -173,7 +174,7 @@ std::string NodeKey(const json& pod) {
   call.set_service(nri::kPluginService);
   call.set_method("CreateContainer");
   call.set_payload(request.SerializeAsString());
-  plugin.Handle(call);
+  stub.Handle(call);
   const std::optional<nri::TrackedContainer> tracked = state.Get("container-1");
   return tracked.has_value() ? tracked->workload_key : "(not tracked)";
 }

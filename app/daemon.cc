@@ -1,0 +1,39 @@
+#include "app/daemon.h"
+
+#include "absl/synchronization/mutex.h"
+#include "io/atomic_file.h"
+#include "spdlog/cfg/env.h"
+
+namespace headroom::app {
+
+void SetUpDaemon(const std::string& level) {
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  spdlog::set_level(spdlog::level::from_str(level));
+  spdlog::cfg::load_env_levels();
+}
+
+size_t RecoverCheckpoint(const std::string& dir, const std::string& file,
+                         absl::FunctionRef<absl::StatusOr<size_t>()> load, const std::string& what,
+                         spdlog::logger& log) {
+  const std::string path = dir + "/" + file;
+  if (const size_t stale = io::RemoveStaleTemporaries(path); stale > 0) {
+    log.warn("removed {} temporary files of an interrupted checkpoint in {}", stale, dir);
+  }
+  absl::StatusOr<size_t> loaded = load();
+  if (loaded.ok()) {
+    log.info("loaded statistics of {} {} from {}", *loaded, what, dir);
+    return *loaded;
+  }
+  if (absl::IsNotFound(loaded.status())) {
+    log.info("no checkpoint in {} yet", dir);
+    return 0;
+  }
+  const absl::StatusOr<std::string> aside = io::MoveAside(path);
+  log.error("{}; {}, starting without statistics", std::string(loaded.status().message()),
+            aside.ok() ? "moved aside to " + *aside
+                       : "left in place (" + std::string(aside.status().message()) +
+                             "); the next checkpoint replaces it");
+  return 0;
+}
+
+}  // namespace headroom::app

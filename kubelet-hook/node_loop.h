@@ -1,0 +1,89 @@
+#pragma once
+
+// headroom-nri's control loop, apart from the daemon's threads and flags so that a test can
+// drive it with fakes:
+// - every --interval, a round: sample the cgroups, run the per-node optimisation, send the
+//   resulting container updates to the runtime, remember what the runtime accepted, then
+//   publish;
+// - every --oom-poll-interval, collect OOM kills; a recorded kill is published at once, so
+//   the extender sizes the workload's next pod from it and a restart keeps it;
+// - publishing: the checkpoint, then the node report, whose reply carries each workload's
+//   history across the cluster (the warm-up counts every replica, not only this node's).
+// Publishing is serialised; every other lock belongs to the class it guards.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "kubelet-hook/loop_ports.h"
+#include "kubelet-hook/node_state.h"
+#include "kubelet-hook/sampler.h"
+#include "shared/resource.h"
+
+namespace headroom::nri {
+
+struct NodeLoopOptions {
+  std::string node_name;
+  ResourceAmounts allocatable;
+  absl::Duration interval = absl::Seconds(60);
+  absl::Duration oom_poll_interval = absl::Seconds(1);
+  absl::Duration runtime_timeout = absl::Seconds(2);
+  absl::Duration report_timeout = absl::Seconds(2);
+};
+
+struct NodeLoopCounters {
+  uint64_t updates_sent = 0;
+  uint64_t updates_failed = 0;  // refused by the runtime, or the call failed
+  uint64_t reports_sent = 0;
+  uint64_t reports_failed = 0;
+  int64_t last_sample_unix = 0;
+};
+
+// The collaborators; `reports` and `checkpoint` may be empty (no extender, no --state-dir).
+struct NodeLoopParts {
+  NodeState* state = nullptr;
+  NodeSampling* sampler = nullptr;
+  RuntimeUpdates* runtime = nullptr;
+  ReportSink* reports = nullptr;
+  std::function<absl::Status(absl::Time now)> checkpoint;
+  std::function<std::optional<double>()> load1;  // empty: the report carries no load
+  std::function<absl::Time()> clock;
+};
+
+class NodeLoop {
+ public:
+  NodeLoop(NodeLoopOptions options, NodeLoopParts parts);
+
+  // One periodic round at the clock's time.
+  void RunRound();
+  // One OOM poll; publishes at once when a kill was recorded. The kills recorded.
+  int PollOoms();
+  // The checkpoint and the report; `why` (e.g. "the OOM kill at once") is logged when set.
+  void Publish(absl::Time now, absl::string_view why);
+
+  // Runs rounds and OOM polls (on a second thread) until `stop` is notified.
+  void Run(absl::Notification& stop);
+
+  NodeLoopCounters counters() const;
+
+ private:
+  void ApplyUpdates(const OptimizeOutcome& outcome);
+
+  const NodeLoopOptions options_;
+  NodeLoopParts parts_;
+  absl::Mutex publish_mu_;
+  std::atomic<uint64_t> updates_sent_{0};
+  std::atomic<uint64_t> updates_failed_{0};
+  std::atomic<uint64_t> reports_sent_{0};
+  std::atomic<uint64_t> reports_failed_{0};
+  std::atomic<int64_t> last_sample_unix_{0};
+};
+
+}  // namespace headroom::nri

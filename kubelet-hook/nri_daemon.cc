@@ -1,0 +1,201 @@
+#include "kubelet-hook/nri_daemon.h"
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "app/daemon.h"
+#include "io/daemon_signals.h"
+#include "io/http_server.h"
+#include "kubelet-hook/cgroup_reader.h"
+#include "kubelet-hook/kernel_oom_log.h"
+#include "kubelet-hook/node_checkpoint.h"
+#include "kubelet-hook/node_loop.h"
+#include "kubelet-hook/node_reporter.h"
+#include "kubelet-hook/nri_stub.h"
+#include "kubelet-hook/sampler.h"
+#include "spdlog/spdlog.h"
+
+namespace headroom::nri {
+namespace {
+
+int Fail(absl::string_view message) {
+  std::cerr << "headroom-nri: " << message << "\n";
+  return 2;
+}
+
+// Probes and scrapes only: small limits, so a flood of connections cannot starve them.
+io::HttpServerOptions ProbeServerOptions() {
+  io::HttpServerOptions options;
+  options.max_body_bytes = 4 << 10;
+  options.max_header_bytes = 8 << 10;
+  options.max_connections = 256;
+  options.threads = 1;
+  return options;
+}
+
+struct MetricSources {
+  const PluginRunner* runner;
+  const NriStub* stub;
+  const NriPlugin* plugin;
+  const NodeState* state;
+  const NodeSampling* sampler;
+  const NodeLoop* loop;
+  const io::HttpServer* http;
+};
+
+std::string RenderMetrics(const MetricSources& m) {
+  std::string text;
+  auto metric = [&](const char* name, const char* type, const char* help, auto value) {
+    absl::StrAppend(&text, "# HELP ", name, " ", help, "\n# TYPE ", name, " ", type, "\n", name,
+                    " ", value, "\n");
+  };
+  const SamplerStats sampled = m.sampler->stats();
+  const NodeLoopCounters loop = m.loop->counters();
+  metric("headroom_nri_connected", "gauge", "1 when registered with the runtime.",
+         m.runner->connected() ? 1 : 0);
+  metric("headroom_nri_connections_total", "counter", "Connections made to the runtime.",
+         m.runner->connections());
+  metric("headroom_nri_requests_total", "counter", "NRI requests answered.",
+         m.stub->requests_served());
+  metric("headroom_nri_adjustments_total", "counter",
+         "Containers adjusted at creation, update or synchronisation.",
+         m.plugin->adjustments_made());
+  metric("headroom_nri_containers", "gauge", "Containers tracked.", m.state->Containers().size());
+  metric("headroom_nri_workload_containers", "gauge", "Workload containers with statistics.",
+         m.state->workload_count());
+  metric("headroom_nri_oom_kills_total", "counter", "OOM kills seen.", sampled.ooms);
+  metric("headroom_nri_cgroup_read_errors_total", "counter", "Failed cgroup reads.",
+         sampled.read_errors);
+  metric("headroom_nri_updates_total", "counter", "Container updates sent to the runtime.",
+         loop.updates_sent);
+  metric("headroom_nri_update_failures_total", "counter", "Updates the runtime refused.",
+         loop.updates_failed);
+  metric("headroom_nri_reports_total", "counter", "Reports sent to the extender.",
+         loop.reports_sent);
+  metric("headroom_nri_report_failures_total", "counter", "Reports that failed.",
+         loop.reports_failed);
+  metric("headroom_nri_last_sample_timestamp_seconds", "gauge", "Time of the last sample.",
+         loop.last_sample_unix);
+  metric("headroom_nri_http_connections", "gauge", "Open connections to this endpoint.",
+         m.http->connections());
+  return text;
+}
+
+void AddProbeRoutes(io::HttpServer& http, const MetricSources& sources) {
+  using io::HttpRequest;
+  using io::HttpResponse;
+  http.Route("GET", "/healthz", [](const HttpRequest&, HttpResponse& res) {
+    res.content_type = "text/plain";
+    res.body = "ok\n";
+  });
+  http.Route("GET", "/readyz", [sources](const HttpRequest&, HttpResponse& res) {
+    const bool ready = sources.runner->connected();
+    res.status = ready ? 200 : 503;
+    res.content_type = "text/plain";
+    res.body = ready ? "ok\n" : "not registered with the runtime\n";
+  });
+  http.Route("GET", "/metrics", [sources](const HttpRequest&, HttpResponse& res) {
+    res.content_type = "text/plain; version=0.0.4";
+    res.body = RenderMetrics(sources);
+  });
+}
+
+std::unique_ptr<KernelLogOomSource> OpenKernelLog(const std::string& path) {
+  if (path.empty()) return nullptr;
+  absl::StatusOr<std::unique_ptr<KernelLogOomSource>> opened = KernelLogOomSource::Open(path);
+  if (!opened.ok()) {
+    spdlog::warn(
+        "{}: OOM kills from cgroup counters only (a container deleted between two polls is "
+        "missed)",
+        std::string(opened.status().message()));
+    return nullptr;
+  }
+  spdlog::info("OOM kills from the kernel log {}", path);
+  return *std::move(opened);
+}
+
+}  // namespace
+
+int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
+  NodeState state;
+  if (!config.state_dir.empty()) {
+    app::RecoverCheckpoint(
+        config.state_dir, kNodeCheckpointFile,
+        [&] { return LoadNodeCheckpoint(state, config.state_dir); }, "workload containers",
+        *spdlog::default_logger());
+  }
+  CgroupReader cgroups(config.cgroup_root);
+  spdlog::info("cgroup {} at {}; dry run: {}",
+               cgroups.version() == CgroupVersion::kV2 ? "v2" : "v1 (node-level PSI only)",
+               cgroups.root(), config.plugin.dry_run);
+
+  NriPlugin plugin(config.plugin, state, [] { return absl::Now(); });
+  NriStub stub(plugin.Handlers());
+  std::unique_ptr<KernelLogOomSource> kernel_log = OpenKernelLog(config.kernel_log);
+  Sampler sampler(state, cgroups, plugin, config.allocatable, kernel_log.get());
+  PluginRunner runner(config.runner, [&](const ttrpc::Request& r) { return stub.Handle(r); });
+  std::unique_ptr<NodeReporter> reporter;
+  if (!config.extender.empty()) {
+    reporter = std::make_unique<NodeReporter>(config.extender, config.report_credentials,
+                                              config.token_file);
+  }
+  NodeLoopOptions loop_options;
+  loop_options.node_name = config.node_name;
+  loop_options.allocatable = config.allocatable;
+  loop_options.interval = config.interval;
+  loop_options.oom_poll_interval = config.oom_poll_interval;
+  NodeLoopParts parts;
+  parts.state = &state;
+  parts.sampler = &sampler;
+  parts.runtime = &runner;
+  parts.reports = reporter.get();
+  if (!config.state_dir.empty()) {
+    parts.checkpoint = [&](absl::Time now) {
+      return SaveNodeCheckpoint(state, config.state_dir, now);
+    };
+  }
+  parts.load1 = ReadLoad1;
+  parts.clock = [] { return absl::Now(); };
+  NodeLoop loop(loop_options, std::move(parts));
+
+  std::unique_ptr<io::HttpServer> http;
+  if (config.http_address) {
+    http = std::make_unique<io::HttpServer>(ProbeServerOptions());
+    AddProbeRoutes(*http, {&runner, &stub, &plugin, &state, &sampler, &loop, http.get()});
+    absl::StatusOr<int> bound = http->Bind(config.http_address->host, config.http_address->port);
+    if (!bound.ok()) return Fail(bound.status().message());
+  }
+
+  // Everything that can refuse to start is checked above; from here on threads run.
+  absl::Notification stopping;
+  io::StopSignal stop(stop_signals, [&](const std::string& why) {
+    spdlog::info("{}: stopping", why);
+    stopping.Notify();
+    runner.Stop();
+  });
+  std::thread http_thread([&] {
+    if (http) (void)http->Serve();
+  });
+  std::thread loop_thread([&] { loop.Run(stopping); });
+
+  const absl::Status ended = runner.Run();
+  // A pre-launched plugin's connection ended: the runtime restarts it.
+  if (!stop.stopped()) stop.Stop(absl::StrCat("nri: ", ended.message()));
+  loop_thread.join();
+  if (http) http->Stop();
+  http_thread.join();
+  if (!config.state_dir.empty()) {
+    if (absl::Status saved = SaveNodeCheckpoint(state, config.state_dir, absl::Now());
+        !saved.ok()) {
+      spdlog::error("final checkpoint failed: {}", std::string(saved.message()));
+    }
+  }
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace headroom::nri
