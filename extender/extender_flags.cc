@@ -1,0 +1,318 @@
+#include "extender/extender_flags.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <random>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "app/actuation_flags.h"
+
+ABSL_FLAG(std::string, http_address, "0.0.0.0:8888",
+          "host:port for the extender, health and metrics endpoints.");
+ABSL_FLAG(std::string, grpc_address, "0.0.0.0:9090",
+          "host:port of the gRPC service through which headroom-nri reports nodes.");
+ABSL_FLAG(std::string, state_dir, "",
+          "Directory for workloads.json, the checkpoint of workload statistics; empty: none.");
+ABSL_FLAG(absl::Duration, checkpoint_interval, absl::Seconds(30),
+          "How often workload statistics are checkpointed to --state-dir.");
+ABSL_FLAG(std::string, url_prefix, "",
+          "Path prefix of filter and prioritize (urlPrefix in KubeSchedulerConfiguration).");
+ABSL_FLAG(std::string, scoring, "spread", "Node scoring: spread (least allocated) or pack.");
+ABSL_FLAG(std::string, tls_cert_file, "",
+          "PEM certificate (and chain) for HTTPS; reloaded when it changes. Empty: plain HTTP.");
+ABSL_FLAG(std::string, tls_key_file, "", "PEM private key for --tls-cert-file.");
+ABSL_FLAG(std::string, webhook_address, "",
+          "host:port of a second, HTTPS-only listener for the admission webhook (the API server "
+          "calls webhooks over TLS only), e.g. 0.0.0.0:8443; empty: none. It serves every "
+          "endpoint, with --webhook-tls-cert-file.");
+ABSL_FLAG(std::string, webhook_tls_cert_file, "",
+          "PEM certificate for --webhook-address (e.g. from a cert-manager Secret); reloaded "
+          "when it changes.");
+ABSL_FLAG(std::string, webhook_tls_key_file, "", "PEM private key for --webhook-tls-cert-file.");
+ABSL_FLAG(int64_t, max_body_bytes, 64LL << 20, "Largest request body accepted (413 beyond).");
+ABSL_FLAG(
+    std::string, kubeconfig, "",
+    "kubeconfig for the Kubernetes API (watch of bound pods and nodes). Empty: the in-cluster "
+    "service account when running in a pod, else no watch.");
+ABSL_FLAG(std::string, kube_context, "", "Context in --kubeconfig; empty: current-context.");
+ABSL_FLAG(absl::Duration, placement_ttl, absl::Minutes(2),
+          "How long a pod seen bound counts on its node before a node report must cover it.");
+ABSL_FLAG(double, cordon_above, 1.0,
+          "Load cordon: a node whose load1 / CPUs exceeds this takes no new pods.");
+ABSL_FLAG(double, uncordon_below, 0.9,
+          "Load cordon: a cordoned node takes pods again once load1 / CPUs is below this.");
+ABSL_FLAG(absl::Duration, cordon_min_duration, absl::Minutes(2),
+          "Load cordon: the shortest time a node stays cordoned.");
+ABSL_FLAG(absl::Duration, report_stale_after, absl::Minutes(3),
+          "A node whose last report is older is judged as unknown (passed, never rejected).");
+ABSL_FLAG(std::string, grpc_tls_cert_file, "",
+          "PEM certificate for TLS on the gRPC report listener; empty: plaintext.");
+ABSL_FLAG(std::string, grpc_tls_key_file, "", "PEM private key for --grpc-tls-cert-file.");
+ABSL_FLAG(std::string, grpc_client_ca_file, "",
+          "PEM CA: headroom-nri must present a client certificate it signed (mutual TLS).");
+ABSL_FLAG(std::string, report_auth, "token",
+          "Who may report a node: token (headroom-nri's projected ServiceAccount token, checked "
+          "with a TokenReview; the token's pod must run on the reported node), certificate "
+          "(mutual TLS; the client certificate's CN is the node name or system:node:NODE, or "
+          "a DNS subjectAltName is the node name) or insecure (anyone; tests only).");
+ABSL_FLAG(std::string, report_token_audience, "headroom-extender",
+          "--report-auth=token: the audience of headroom-nri's projected token.");
+ABSL_FLAG(std::vector<std::string>, report_service_accounts,
+          std::vector<std::string>({"headroom-system/headroom-nri"}),
+          "--report-auth=token: the ServiceAccounts (namespace/name, comma-separated) whose "
+          "tokens may report nodes.");
+ABSL_FLAG(bool, verify_report_pods, true,
+          "Check each reported pod against the pod watch (same UID, bound to the reporting "
+          "node, its owner's workload key); a pod that does not match counts on its node but "
+          "feeds no workload statistics and is never resized or evicted.");
+ABSL_FLAG(absl::Duration, ready_after, absl::Seconds(90),
+          "/readyz answers 503 after a start until every node the API lists has reported, or "
+          "this long (about one headroom-nri report interval and a half) for nodes that never "
+          "report.");
+ABSL_FLAG(absl::Duration, node_retention, absl::Hours(1),
+          "A node that has not reported for this long is forgotten.");
+ABSL_FLAG(bool, repack_api, false,
+          "Serve POST /repack (a dry-run repacking plan) on the HTTPS listeners, to callers "
+          "whose Kubernetes token may post the non-resource URL /repack (TokenReview + "
+          "SubjectAccessReview).");
+ABSL_FLAG(bool, leader_elect, true,
+          "With --actuate: act only while holding a coordination.k8s.io Lease, so that of "
+          "several replicas exactly one resizes and evicts (the others serve the scheduler).");
+ABSL_FLAG(std::string, leader_elect_namespace, "",
+          "Namespace of the leader Lease; empty: $POD_NAMESPACE, else default.");
+ABSL_FLAG(std::string, leader_elect_lease_name, "headroom-extender", "Name of the leader Lease.");
+ABSL_FLAG(absl::Duration, leader_elect_lease_duration, absl::Seconds(15),
+          "How long the others wait, after the Lease last changed, before taking it over.");
+ABSL_FLAG(absl::Duration, leader_elect_renew_deadline, absl::Seconds(10),
+          "The leader stops acting when it could not renew the Lease for this long.");
+ABSL_FLAG(absl::Duration, leader_elect_retry_period, absl::Seconds(2),
+          "How often the Lease is renewed or checked.");
+ABSL_FLAG(std::string, config, "",
+          "YAML file of flag: value (e.g. \"scoring: pack\"); flags on the command line win.");
+ABSL_FLAG(std::vector<std::string>, admission_exclude_namespaces,
+          std::vector<std::string>({"kube-system", "kube-public", "kube-node-lease"}),
+          "Namespaces whose pods are never changed: not by the admission webhook, not resized, "
+          "not evicted (comma-separated).");
+ABSL_FLAG(bool, admission_strip_cpu_limits, true,
+          "Admission webhook: remove CPU limits (a container with only a limit keeps it as its "
+          "request), so kubelet puts no CPU quota on the pod.");
+ABSL_FLAG(bool, actuate, false,
+          "Resize running pods (pods/resize) and evict (Eviction API) as the per-node "
+          "optimisation and OOM kills call for. Needs the Kubernetes API.");
+ABSL_FLAG(bool, dry_run, false,
+          "Decide and log everything, change nothing: the webhook returns no patch and the "
+          "actuator writes nothing to the API.");
+ABSL_FLAG(std::string, kill_switch_file, "",
+          "While this file exists, headroom changes nothing (as --dry-run), checked on every "
+          "decision; e.g. a key of an optional ConfigMap volume.");
+ABSL_FLAG(absl::Duration, actuation_interval, absl::Seconds(30),
+          "How often the actuator plans every freshly reported node.");
+ABSL_FLAG(double, resizes_per_node_per_minute, 10, "Resize rate limit, per node.");
+ABSL_FLAG(bool, allow_below_declared, false,
+          "Guard rail default: let headroom request less than pods declare (webhook and "
+          "resizes); a pod overrides it with headroom.dev/allow-below-declared.");
+ABSL_FLAG(absl::Duration, blocked_eviction_backoff, absl::Minutes(5),
+          "After an eviction is refused (e.g. by a PodDisruptionBudget), the pod is not tried "
+          "again for this long.");
+ABSL_FLAG(bool, oom_evict, true,
+          "Evict a pod after an OOM kill so the webhook recreates it with the memory at OOM.");
+ABSL_FLAG(absl::Duration, oom_cooldown, absl::Minutes(5),
+          "OOM kills of the same pod and container within this time are not acted on again.");
+ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or SPDLOG_LEVEL).");
+
+namespace headroom::extender {
+namespace {
+
+absl::Status Invalid(absl::string_view message) { return absl::InvalidArgumentError(message); }
+
+// A replica's identity in the leader Lease: host name, process and a random part.
+std::string LeaderIdentity() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  std::random_device random;
+  return absl::StrCat(host[0] != '\0' ? host : "headroom-extender", "_", getpid(), "_",
+                      absl::Hex(random(), absl::kZeroPad8));
+}
+
+// "/scheduler/" and "scheduler" are "/scheduler"; "" stays "".
+std::string NormalizedUrlPrefix(std::string prefix) {
+  if (!prefix.empty() && prefix.front() != '/') prefix.insert(prefix.begin(), '/');
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  return prefix;
+}
+
+// The Kubernetes API: an explicit kubeconfig, else in-cluster, else none.
+absl::StatusOr<std::optional<KubeConfig>> KubeFromFlags() {
+  const std::string kubeconfig = absl::GetFlag(FLAGS_kubeconfig);
+  absl::StatusOr<KubeConfig> config =
+      kubeconfig.empty() ? InClusterConfig()
+                         : LoadKubeconfigFile(kubeconfig, absl::GetFlag(FLAGS_kube_context));
+  if (config.ok()) return std::optional<KubeConfig>(*std::move(config));
+  if (kubeconfig.empty() && absl::IsNotFound(config.status())) return std::nullopt;
+  return config.status();
+}
+
+absl::Status ServerFromFlags(ExtenderConfig& config) {
+  absl::StatusOr<app::HostPort> address =
+      app::ParseHostPort(absl::GetFlag(FLAGS_http_address), "--http-address");
+  if (!address.ok()) return address.status();
+  config.http_address = *address;
+  config.server.url_prefix = NormalizedUrlPrefix(absl::GetFlag(FLAGS_url_prefix));
+  config.scoring_name = absl::GetFlag(FLAGS_scoring);
+  if (config.scoring_name != "spread" && config.scoring_name != "pack") {
+    return Invalid("--scoring must be spread or pack");
+  }
+  config.server.scoring.strategy =
+      config.scoring_name == "pack" ? ScoringStrategy::kPack : ScoringStrategy::kSpread;
+  if (absl::GetFlag(FLAGS_max_body_bytes) <= 0) return Invalid("--max-body-bytes must be positive");
+  config.server.max_body_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_max_body_bytes));
+  config.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
+  config.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
+  if (config.tls_cert_file.empty() != config.tls_key_file.empty()) {
+    return Invalid("--tls-cert-file and --tls-key-file go together");
+  }
+  if (const std::string webhook = absl::GetFlag(FLAGS_webhook_address); !webhook.empty()) {
+    absl::StatusOr<app::HostPort> parsed = app::ParseHostPort(webhook, "--webhook-address");
+    if (!parsed.ok()) return parsed.status();
+    config.webhook_address = *parsed;
+    config.webhook_cert_file = absl::GetFlag(FLAGS_webhook_tls_cert_file);
+    config.webhook_key_file = absl::GetFlag(FLAGS_webhook_tls_key_file);
+    if (config.webhook_cert_file.empty() || config.webhook_key_file.empty()) {
+      return Invalid("--webhook-address needs --webhook-tls-cert-file and --webhook-tls-key-file");
+    }
+  }
+  config.repack_api = absl::GetFlag(FLAGS_repack_api);
+  if (config.repack_api && !config.kube) return Invalid("--repack-api needs the Kubernetes API");
+  if (config.repack_api && config.tls_cert_file.empty() && !config.webhook_address) {
+    return Invalid("--repack-api needs an HTTPS listener (--tls-cert-file or --webhook-address)");
+  }
+  config.ready_after = absl::GetFlag(FLAGS_ready_after);
+  return absl::OkStatus();
+}
+
+absl::Status ReportsFromFlags(ExtenderConfig& config) {
+  config.grpc_address = absl::GetFlag(FLAGS_grpc_address);
+  config.grpc_tls = {absl::GetFlag(FLAGS_grpc_tls_cert_file),
+                     absl::GetFlag(FLAGS_grpc_tls_key_file),
+                     absl::GetFlag(FLAGS_grpc_client_ca_file)};
+  absl::StatusOr<ReportAuth> auth = ParseReportAuth(absl::GetFlag(FLAGS_report_auth));
+  if (!auth.ok()) return auth.status();
+  config.report_auth = *auth;
+  if (*auth == ReportAuth::kToken && !config.kube) {
+    return Invalid(
+        "--report-auth=token needs the Kubernetes API (--kubeconfig or in-cluster) for "
+        "TokenReviews; use --report-auth=certificate with --grpc-client-ca-file, or "
+        "--report-auth=insecure on a trusted network");
+  }
+  if (*auth == ReportAuth::kCertificate && config.grpc_tls.client_ca_file.empty()) {
+    return Invalid("--report-auth=certificate needs --grpc-client-ca-file (mutual TLS)");
+  }
+  config.report_tokens.audience = absl::GetFlag(FLAGS_report_token_audience);
+  config.report_tokens.service_accounts.clear();
+  for (const std::string& account : absl::GetFlag(FLAGS_report_service_accounts)) {
+    const size_t slash = account.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == account.size()) {
+      return Invalid("--report-service-accounts: \"" + account + "\" is not namespace/name");
+    }
+    config.report_tokens.service_accounts.push_back(
+        "system:serviceaccount:" + account.substr(0, slash) + ":" + account.substr(slash + 1));
+  }
+  config.verify_report_pods = absl::GetFlag(FLAGS_verify_report_pods);
+  return absl::OkStatus();
+}
+
+absl::Status ViewFromFlags(ExtenderConfig& config, const ActionConfig& actions) {
+  ClusterView::Options& view = config.view;
+  view.min_history = actions.guard.min_history;
+  view.placement_ttl = absl::GetFlag(FLAGS_placement_ttl);
+  view.report_stale_after = absl::GetFlag(FLAGS_report_stale_after);
+  view.node_retention = absl::GetFlag(FLAGS_node_retention);
+  view.cordon.cordon_above = absl::GetFlag(FLAGS_cordon_above);
+  view.cordon.uncordon_below = absl::GetFlag(FLAGS_uncordon_below);
+  view.cordon.min_cordon_duration = absl::GetFlag(FLAGS_cordon_min_duration);
+  view.cordon.stale_after = view.report_stale_after;
+  if (view.placement_ttl <= absl::ZeroDuration())
+    return Invalid("--placement-ttl must be positive");
+  if (absl::Status valid = view.cordon.Validate(); !valid.ok()) return valid;
+  if (view.report_stale_after <= absl::ZeroDuration()) {
+    return Invalid("--report-stale-after must be positive");
+  }
+  config.state_dir = absl::GetFlag(FLAGS_state_dir);
+  config.checkpoint_interval = absl::GetFlag(FLAGS_checkpoint_interval);
+  if (config.checkpoint_interval <= absl::ZeroDuration()) {
+    return Invalid("--checkpoint-interval must be positive");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ActuationFromFlags(ExtenderConfig& config, const ActionConfig& actions,
+                                const EvictionBudgetConfig& budget) {
+  config.server.admission.excluded_namespaces = absl::GetFlag(FLAGS_admission_exclude_namespaces);
+  config.server.admission.strip_cpu_limits = absl::GetFlag(FLAGS_admission_strip_cpu_limits);
+  config.server.admission.guard = actions.guard;
+  Actuator::Options& actuation = config.actuation;
+  actuation.dry_run = absl::GetFlag(FLAGS_dry_run);
+  actuation.kill_switch_file = absl::GetFlag(FLAGS_kill_switch_file);
+  actuation.interval = absl::GetFlag(FLAGS_actuation_interval);
+  actuation.resizes_per_node_per_minute = absl::GetFlag(FLAGS_resizes_per_node_per_minute);
+  actuation.budget = budget;
+  actuation.actions = actions;
+  actuation.defaults.allow_below_declared = actions.guard.allow_below_declared;
+  actuation.blocked_eviction_backoff = absl::GetFlag(FLAGS_blocked_eviction_backoff);
+  actuation.oom_evict = absl::GetFlag(FLAGS_oom_evict);
+  actuation.oom.cooldown = absl::GetFlag(FLAGS_oom_cooldown);
+  actuation.excluded_namespaces = absl::GetFlag(FLAGS_admission_exclude_namespaces);
+  if (actuation.interval <= absl::ZeroDuration()) {
+    return Invalid("--actuation-interval must be positive");
+  }
+  if (actuation.resizes_per_node_per_minute <= 0) {
+    return Invalid("--resizes-per-node-per-minute must be positive");
+  }
+  if (absl::Status valid = actuation.oom.Validate(); !valid.ok()) return valid;
+  config.actuate = absl::GetFlag(FLAGS_actuate);
+  if (config.actuate && !config.kube) {
+    return Invalid("--actuate needs the Kubernetes API (--kubeconfig)");
+  }
+  if (!config.actuate || !absl::GetFlag(FLAGS_leader_elect)) return absl::OkStatus();
+  LeaderElectionConfig election;
+  election.lease_name = absl::GetFlag(FLAGS_leader_elect_lease_name);
+  election.lease_namespace = absl::GetFlag(FLAGS_leader_elect_namespace);
+  if (election.lease_namespace.empty()) {
+    const char* pod_namespace = std::getenv("POD_NAMESPACE");
+    election.lease_namespace =
+        pod_namespace != nullptr && *pod_namespace != '\0' ? pod_namespace : "default";
+  }
+  election.lease_duration = absl::GetFlag(FLAGS_leader_elect_lease_duration);
+  election.renew_deadline = absl::GetFlag(FLAGS_leader_elect_renew_deadline);
+  election.retry_period = absl::GetFlag(FLAGS_leader_elect_retry_period);
+  election.identity = LeaderIdentity();
+  if (absl::Status valid = election.Validate(); !valid.ok()) return valid;
+  config.election = election;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string ExtenderLogLevelFlag() { return absl::GetFlag(FLAGS_log_level); }
+
+absl::StatusOr<ExtenderConfig> ExtenderConfigFromFlags() {
+  ExtenderConfig config;
+  absl::StatusOr<std::optional<KubeConfig>> kube = KubeFromFlags();
+  if (!kube.ok()) return kube.status();
+  config.kube = *std::move(kube);
+  absl::StatusOr<ActionConfig> actions =
+      app::ActionConfigFromFlags(absl::GetFlag(FLAGS_allow_below_declared));
+  if (!actions.ok()) return actions.status();
+  absl::StatusOr<EvictionBudgetConfig> budget = app::EvictionBudgetFromFlags();
+  if (!budget.ok()) return budget.status();
+  for (absl::Status step :
+       {ServerFromFlags(config), ReportsFromFlags(config), ViewFromFlags(config, *actions),
+        ActuationFromFlags(config, *actions, *budget)}) {
+    if (!step.ok()) return step;
+  }
+  return config;
+}
+
+}  // namespace headroom::extender
