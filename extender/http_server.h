@@ -29,6 +29,7 @@
 
 namespace headroom::io {
 class HttpServer;
+struct HttpRequest;
 struct HttpResponse;
 }  // namespace headroom::io
 
@@ -82,8 +83,16 @@ class ExtenderHttpServer {
   // the plan. Dry run: nothing is executed.
   void Repack(const std::string& body, const std::string& timeout_text, io::HttpResponse& response);
 
+  // The routes (Route() holds the table).
+  void Filter(const io::HttpRequest& request, io::HttpResponse& response);
+  void Prioritize(const io::HttpRequest& request, io::HttpResponse& response);
+  // POST /repack for callers the authorizer admits (401/403, or 503 when it cannot decide).
+  void AuthorizedRepack(const io::HttpRequest& request, io::HttpResponse& response);
   // POST /admission/pods: an AdmissionReview; answers allowed, with the sizing patch.
-  void Admit(const std::string& body, io::HttpResponse& response);
+  void Admit(const io::HttpRequest& request, io::HttpResponse& response);
+  void Healthy(const io::HttpRequest& request, io::HttpResponse& response);
+  void Ready(const io::HttpRequest& request, io::HttpResponse& response);
+  void Scrape(const io::HttpRequest& request, io::HttpResponse& response);
 
   static constexpr absl::Duration kDefaultRepackTimeout = absl::Seconds(5);
   static constexpr absl::Duration kMaxRepackTimeout = absl::Seconds(60);

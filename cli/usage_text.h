@@ -1,0 +1,160 @@
+#pragma once
+
+// The `headroom` command's help texts: the overview and one per command.
+
+namespace headroom::cli {
+
+inline constexpr char kTopUsage[] =
+    R"(headroom — pods request what they use and share one spike headroom per node.
+
+Usage: headroom <command> [flags]
+
+Commands:
+  optimize-node   Size the pods of one node (base + shared headroom) and pick evictions.
+  recommend       Show what headroom, VPA and Crane would request for containers' usage.
+  simulate        Replay a cluster on real usage under static, VPA, Crane and headroom sizing.
+  repack          Plan re-placing running pods so pending higher-priority pods fit (dry run).
+  report          Send one node report to a headroom-extender (debugging, tests).
+
+Run 'headroom <command> --help' for a command's flags. 'headroom --version' prints the
+version. Exit codes: 0 success, 1 runtime failure (I/O), 2 bad flags or malformed input.
+)";
+
+inline constexpr char kOptimizeNodeUsage[] =
+    R"(Usage: headroom optimize-node --input FILE|- [--nopretty]
+
+Reads one node and its pods as JSON and prints the per-node optimisation (seed 000, phase 2)
+as JSON: evictions with reasons, and each surviving container's CPU request (no CPU limit),
+memory request and memory limit. The formats are in docs/optimize-node.md.
+
+Flags:
+  --input FILE|-   The node as JSON; - reads standard input. Required.
+  --[no]pretty     Indent the JSON output (default: true).
+
+Example:
+  headroom optimize-node --input examples/node.json
+)";
+
+inline constexpr char kRecommendUsage[] =
+    R"(Usage: headroom recommend --input FILE|- [--format auto|csv|json] [--output table|json]
+
+Reads per-container usage samples and prints, for each container, what each policy would
+request: headroom (seed 000: peak when alone, base + a share of one headroom on a node; the
+memory limit is 2 x max(7-day max, memory at OOM); no CPU limit), VPA (target, bounds,
+confidence) and Crane (P99 + 15%, OOM protection). Nothing is applied anywhere. Formats are
+in docs/recommend.md.
+
+Flags:
+  --input FILE|-   Samples as CSV (container,timestamp,cpu,memory[,oom]) or JSON. Required.
+  --format F       auto (default: JSON if it starts with { or [), csv or json.
+  --output O       table (default) or json.
+
+Example:
+  headroom recommend --input examples/usage.csv
+)";
+
+inline constexpr char kSimulateUsage[] = R"(Usage: headroom simulate [flags]
+
+Replays a cluster minute by minute on the same pods and usage under each sizing policy
+(static declared requests, VPA, Crane, headroom), placing pods with the scheduler's fit (and,
+for headroom, the extender's projected fit and load cordon) and sizing them with each
+policy's own recommender from the shared library. Prints a table (requests, usage,
+utilisation, nodes, OOM kills, CPU shortfall, evictions) and writes summary.json and
+chart.svg. The model and its assumptions are in docs/simulate.md.
+
+Default input: 200 CPU-only pods sampled from Alibaba's OpenB pod list and real memory series
+from Alibaba's GenAI trace (data/, see data/README.md), with synthetic CPU.
+
+Flags:
+  --pods N                 pods sampled from the pod list (default 200; 0: all)
+  --duration D             simulated time (default 96h)
+  --warmup D               leading time left out of the summary (default 48h: headroom's
+                           guard rails hold every workload for its first 24h, so policies
+                           are compared once each has had a day to act)
+  --seed N                 seed for the sample and the synthetic usage (default 1)
+  --nodes N                fixed cluster of N nodes; 0 (default) autoscales
+  --node-shape CPU,MEM     node size (default 96,512Gi: OpenB's 96-core CPU-only node)
+  --memory-limit-ratio R   declared memory limit / request (default 1.0)
+  --policies LIST          any of static,vpa,crane,headroom (default all)
+  --scoring spread|pack    node scoring (default spread)
+  --output-dir DIR         where summary.json and chart.svg go (default build/simulate)
+  --progress auto|always|never   progress bar on standard error (default auto: on a terminal)
+  --data-dir DIR           holds openb/pods.csv and genai-memory/series.csv
+  --pod-list FILE          pod list in OpenB's shape (name,cpu_milli,memory_mib,num_gpu,...,qos)
+  --memory-series FILE     memory as fractions of the limit: Alibaba's shape
+                           (value,timestamp_anon,container_ip) or minute,<id>,<id>,...
+  --cpu-series FILE        CPU as fractions of the request, same shapes (default: synthetic)
+  --cold-start F           fraction of pods that are new workloads created during the day after
+                           the warm-up, which use 5% of their level for their first 2-6 hours,
+                           then all of it (default 0)
+
+headroom policy: the product's own guard-rail and actuation flags, same names and defaults
+as headroom-extender's (docs/algorithm.md):
+  --allow-below-declared   workloads opted in to requests below their declared ones (default
+                           true here; false in the daemons: no savings on requests without it)
+  --min-history D          warm-up before anything is tightened (default 24h)
+  --min-cpu-request Q      CPU request floor (default 25m)
+  --min-memory-limit Q     memory limit floor (default 250Mi)
+  --max-shrink-step F      largest fraction one shrink takes (default 0.5)
+  --shrink-interval D      at most one shrink per value per D (default 1h)
+  --resize-min-change F    resize only when a value moves by this fraction (default 0.1)
+  --cpu-eviction-after D   evict for CPU only after the bases stayed over this long (default 15m)
+  --evictions-per-minute N, --evictions-per-node-per-hour N   eviction budgets (5, 2)
+
+Example:
+  headroom simulate --duration 48h --pods 100 --seed 7
+)";
+
+inline constexpr char kReportUsage[] =
+    R"(Usage: headroom report --extender HOST:PORT --input FILE|- [--timeout 5s]
+
+Sends one node report to headroom-extender's gRPC ReportService, as headroom-nri does for its
+node. The input is the report's JSON form (protobuf's JSON mapping of
+proto/headroom/v1/report.proto; unknown fields are refused); docs/extender.md has an example.
+The report is checked locally first, so a mistake names its field.
+
+Flags:
+  --extender HOST:PORT   the extender's --grpc-address. Required.
+  --input FILE|-         the report as JSON; - reads standard input. Required.
+  --timeout D            deadline for the call (default 5s).
+  --extender-ca-file F   TLS: the CA of the extender's gRPC certificate (its --grpc-tls-cert-file).
+  --extender-cert-file F, --extender-key-file F
+                         mutual TLS: this client's certificate and key.
+  --token-file F         a ServiceAccount token sent as the bearer token (the extender's
+                         --report-auth=token; the token's pod must run on the reported node).
+  --check=false          send the report without checking it locally first (to test the
+                         extender's own refusals).
+)";
+
+inline constexpr char kRepackUsage[] =
+    R"(Usage: headroom repack --input FILE|- | --generate [flags]
+
+Plans a priority-tiered repacking (seed 002): for each priority, highest first, place the
+most pending pods of that priority, moving or evicting running pods of the same or lower
+priority, then disturb the fewest running pods. Prints, per priority, the pods placed now and
+in the plan, an upper bound, whether the plan is proven optimal, and the moves, placements
+and evictions. Nothing is changed in any cluster. Formats and the solver: docs/repack.md.
+
+Input: our instance JSON ({"nodes": [{"name","cpu","memory"}], "pods": [{"name","cpu",
+"memory","priority","node","owner"}]}), or a snapshot taken with
+  kubectl get nodes,pods -A -o json > cluster.json
+(DaemonSet and static pods stay where they are; finished pods are ignored).
+
+Flags:
+  --input FILE|-        the cluster as JSON; - reads standard input
+  --generate            instead, generate an instance as seed 002's evaluation does, placed by
+                        a model of kube-scheduler (LeastAllocated, no preemption)
+  --nodes N             generate: nodes (default 8 when 0)
+  --pods-per-node N     generate: pods per node (default 4)
+  --tiers N             generate: priority tiers (default 2)
+  --utilisation U       generate: pods' total / cluster capacity (default 1.0)
+  --seed N              generate: the instance; and the solver's random choices (default 1)
+  --write-instance F    also write the instance (e.g. the generated one) as JSON to F
+  --timeout D           time limit of the whole solve, shared out across tiers (default 5s)
+  --output table|json   (default table)
+
+Example:
+  headroom repack --generate --nodes 16 --pods-per-node 4 --tiers 2 --utilisation 1.05 --timeout 1s
+)";
+
+}  // namespace headroom::cli
