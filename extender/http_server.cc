@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "app/metrics.h"
 #include "codec/repack_json.h"
 #include "extender/judge.h"
 #include "extender/tls_certificate.h"

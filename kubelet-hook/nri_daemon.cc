@@ -4,10 +4,12 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "app/daemon.h"
+#include "app/metrics.h"
 #include "io/daemon_signals.h"
 #include "io/http_server.h"
 #include "kubelet-hook/cgroup_reader.h"
@@ -47,42 +49,43 @@ struct MetricSources {
   const io::HttpServer* http;
 };
 
+// headroom-nri's counters live in the components that count them; each scrape reads them.
 std::string RenderMetrics(const MetricSources& m) {
-  std::string text;
-  auto metric = [&](const char* name, const char* type, const char* help, auto value) {
-    absl::StrAppend(&text, "# HELP ", name, " ", help, "\n# TYPE ", name, " ", type, "\n", name,
-                    " ", value, "\n");
-  };
+  using prometheus::MetricType;
   const SamplerStats sampled = m.sampler->stats();
   const NodeLoopCounters loop = m.loop->counters();
-  metric("headroom_nri_connected", "gauge", "1 when registered with the runtime.",
-         m.runner->connected() ? 1 : 0);
-  metric("headroom_nri_connections_total", "counter", "Connections made to the runtime.",
-         m.runner->connections());
-  metric("headroom_nri_requests_total", "counter", "NRI requests answered.",
-         m.stub->requests_served());
-  metric("headroom_nri_adjustments_total", "counter",
-         "Containers adjusted at creation, update or synchronisation.",
-         m.plugin->adjustments_made());
-  metric("headroom_nri_containers", "gauge", "Containers tracked.", m.state->Containers().size());
-  metric("headroom_nri_workload_containers", "gauge", "Workload containers with statistics.",
-         m.state->workload_count());
-  metric("headroom_nri_oom_kills_total", "counter", "OOM kills seen.", sampled.ooms);
-  metric("headroom_nri_cgroup_read_errors_total", "counter", "Failed cgroup reads.",
-         sampled.read_errors);
-  metric("headroom_nri_updates_total", "counter", "Container updates sent to the runtime.",
-         loop.updates_sent);
-  metric("headroom_nri_update_failures_total", "counter", "Updates the runtime refused.",
-         loop.updates_failed);
-  metric("headroom_nri_reports_total", "counter", "Reports sent to the extender.",
-         loop.reports_sent);
-  metric("headroom_nri_report_failures_total", "counter", "Reports that failed.",
-         loop.reports_failed);
-  metric("headroom_nri_last_sample_timestamp_seconds", "gauge", "Time of the last sample.",
-         loop.last_sample_unix);
-  metric("headroom_nri_http_connections", "gauge", "Open connections to this endpoint.",
-         m.http->connections());
-  return text;
+  std::vector<prometheus::MetricFamily> families;
+  const auto add = [&](const char* name, MetricType type, const char* help, auto value) {
+    families.push_back(app::ScrapedValue(name, help, type, static_cast<double>(value)));
+  };
+  add("headroom_nri_connected", MetricType::Gauge, "1 when registered with the runtime.",
+      m.runner->connected() ? 1 : 0);
+  add("headroom_nri_connections_total", MetricType::Counter, "Connections made to the runtime.",
+      m.runner->connections());
+  add("headroom_nri_requests_total", MetricType::Counter, "NRI requests answered.",
+      m.stub->requests_served());
+  add("headroom_nri_adjustments_total", MetricType::Counter,
+      "Containers adjusted at creation, update or synchronisation.", m.plugin->adjustments_made());
+  add("headroom_nri_containers", MetricType::Gauge, "Containers tracked.",
+      m.state->Containers().size());
+  add("headroom_nri_workload_containers", MetricType::Gauge, "Workload containers with statistics.",
+      m.state->workload_count());
+  add("headroom_nri_oom_kills_total", MetricType::Counter, "OOM kills seen.", sampled.ooms);
+  add("headroom_nri_cgroup_read_errors_total", MetricType::Counter, "Failed cgroup reads.",
+      sampled.read_errors);
+  add("headroom_nri_updates_total", MetricType::Counter, "Container updates sent to the runtime.",
+      loop.updates_sent);
+  add("headroom_nri_update_failures_total", MetricType::Counter, "Updates the runtime refused.",
+      loop.updates_failed);
+  add("headroom_nri_reports_total", MetricType::Counter, "Reports sent to the extender.",
+      loop.reports_sent);
+  add("headroom_nri_report_failures_total", MetricType::Counter, "Reports that failed.",
+      loop.reports_failed);
+  add("headroom_nri_last_sample_timestamp_seconds", MetricType::Gauge, "Time of the last sample.",
+      loop.last_sample_unix);
+  add("headroom_nri_http_connections", MetricType::Gauge, "Open connections to this endpoint.",
+      m.http->connections());
+  return app::ExpositionText({}, std::move(families));
 }
 
 void AddProbeRoutes(io::HttpServer& http, const MetricSources& sources) {
@@ -99,7 +102,7 @@ void AddProbeRoutes(io::HttpServer& http, const MetricSources& sources) {
     res.body = ready ? "ok\n" : "not registered with the runtime\n";
   });
   http.Route("GET", "/metrics", [sources](const HttpRequest&, HttpResponse& res) {
-    res.content_type = "text/plain; version=0.0.4";
+    res.content_type = app::kExpositionContentType;
     res.body = RenderMetrics(sources);
   });
 }

@@ -16,6 +16,7 @@ packages=(
   libcpp-httplib-dev libssl-dev openssl
   libyaml-cpp-dev libsimdjson-dev
   libboost1.81-dev  # Boost.Beast: the HTTP server (io/http_server.h)
+  prometheus-cpp-dev  # both daemons' /metrics (app/metrics.h)
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
 )

@@ -61,7 +61,7 @@ spec:
         resources: {requests: {cpu: 100m, memory: 32Mi}, limits: {cpu: 500m, memory: 64Mi}}
 YAML
 k -n e2e rollout status deploy/web --timeout=180s >/dev/null && pass "3 pods scheduled by headroom-scheduler" || fail "web did not roll out"
-filters=$(metrics | awk '$1 ~ /^headroom_extender_requests_total\{verb="filter",code="200"\}/ {print $2}')
+filters=$(metrics | awk '$1 ~ /^headroom_extender_requests_total\{code="200",verb="filter"\}/ {print $2}')
 [[ ${filters:-0} -ge 3 ]] && pass "the extender answered $filters filter calls" || fail "the extender saw no filter calls"
 
 echo "== headroom-nri on real containers"

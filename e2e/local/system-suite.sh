@@ -280,9 +280,9 @@ newest_pod() { kubectl_ -n e2e get pods -l "app=$1" --sort-by=.metadata.creation
 deployment web 1 128Mi 'exec sleep 3600'
 wait_for 90 replicas_running web 1 || die "web's first replica did not run (see $work/headroom-scheduler.log, $work/kubelet.log)"
 web1=$(pods_of web | head -1)
-[[ $(field "$web1" '{.spec.schedulerName}/{.spec.nodeName}') == headroom-scheduler/e2e-node && $(xmetric 'headroom_extender_requests_total{verb="filter",code="200"}') -ge 1 ]] &&
+[[ $(field "$web1" '{.spec.schedulerName}/{.spec.nodeName}') == headroom-scheduler/e2e-node && $(xmetric 'headroom_extender_requests_total{code="200",verb="filter"}') -ge 1 ]] &&
   pass "headroom-scheduler placed $web1 on e2e-node through the extender's filter" ||
-  fail "$web1: scheduler/node $(field "$web1" '{.spec.schedulerName}/{.spec.nodeName}'), extender filter calls $(xmetric 'headroom_extender_requests_total{verb="filter",code="200"}')"
+  fail "$web1: scheduler/node $(field "$web1" '{.spec.schedulerName}/{.spec.nodeName}'), extender filter calls $(xmetric 'headroom_extender_requests_total{code="200",verb="filter"}')"
 key=$(field "$web1" '{.metadata.annotations.headroom\.dev/workload}')
 [[ $key == e2e/Deployment/web ]] && pass "the webhook wrote the pod's workload key: $key" || fail "headroom.dev/workload is '$key', want e2e/Deployment/web"
 in_checkpoint() { [[ -n $(wstat "e2e/Deployment/web#app" historySeconds) ]]; }

@@ -383,9 +383,9 @@ TEST_F(ExtenderHttpTest, HealthReadinessAndMetrics) {
   ASSERT_TRUE(metrics);
   EXPECT_EQ(metrics->status, 200);
   EXPECT_THAT(metrics->body,
-              HasSubstr("headroom_extender_requests_total{verb=\"filter\",code=\"200\"} 1"));
+              HasSubstr("headroom_extender_requests_total{code=\"200\",verb=\"filter\"} 1"));
   EXPECT_THAT(metrics->body,
-              HasSubstr("headroom_extender_requests_total{verb=\"filter\",code=\"400\"} 1"));
+              HasSubstr("headroom_extender_requests_total{code=\"400\",verb=\"filter\"} 1"));
   EXPECT_THAT(metrics->body, HasSubstr("headroom_extender_unknown_nodes_total 2"));
 }
 
