@@ -22,6 +22,7 @@ using ::headroom::codec::FieldPath;
 using ::headroom::codec::IndexPath;
 using ::headroom::codec::Member;
 using ::headroom::codec::ParseJson;
+using ::headroom::codec::QuantityFromText;
 using ::headroom::codec::QuantityKind;
 using ::headroom::codec::RequiredQuantity;
 using ::headroom::codec::RequiredString;
@@ -60,7 +61,8 @@ absl::StatusOr<std::optional<int64_t>> OptionalAmount(absl::string_view text,
                                                       absl::string_view what, bool cpu) {
   text = absl::StripAsciiWhitespace(text);
   if (text.empty()) return std::optional<int64_t>();
-  absl::StatusOr<int64_t> value = cpu ? ParseCpuMillis(text, what) : ParseMemoryBytes(text, what);
+  absl::StatusOr<int64_t> value =
+      QuantityFromText(text, what, cpu ? QuantityKind::kCpuMillis : QuantityKind::kMemoryBytes);
   if (!value.ok()) return value.status();
   return std::optional<int64_t>(*value);
 }

@@ -17,26 +17,29 @@ absl::Status WrongType(absl::string_view path, absl::string_view want,
       absl::StrCat(path, ": expected ", want, ", got ", TypeName(value)));
 }
 
-absl::StatusOr<int64_t> QuantityValue(const nlohmann::json& value, absl::string_view path,
-                                      QuantityKind kind) {
-  std::string text;
-  if (value.is_string()) {
-    text = value.get<std::string>();
-  } else if (value.is_number_integer() || value.is_number_unsigned()) {
-    text = value.dump();
-  } else if (value.is_number_float()) {
-    // dump() prints the shortest text that round-trips the double ("0.1", "1e+20"); the
-    // quantity grammar has no "+" after "e", so drop it.
-    text = value.dump();
-    if (const size_t plus = text.find("e+"); plus != std::string::npos) text.erase(plus + 1, 1);
-  } else {
-    return WrongType(path, "a quantity (string such as \"500m\" or a number)", value);
+}  // namespace
+
+absl::StatusOr<int64_t> QuantityFromText(absl::string_view text, absl::string_view path,
+                                         QuantityKind kind) {
+  // A JSON number may be written with an exponent sign ("1e+20"); the quantity grammar has
+  // no "+" after "e".
+  std::string quantity(text);
+  if (const size_t plus = quantity.find("e+"); plus != std::string::npos) {
+    quantity.erase(plus + 1, 1);
+  } else if (const size_t upper = quantity.find("E+"); upper != std::string::npos) {
+    quantity.erase(upper + 1, 1);
   }
-  return kind == QuantityKind::kCpuMillis ? ParseCpuMillis(text, path)
-                                          : ParseMemoryBytes(text, path);
+  return kind == QuantityKind::kCpuMillis ? ParseCpuMillis(quantity, path)
+                                          : ParseMemoryBytes(quantity, path);
 }
 
-}  // namespace
+absl::StatusOr<int64_t> QuantityFromJson(const nlohmann::json& value, absl::string_view path,
+                                         QuantityKind kind) {
+  if (value.is_string()) return QuantityFromText(value.get_ref<const std::string&>(), path, kind);
+  // dump() prints a number as the shortest text that round-trips it ("0.1", "1e+20").
+  if (value.is_number()) return QuantityFromText(value.dump(), path, kind);
+  return WrongType(path, "a quantity (string such as \"500m\" or a number)", value);
+}
 
 std::string FieldPath(absl::string_view parent, absl::string_view key) {
   return parent.empty() ? std::string(key) : absl::StrCat(parent, ".", key);
@@ -89,7 +92,7 @@ absl::StatusOr<int64_t> RequiredQuantity(const nlohmann::json& object, absl::str
   const std::string field = FieldPath(path, key);
   const nlohmann::json* value = Member(object, key);
   if (value == nullptr) return absl::InvalidArgumentError(absl::StrCat(field, ": required"));
-  return QuantityValue(*value, field, kind);
+  return QuantityFromJson(*value, field, kind);
 }
 
 absl::StatusOr<int64_t> OptionalQuantity(const nlohmann::json& object, absl::string_view key,
@@ -97,7 +100,7 @@ absl::StatusOr<int64_t> OptionalQuantity(const nlohmann::json& object, absl::str
                                          int64_t fallback) {
   const nlohmann::json* value = Member(object, key);
   if (value == nullptr) return fallback;
-  return QuantityValue(*value, FieldPath(path, key), kind);
+  return QuantityFromJson(*value, FieldPath(path, key), kind);
 }
 
 absl::StatusOr<nlohmann::json> ParseJson(absl::string_view text) {

@@ -33,6 +33,15 @@ absl::StatusOr<bool> OptionalBool(const nlohmann::json& object, absl::string_vie
 
 enum class QuantityKind { kCpuMillis, kMemoryBytes };
 
+// The one quantity reader of every JSON form headroom reads (strict and lenient readers,
+// nlohmann and simdjson): a quantity's text -- a string's content or a number as written
+// ("500m", "2Gi", "0.5", "1e+20") -- in `kind`'s unit; InvalidArgument naming `path`.
+absl::StatusOr<int64_t> QuantityFromText(absl::string_view text, absl::string_view path,
+                                         QuantityKind kind);
+// A JSON value that is a quantity: a string or a number.
+absl::StatusOr<int64_t> QuantityFromJson(const nlohmann::json& value, absl::string_view path,
+                                         QuantityKind kind);
+
 // A Kubernetes quantity given as a string ("500m", "2Gi") or a JSON number (2, 0.5).
 absl::StatusOr<int64_t> RequiredQuantity(const nlohmann::json& object, absl::string_view key,
                                          absl::string_view path, QuantityKind kind);

@@ -1,9 +1,13 @@
 #include "extender/admin_authorizer.h"
 
 #include "absl/strings/str_cat.h"
-#include "extender/json_access.h"
+#include "codec/json_lenient.h"
 
 namespace headroom::extender {
+
+using ::headroom::codec::ObjectField;
+using ::headroom::codec::StringField;
+using ::headroom::codec::TrueField;
 
 using json = nlohmann::json;
 

@@ -5,8 +5,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "codec/json_lenient.h"
 #include "extender/extender_wire.h"
-#include "extender/json_access.h"
 #include "extender/pod_resources.h"
 #include "shared/annotations.h"
 #include "shared/node_actions.h"
@@ -15,6 +15,10 @@
 #include "shared/workload_policy.h"
 
 namespace headroom::extender {
+
+using ::headroom::codec::Field;
+using ::headroom::codec::ObjectField;
+using ::headroom::codec::StringField;
 namespace {
 
 using json = nlohmann::json;

@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "codec/json_fields.h"
 #include "extender/json_spans.h"
 #include "extender/json_writer.h"
 #include "shared/quantity.h"
@@ -56,7 +57,8 @@ absl::StatusOr<int64_t> Amount(simdjson::dom::object list, const char* resource,
   const std::string field = absl::StrCat(path, ".", resource);
   const std::optional<std::string> text = ScalarText(value);
   if (!text.has_value()) return Invalid(field, "expected a quantity");
-  return cpu ? ParseCpuMillis(*text, field) : ParseMemoryBytes(*text, field);
+  return codec::QuantityFromText(
+      *text, field, cpu ? codec::QuantityKind::kCpuMillis : codec::QuantityKind::kMemoryBytes);
 }
 
 // The cpu and memory of object[key], a resource list; absent or null is none.

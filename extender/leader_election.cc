@@ -4,9 +4,14 @@
 #include <climits>
 
 #include "absl/strings/str_cat.h"
-#include "extender/json_access.h"
+#include "codec/json_lenient.h"
 
 namespace headroom::extender {
+
+using ::headroom::codec::Field;
+using ::headroom::codec::NestedString;
+using ::headroom::codec::ObjectField;
+using ::headroom::codec::StringField;
 namespace {
 
 using json = nlohmann::json;

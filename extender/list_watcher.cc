@@ -6,10 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "extender/json_access.h"
+#include "codec/json_lenient.h"
 #include "shared/status_macros.h"
 
 namespace headroom::extender {
+
+using ::headroom::codec::NestedString;
 
 using nlohmann::json;
 

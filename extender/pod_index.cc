@@ -1,11 +1,16 @@
 #include "extender/pod_index.h"
 
 #include "absl/strings/str_cat.h"
+#include "codec/json_lenient.h"
 #include "extender/extender_wire.h"
-#include "extender/json_access.h"
 #include "shared/status_macros.h"
 
 namespace headroom::extender {
+
+using ::headroom::codec::ArrayField;
+using ::headroom::codec::NestedString;
+using ::headroom::codec::ObjectField;
+using ::headroom::codec::StringField;
 namespace {
 
 using json = nlohmann::json;

@@ -1,10 +1,12 @@
 #include "extender/pod_placements.h"
 
+#include "codec/json_lenient.h"
 #include "extender/extender_wire.h"
-#include "extender/json_access.h"
 #include "extender/judge.h"
 
 namespace headroom::extender {
+
+using ::headroom::codec::NestedString;
 
 using nlohmann::json;
 

@@ -1,6 +1,7 @@
 #include "extender/pod_resources.h"
 
 #include "absl/strings/str_cat.h"
+#include "codec/json_fields.h"
 #include "shared/quantity.h"
 #include "shared/status_macros.h"
 
@@ -18,16 +19,10 @@ absl::StatusOr<std::optional<int64_t>> Quantity(const json& resources, const cha
   const auto value = group->find(name);
   if (value == group->end() || value->is_null()) return std::nullopt;
   const std::string what = absl::StrCat(path, ".", list, ".", name);
-  std::string text;
-  if (value->is_string()) {
-    text = value->get<std::string>();
-  } else if (value->is_number()) {
-    text = value->dump();
-  } else {
-    return absl::InvalidArgumentError(what + ": expected a quantity");
-  }
   absl::StatusOr<int64_t> amount =
-      std::string(name) == "cpu" ? ParseCpuMillis(text, what) : ParseMemoryBytes(text, what);
+      codec::QuantityFromJson(*value, what,
+                              std::string(name) == "cpu" ? codec::QuantityKind::kCpuMillis
+                                                         : codec::QuantityKind::kMemoryBytes);
   if (!amount.ok()) return amount.status();
   return std::optional<int64_t>(*amount);
 }

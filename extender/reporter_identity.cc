@@ -5,9 +5,14 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "extender/json_access.h"
+#include "codec/json_lenient.h"
 
 namespace headroom::extender {
+
+using ::headroom::codec::ArrayField;
+using ::headroom::codec::ObjectField;
+using ::headroom::codec::StringField;
+using ::headroom::codec::TrueField;
 
 absl::StatusOr<ReportAuth> ParseReportAuth(absl::string_view text) {
   if (text == "token") return ReportAuth::kToken;

@@ -4,10 +4,11 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "codec/checkpoint_json.h"
 #include "codec/stats_json.h"
 #include "io/atomic_file.h"
 #include "nlohmann/json.hpp"
-#include "shared/json_nesting.h"
+#include "shared/status_macros.h"
 
 namespace headroom::extender {
 namespace {
@@ -18,19 +19,6 @@ std::string CheckpointPath(const std::string& state_dir) {
   return (std::filesystem::path(state_dir) / kWorkloadCheckpointFile).string();
 }
 
-int64_t NonNegative(const json& object, const char* key, const std::string& where) {
-  const auto it = object.find(key);
-  if (it == object.end() || !it->is_number_integer() || it->get<int64_t>() < 0) {
-    throw std::invalid_argument(absl::StrCat(where, ".", key, ": expected a non-negative integer"));
-  }
-  return it->get<int64_t>();
-}
-
-// Fields added after version 1 shipped: 0 when absent.
-int64_t OptionalNonNegative(const json& object, const char* key, const std::string& where) {
-  return object.contains(key) ? NonNegative(object, key, where) : 0;
-}
-
 }  // namespace
 
 std::string EncodeWorkloads(const std::map<std::string, ClusterView::ContainerStats>& workloads,
@@ -38,8 +26,7 @@ std::string EncodeWorkloads(const std::map<std::string, ClusterView::ContainerSt
   // Written entry by entry: a JSON tree of every workload first would take many times the
   // file's size in memory.
   std::string out = absl::StrCat("{\n \"version\": 1,\n \"savedAt\": \"",
-                                 absl::FormatTime(absl::RFC3339_sec, saved_at, absl::UTCTimeZone()),
-                                 "\",\n \"workloads\": {");
+                                 codec::CheckpointTime(saved_at), "\",\n \"workloads\": {");
   bool first = true;
   for (const auto& [key, stats] : workloads) {
     json entry = json::object();
@@ -57,43 +44,30 @@ std::string EncodeWorkloads(const std::map<std::string, ClusterView::ContainerSt
 
 absl::StatusOr<std::map<std::string, ClusterView::ContainerStats>> DecodeWorkloads(
     absl::string_view text) {
-  if (absl::Status nesting = CheckJsonNesting(text); !nesting.ok()) return nesting;
-  try {
-    const json document = json::parse(text.begin(), text.end());
-    // Exactly the integer 1 (a huge float read as int would be undefined behaviour; the
-    // checkpoint fuzzer found it).
-    const auto version = document.is_object() ? document.find("version") : document.end();
-    if (!document.is_object() || version == document.end() || !version->is_number_integer() ||
-        version->get<int64_t>() != 1) {
-      return absl::InvalidArgumentError("not a version-1 workload checkpoint");
-    }
-    const auto workloads = document.find("workloads");
-    if (workloads == document.end() || !workloads->is_object()) {
-      return absl::InvalidArgumentError("workloads: expected an object");
-    }
-    std::map<std::string, ClusterView::ContainerStats> out;
-    for (const auto& [key, entry] : workloads->items()) {
-      const std::string where = absl::StrCat("workloads[\"", key, "\"]");
-      ClusterView::ContainerStats stats;
-      stats.history =
-          std::min(absl::Seconds(OptionalNonNegative(entry, "historySeconds", where)), kMaxHistory);
-      if (const auto cpu = entry.find("cpu"); cpu != entry.end()) {
-        absl::StatusOr<CpuStats> decoded = codec::CpuStatsFromJson(*cpu, where + ".cpu");
-        if (!decoded.ok()) return decoded.status();
-        stats.cpu = *decoded;
-      }
-      if (const auto memory = entry.find("memory"); memory != entry.end()) {
-        absl::StatusOr<MemoryStats> decoded =
-            codec::MemoryStatsFromJson(*memory, where + ".memory");
-        if (!decoded.ok()) return decoded.status();
-        stats.memory = *decoded;
-      }
-      out[key] = stats;
-    }
-    return out;
-  } catch (const std::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat("unreadable workload checkpoint: ", e.what()));
+  HEADROOM_ASSIGN_OR_RETURN(const json document,
+                            codec::ParseCheckpoint(text, "workload checkpoint"));
+  const auto workloads = document.find("workloads");
+  if (workloads == document.end() || !workloads->is_object()) {
+    return absl::InvalidArgumentError("workloads: expected an object");
   }
+  std::map<std::string, ClusterView::ContainerStats> out;
+  for (const auto& [key, entry] : workloads->items()) {
+    const std::string where = absl::StrCat("workloads[\"", key, "\"]");
+    if (!entry.is_object()) return absl::InvalidArgumentError(where + ": expected an object");
+    ClusterView::ContainerStats stats;
+    HEADROOM_ASSIGN_OR_RETURN(const int64_t history,
+                              codec::OptionalNonNegativeInt(entry, "historySeconds", where));
+    stats.history = std::min(absl::Seconds(history), kMaxHistory);
+    if (const auto cpu = entry.find("cpu"); cpu != entry.end()) {
+      HEADROOM_ASSIGN_OR_RETURN(stats.cpu, codec::CpuStatsFromJson(*cpu, where + ".cpu"));
+    }
+    if (const auto memory = entry.find("memory"); memory != entry.end()) {
+      HEADROOM_ASSIGN_OR_RETURN(stats.memory,
+                                codec::MemoryStatsFromJson(*memory, where + ".memory"));
+    }
+    out[key] = stats;
+  }
+  return out;
 }
 
 absl::Status SaveWorkloads(const ClusterView& view, const std::string& state_dir, absl::Time now) {

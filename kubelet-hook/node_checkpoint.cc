@@ -1,10 +1,10 @@
 #include "kubelet-hook/node_checkpoint.h"
 
 #include "absl/strings/str_cat.h"
+#include "codec/checkpoint_json.h"
 #include "codec/stats_json.h"
 #include "io/atomic_file.h"
 #include "nlohmann/json.hpp"
-#include "shared/json_nesting.h"
 #include "shared/status_macros.h"
 
 namespace headroom::nri {
@@ -12,18 +12,6 @@ namespace headroom::nri {
 namespace {
 
 using nlohmann::json;
-
-absl::StatusOr<int64_t> Int(const json& object, const char* key, const std::string& where) {
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_number_integer()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ".", key, ": missing or not an integer"));
-  }
-  const int64_t value = it->get<int64_t>();
-  if (value < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ".", key, ": negative (", value, ")"));
-  }
-  return value;
-}
 
 json ContainerJson(const ContainerRecord& record) {
   const RuntimeResources& declared = record.declared;
@@ -43,11 +31,11 @@ json ContainerJson(const ContainerRecord& record) {
 }
 
 absl::StatusOr<ContainerRecord> ContainerFromJson(const json& object, const std::string& where) {
-  if (!object.is_object()) return absl::InvalidArgumentError(where + ": not an object");
+  if (!object.is_object()) return absl::InvalidArgumentError(where + ": expected an object");
   ContainerRecord record;
   RuntimeResources& declared = record.declared;
   if (object.contains("cpuShares")) {
-    HEADROOM_ASSIGN_OR_RETURN(int64_t shares, Int(object, "cpuShares", where));
+    HEADROOM_ASSIGN_OR_RETURN(int64_t shares, codec::NonNegativeInt(object, "cpuShares", where));
     declared.cpu_shares = static_cast<uint64_t>(shares);
   }
   if (object.contains("cpuQuota")) {
@@ -59,11 +47,12 @@ absl::StatusOr<ContainerRecord> ContainerFromJson(const json& object, const std:
     declared.cpu_quota = it->get<int64_t>();
   }
   if (object.contains("cpuPeriod")) {
-    HEADROOM_ASSIGN_OR_RETURN(int64_t period, Int(object, "cpuPeriod", where));
+    HEADROOM_ASSIGN_OR_RETURN(int64_t period, codec::NonNegativeInt(object, "cpuPeriod", where));
     declared.cpu_period = static_cast<uint64_t>(period);
   }
   if (object.contains("memoryLimitBytes")) {
-    HEADROOM_ASSIGN_OR_RETURN(declared.memory_limit_bytes, Int(object, "memoryLimitBytes", where));
+    HEADROOM_ASSIGN_OR_RETURN(declared.memory_limit_bytes,
+                              codec::NonNegativeInt(object, "memoryLimitBytes", where));
   }
   if (auto shrunk = object.find("lastShrinkUnixMillis"); shrunk != object.end()) {
     const std::string at = where + ".lastShrinkUnixMillis";
@@ -72,7 +61,7 @@ absl::StatusOr<ContainerRecord> ContainerFromJson(const json& object, const std:
                                     std::pair{"memoryRequest", &record.last_shrink.memory_request},
                                     std::pair{"memoryLimit", &record.last_shrink.memory_limit}}) {
       if (!shrunk->contains(key)) continue;
-      HEADROOM_ASSIGN_OR_RETURN(int64_t millis, Int(*shrunk, key, at));
+      HEADROOM_ASSIGN_OR_RETURN(int64_t millis, codec::NonNegativeInt(*shrunk, key, at));
       *slot = absl::FromUnixMillis(millis);
     }
   }
@@ -101,23 +90,14 @@ std::string EncodeNodeCheckpoint(const NodeCheckpoint& checkpoint, absl::Time sa
   json containers = json::object();
   for (const auto& [id, record] : checkpoint.containers) containers[id] = ContainerJson(record);
   json document = {{"version", 1},
-                   {"savedAt", absl::FormatTime(absl::RFC3339_sec, saved_at, absl::UTCTimeZone())},
+                   {"savedAt", codec::CheckpointTime(saved_at)},
                    {"workloads", std::move(workloads)},
                    {"containers", std::move(containers)}};
   return document.dump(2) + "\n";
 }
 
 absl::StatusOr<NodeCheckpoint> DecodeNodeCheckpoint(absl::string_view text) {
-  HEADROOM_RETURN_IF_ERROR(CheckJsonNesting(text));
-  json document = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded() || !document.is_object()) {
-    return absl::InvalidArgumentError("node checkpoint is not a JSON object");
-  }
-  HEADROOM_ASSIGN_OR_RETURN(int64_t version, Int(document, "version", "checkpoint"));
-  if (version != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("node checkpoint version ", version, " is not supported (expected 1)"));
-  }
+  HEADROOM_ASSIGN_OR_RETURN(const json document, codec::ParseCheckpoint(text, "node checkpoint"));
   auto workloads = document.find("workloads");
   if (workloads == document.end() || !workloads->is_object()) {
     return absl::InvalidArgumentError("checkpoint.workloads: missing or not an object");
@@ -125,22 +105,26 @@ absl::StatusOr<NodeCheckpoint> DecodeNodeCheckpoint(absl::string_view text) {
   NodeCheckpoint out;
   for (auto it = workloads->begin(); it != workloads->end(); ++it) {
     const std::string where = absl::StrCat("workloads[\"", it.key(), "\"]");
-    if (!it->is_object()) return absl::InvalidArgumentError(where + ": not an object");
+    if (!it->is_object()) return absl::InvalidArgumentError(where + ": expected an object");
     WorkloadRecord record;
     if (it->contains("firstSampleUnixMillis")) {
-      HEADROOM_ASSIGN_OR_RETURN(int64_t first, Int(*it, "firstSampleUnixMillis", where));
+      HEADROOM_ASSIGN_OR_RETURN(int64_t first,
+                                codec::NonNegativeInt(*it, "firstSampleUnixMillis", where));
       record.first_sample = absl::FromUnixMillis(first);
     }
     if (auto ooms = it->find("ooms"); ooms != it->end()) {
       if (!ooms->is_array()) return absl::InvalidArgumentError(where + ".ooms: not an array");
       for (const json& oom : *ooms) {
-        HEADROOM_ASSIGN_OR_RETURN(int64_t at, Int(oom, "atUnixMillis", where + ".ooms[]"));
-        HEADROOM_ASSIGN_OR_RETURN(int64_t bytes, Int(oom, "bytes", where + ".ooms[]"));
+        HEADROOM_ASSIGN_OR_RETURN(int64_t at,
+                                  codec::NonNegativeInt(oom, "atUnixMillis", where + ".ooms[]"));
+        HEADROOM_ASSIGN_OR_RETURN(int64_t bytes,
+                                  codec::NonNegativeInt(oom, "bytes", where + ".ooms[]"));
         record.ooms.push_back({absl::FromUnixMillis(at), bytes});
       }
     }
     if (it->contains("sizedCpuMillis")) {
-      HEADROOM_ASSIGN_OR_RETURN(record.sized_cpu_millis, Int(*it, "sizedCpuMillis", where));
+      HEADROOM_ASSIGN_OR_RETURN(record.sized_cpu_millis,
+                                codec::NonNegativeInt(*it, "sizedCpuMillis", where));
     }
     if (auto cpu = it->find("cpu"); cpu != it->end()) {
       HEADROOM_ASSIGN_OR_RETURN(record.last_cpu, codec::CpuStatsFromJson(*cpu, where + ".cpu"));

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "extender/workload_checkpoint.h"
+#include "kubelet-hook/node_checkpoint.h"
+
 namespace headroom::codec {
 namespace {
 
@@ -50,6 +53,38 @@ TEST(StatsJson, RefusesWhatIsNotTheShape) {
   }
   EXPECT_FALSE(
       MemoryStatsFromJson(json{{"baseBytes", 1}, {"peakBytes", 2}, {"max7dBytes", 3}}, "m").ok());
+}
+
+// Both daemons' checkpoints share one envelope (checkpoint_json.h): the same documents are
+// refused by both, for the same reason, without an exception escaping.
+TEST(CheckpointEnvelope, BothDaemonsRefuseTheSameDocuments) {
+  struct Row {
+    const char* text;
+    const char* reason;
+  };
+  const Row rows[] = {
+      {"{\"vers", "unreadable"},
+      {"[1]", "not a JSON object"},
+      {"{}", "version-1"},
+      {"{\"version\": 2, \"workloads\": {}}", "version-1"},
+      {"{\"version\": \"1\", \"workloads\": {}}", "version-1"},
+      {"{\"version\": 1e300, \"workloads\": {}}", "version-1"},
+      {"{\"version\": 1, \"workloads\": {\"k\": {\"cpu\": {\"baseMillis\": -1}}}}",
+       "non-negative integer"},
+      {"{\"version\": 1, \"workloads\": {\"k\": 3}}", "expected an object"},
+  };
+  for (const Row& row : rows) {
+    const absl::Status extender = extender::DecodeWorkloads(row.text).status();
+    const absl::Status node = nri::DecodeNodeCheckpoint(row.text).status();
+    EXPECT_EQ(extender.code(), absl::StatusCode::kInvalidArgument) << row.text;
+    EXPECT_EQ(node.code(), absl::StatusCode::kInvalidArgument) << row.text;
+    EXPECT_NE(extender.message().find(row.reason), absl::string_view::npos)
+        << row.text << " -> " << extender;
+    EXPECT_NE(node.message().find(row.reason), absl::string_view::npos)
+        << row.text << " -> " << node;
+  }
+  EXPECT_TRUE(extender::DecodeWorkloads("{\"version\": 1, \"workloads\": {}}").ok());
+  EXPECT_TRUE(nri::DecodeNodeCheckpoint("{\"version\": 1, \"workloads\": {}}").ok());
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 
 #include "nlohmann/json.hpp"
 
-namespace headroom::extender {
+namespace headroom::codec {
 
 // object[key], or nullptr when `object` is not an object or the member is absent or null.
 const nlohmann::json* Field(const nlohmann::json& object, const char* key);
@@ -23,4 +23,4 @@ bool TrueField(const nlohmann::json& object, const char* key);
 // object[outer][inner] when it is a string; "" otherwise (e.g. "metadata", "uid").
 std::string NestedString(const nlohmann::json& object, const char* outer, const char* inner);
 
-}  // namespace headroom::extender
+}  // namespace headroom::codec

@@ -1,6 +1,6 @@
-#include "extender/json_access.h"
+#include "codec/json_lenient.h"
 
-namespace headroom::extender {
+namespace headroom::codec {
 
 using nlohmann::json;
 
@@ -36,4 +36,4 @@ std::string NestedString(const json& object, const char* outer, const char* inne
   return StringField(ObjectField(object, outer), inner);
 }
 
-}  // namespace headroom::extender
+}  // namespace headroom::codec
