@@ -6,8 +6,9 @@
 
 namespace headroom::app {
 
-void SetUpDaemon(const std::string& level) {
+void SetUpDaemon(const std::string& name, const std::string& level) {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  spdlog::set_default_logger(spdlog::default_logger()->clone(name));
   spdlog::set_level(spdlog::level::from_str(level));
   spdlog::cfg::load_env_levels();
 }

@@ -11,10 +11,12 @@
 
 namespace headroom::app {
 
-// spdlog at `level` (trace .. error; SPDLOG_LEVEL overrides), and Abseil's Mutex deadlock
-// detection off: Debian's Abseil keeps it on, a graph update on every lock, found in the
-// extender's latency profile; headroom's locks do not nest.
-void SetUpDaemon(const std::string& level);
+// The one logging style of both daemons: every line goes through spdlog's default logger,
+// named after the binary ("[headroom-nri]"), at `level` (trace .. error; SPDLOG_LEVEL
+// overrides); components that take a logger are given that one. Also turns Abseil's Mutex
+// deadlock detection off: Debian's Abseil keeps it on, a graph update on every lock, found in
+// the extender's latency profile; headroom's locks do not nest.
+void SetUpDaemon(const std::string& name, const std::string& level);
 
 // Loads the checkpoint `file` in `dir` with `load` (which returns the entries restored, or
 // NotFound when there is none yet) and logs the outcome. Temporaries of an interrupted write

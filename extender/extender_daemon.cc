@@ -91,8 +91,7 @@ class Worker {
 }  // namespace
 
 int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
-  auto logger = spdlog::default_logger()->clone("extender");
-  spdlog::register_logger(logger);
+  const std::shared_ptr<spdlog::logger> logger = spdlog::default_logger();
   ServerOptions options = config.server;
   absl::StatusOr<std::unique_ptr<ReloadingCertificate>> certificate =
       LoadCertificate(config.tls_cert_file, config.tls_key_file);

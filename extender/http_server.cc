@@ -17,18 +17,6 @@
 #include "spdlog/spdlog.h"
 
 namespace headroom::extender {
-namespace {
-
-std::shared_ptr<spdlog::logger> Logger() {
-  static const std::shared_ptr<spdlog::logger> logger = [] {
-    std::shared_ptr<spdlog::logger> existing = spdlog::get("extender");
-    return existing != nullptr ? existing : spdlog::default_logger()->clone("extender");
-  }();
-  return logger;
-}
-
-}  // namespace
-
 ExtenderHttpServer::ExtenderHttpServer(ClusterView& view, Metrics& metrics, ServerOptions options,
                                        std::function<absl::Time()> clock)
     : view_(view), metrics_(metrics), options_(std::move(options)), clock_(std::move(clock)) {
@@ -87,10 +75,10 @@ void ExtenderHttpServer::Repack(const std::string& body, const std::string& time
   int changes = 0;
   for (const RepackTierResult& tier : plan->tiers)
     changes += tier.placed_after - tier.placed_before;
-  Logger()->info("repack: {} nodes, {} pods: plan places {} more pods ({}), {} changes; dry run",
-                 instance->nodes.size(), instance->pods.size(), changes,
-                 plan->optimal ? "proven optimal" : "not proven optimal",
-                 RepackChanges(*instance, *plan).size());
+  spdlog::info("repack: {} nodes, {} pods: plan places {} more pods ({}), {} changes; dry run",
+               instance->nodes.size(), instance->pods.size(), changes,
+               plan->optimal ? "proven optimal" : "not proven optimal",
+               RepackChanges(*instance, *plan).size());
   response.body = out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -112,19 +100,19 @@ void ExtenderHttpServer::Admit(const io::HttpRequest& request, io::HttpResponse&
       : review.is_discarded() ? absl::InvalidArgumentError("body is not JSON")
                               : DecideAdmission(review, stats, options_.admission);
   if (!decision.ok()) {
-    Logger()->warn("admission: rejected a malformed review: {}",
-                   LogText(decision.status().message()));
+    spdlog::warn("admission: rejected a malformed review: {}",
+                 LogText(decision.status().message()));
     response = io::JsonError(400, decision.status().message());
     metrics_.CountAdmission("malformed");
     return;
   }
   const bool apply = !options_.mutation_enabled || options_.mutation_enabled();
   if (!decision->skipped.empty()) {
-    Logger()->debug("admission {}: unchanged: {}", decision->pod, decision->skipped);
+    spdlog::debug("admission {}: unchanged: {}", decision->pod, decision->skipped);
     metrics_.CountAdmission("unchanged");
   } else {
-    Logger()->info("admission {} ({}){}: {}", decision->pod, decision->workload_key,
-                   apply ? "" : " [dry run or kill switch: not applied]", decision->annotation);
+    spdlog::info("admission {} ({}){}: {}", decision->pod, decision->workload_key,
+                 apply ? "" : " [dry run or kill switch: not applied]", decision->annotation);
     metrics_.CountAdmission(apply ? "mutated" : "not_applied");
   }
   response.body = AdmissionResponse(*decision, apply)
@@ -134,7 +122,7 @@ void ExtenderHttpServer::Admit(const io::HttpRequest& request, io::HttpResponse&
 void ExtenderHttpServer::Filter(const io::HttpRequest& request, io::HttpResponse& response) {
   absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(request.body, /*keep_node_objects=*/true);
   if (!args.ok()) {
-    Logger()->warn("filter: rejected a malformed request: {}", LogText(args.status().message()));
+    spdlog::warn("filter: rejected a malformed request: {}", LogText(args.status().message()));
     response = io::JsonError(400, args.status().message());
     return;
   }
@@ -142,8 +130,8 @@ void ExtenderHttpServer::Filter(const io::HttpRequest& request, io::HttpResponse
   for (const std::string& code : outcome.rejection_codes) metrics_.CountRejection(code);
   metrics_.CountUnknownNodes(outcome.unknown_nodes);
   for (const auto& [node, reason] : outcome.result.failed) {
-    Logger()->debug("filter {}/{}: {} rejected: {}", LogText(args->pod.pod_namespace),
-                    LogText(args->pod.name), LogText(node), LogText(reason));
+    spdlog::debug("filter {}/{}: {} rejected: {}", LogText(args->pod.pod_namespace),
+                  LogText(args->pod.name), LogText(node), LogText(reason));
   }
   response.body = EncodeFilterResult(*args, outcome.result);
 }
@@ -151,8 +139,7 @@ void ExtenderHttpServer::Filter(const io::HttpRequest& request, io::HttpResponse
 void ExtenderHttpServer::Prioritize(const io::HttpRequest& request, io::HttpResponse& response) {
   absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(request.body, /*keep_node_objects=*/false);
   if (!args.ok()) {
-    Logger()->warn("prioritize: rejected a malformed request: {}",
-                   LogText(args.status().message()));
+    spdlog::warn("prioritize: rejected a malformed request: {}", LogText(args.status().message()));
     response = io::JsonError(400, args.status().message());
     return;
   }
@@ -167,7 +154,7 @@ void ExtenderHttpServer::AuthorizedRepack(const io::HttpRequest& request,
                                 : "";
   const absl::Status allowed = options_.repack_authorizer->Authorize(token, "/repack", "post");
   if (!allowed.ok()) {
-    Logger()->warn("repack refused: {}", LogText(allowed.message()));
+    spdlog::warn("repack refused: {}", LogText(allowed.message()));
     response = io::JsonError(absl::IsUnauthenticated(allowed)    ? 401
                              : absl::IsPermissionDenied(allowed) ? 403
                                                                  : 503,

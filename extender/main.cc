@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   // Before anything starts a thread (gRPC's server, the HTTP server).
   const sigset_t signals = headroom::io::BlockStopSignals();
   headroom::app::ParseDaemonFlags(argc, argv, headroom::extender::kExtenderUsage, "extender/");
-  headroom::app::SetUpDaemon(headroom::extender::ExtenderLogLevelFlag());
+  headroom::app::SetUpDaemon("headroom-extender", headroom::extender::ExtenderLogLevelFlag());
   absl::StatusOr<headroom::extender::ExtenderConfig> config =
       headroom::extender::ExtenderConfigFromFlags();
   if (!config.ok()) {

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   // Before anything can start a thread (gRPC's credentials start its executor).
   const sigset_t signals = headroom::io::BlockStopSignals();
   headroom::app::ParseDaemonFlags(argc, argv, headroom::nri::kNriUsage, "kubelet-hook/");
-  headroom::app::SetUpDaemon(headroom::nri::NriLogLevelFlag());
+  headroom::app::SetUpDaemon("headroom-nri", headroom::nri::NriLogLevelFlag());
   absl::StatusOr<headroom::nri::NriDaemonConfig> config = headroom::nri::NriConfigFromFlags();
   if (!config.ok()) {
     std::cerr << "headroom-nri: " << config.status().message() << "\n";

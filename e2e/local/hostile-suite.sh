@@ -156,9 +156,9 @@ nodes_before=$(nodes_reported)
 "$headroom_bin" report --check=false --extender "127.0.0.1:$grpc_port" --input "$work/future.json" >"$work/future.out" 2>&1 || true
 check "a report dated 10 years ahead" "$(grep -q 'in the future' "$work/future.out" && [[ $(nodes_reported) == "$nodes_before" ]] && echo yes)" \
   "refused: $(grep -o 'reportedAtUnixMillis is [^(]*' "$work/future.out")"
-printf '{"node":"evil\\n[2026-11-24 00:00:00.000] [extender] [info] forged line","allocatable":{"cpuMillis":"1","memoryBytes":"1"}}\n' >"$work/evil.json"
+printf '{"node":"evil\\n[2026-11-24 00:00:00.000] [headroom-extender] [info] forged line","allocatable":{"cpuMillis":"1","memoryBytes":"1"}}\n' >"$work/evil.json"
 "$headroom_bin" report --extender "127.0.0.1:$grpc_port" --input "$work/evil.json" >"$work/evil.out" 2>&1 || true
-check "a node name with a newline" "$(! grep -q '^\[2026-11-24 00:00:00.000\] \[extender\] \[info\] forged line' "$work/extender.log" && grep -q 'not a Kubernetes node name' "$work/evil.out" && echo yes)" \
+check "a node name with a newline" "$(! grep -q '^\[2026-11-24 00:00:00.000\] \[headroom-extender\] \[info\] forged line' "$work/extender.log" && grep -q 'not a Kubernetes node name' "$work/evil.out" && echo yes)" \
   "refused, no forged log line"
 # Junk workload keys: 60 reports x 1000 pods, each its own workload (insecure mode, no API
 # to check them against): the view keeps at most 50000 workload containers.

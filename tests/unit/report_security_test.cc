@@ -224,7 +224,7 @@ TEST(NodeReportFromProto, NamesMustBeKubernetesNames) {
     EXPECT_FALSE(codec::IsDnsSubdomain(bad)) << bad;
   }
   headroom::v1::NodeReport proto;
-  proto.set_node("evil\n[2026-11-24 00:00:00.000] [extender] [info] forged");
+  proto.set_node("evil\n[2026-11-24 00:00:00.000] [headroom-extender] [info] forged");
   EXPECT_EQ(codec::NodeReportFromProto(proto, kNow).status().code(),
             absl::StatusCode::kInvalidArgument);
   proto.set_node("n1");
