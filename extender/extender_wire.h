@@ -10,7 +10,8 @@
 //   Error; absent values are `null`, as Go's encoding/json writes them, except NodeNames,
 //   which is always an array in names mode (null would mean "no feasible node").
 // - HostPriorityList: a bare array of {"Host", "Score"} with scores 0..10.
-// See ../shared/design/protocol-notes.md part B in the design notes, and docs/extender.md.
+// Upstream: kube-scheduler's extender types (k8s.io/kube-scheduler/extender/v1); real request
+// bodies in tests/testdata/kube-scheduler-extender/; docs/extender.md.
 
 #include <cstdint>
 #include <map>

@@ -4,7 +4,8 @@
 // socket (the "trunk") carries frames: ConnID u32 big-endian, Length u32 big-endian, then Length
 // payload bytes. Per ConnID the payloads form one byte stream; frames of different ConnIDs
 // interleave anywhere. Connection 1 carries the plugin's ttrpc service, connection 2 the
-// runtime's. See design/protocol-notes.md A.2.
+// runtime's. Upstream: containerd/nri pkg/net/multiplex/mux.go; captured bytes in
+// tests/testdata/nri-wire/.
 
 #include <cstddef>
 #include <cstdint>

@@ -3,7 +3,8 @@
 // ttrpc framing (containerd/ttrpc), as pure codecs. A message is a 10-byte header -- Length u32
 // big-endian (body only), StreamID u32 big-endian, Type u8, Flags u8 -- and a body: a
 // ttrpc.Request for type 1, a ttrpc.Response for type 2. Unary calls use flags 0; clients use
-// odd stream IDs, 1, 3, 5, ...; the server echoes the ID. See design/protocol-notes.md A.3.
+// odd stream IDs, 1, 3, 5, ...; the server echoes the ID. Upstream: containerd/ttrpc channel.go;
+// captured bytes in tests/testdata/nri-wire/ (golden vectors, README per containerd version).
 
 #include <cstddef>
 #include <cstdint>

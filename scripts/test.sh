@@ -21,6 +21,8 @@ bash scripts/setup.sh
 
 echo "== format check (clang-format)"
 git ls-files '*.cc' '*.h' | xargs clang-format --dry-run --Werror
+echo "== layer check (docs/development.md)"
+bash scripts/check-layers.sh
 
 echo "== release build (CLI, benchmarks)"
 cmake --preset release >/dev/null
