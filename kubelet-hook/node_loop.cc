@@ -5,7 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "kubelet-hook/node_reporter.h"
-#include "kubelet-hook/nri_plugin.h"
+#include "kubelet-hook/nri_resources.h"
 #include "spdlog/spdlog.h"
 
 namespace headroom::nri {

@@ -201,4 +201,23 @@ size_t NodeState::workload_count() const {
   return workloads_.size();
 }
 
+ResourcePlan PlanTrackedContainer(const NodeState& state, const TrackedContainer& container,
+                                  const GuardRailConfig& guard, absl::Time now, bool running) {
+  ContainerPolicyInput input;
+  input.declared = container.declared;
+  input.current = container.current;
+  input.memory = state.MemoryHistory(container.stats_key, now);
+  input.cpu_request_millis = state.SizedCpu(container.stats_key);
+  input.memory_usage_bytes = container.memory_usage_bytes;
+  input.history = state.History(container.stats_key, now);
+  input.allow_below_declared = container.allow_below_declared;
+  input.running = running;
+  input.last_shrink = container.last_shrink;
+  input.now = now;
+  input.enforce = container.enforce;
+  input.excluded = container.excluded;
+  input.guard = guard;
+  return PlanContainerResources(input);
+}
+
 }  // namespace headroom::nri

@@ -141,4 +141,11 @@ class NodeState {
   std::map<std::string, ContainerRecord> restored_containers_ ABSL_GUARDED_BY(mu_);
 };
 
+// The plan for `container` from its workload's statistics on this node (container_policy.h),
+// against its current resources; `running` is false for a container being created (no shrink
+// steps). The plugin plans at NRI events, the sampler in the periodic round.
+ResourcePlan PlanTrackedContainer(const NodeState& state, const TrackedContainer& container,
+                                  const GuardRailConfig& guard, absl::Time now,
+                                  bool running = true);
+
 }  // namespace headroom::nri

@@ -139,7 +139,7 @@ int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
   NriPlugin plugin(config.plugin, state, [] { return absl::Now(); });
   NriStub stub(plugin.Handlers());
   std::unique_ptr<KernelLogOomSource> kernel_log = OpenKernelLog(config.kernel_log);
-  Sampler sampler(state, cgroups, plugin, config.allocatable, kernel_log.get());
+  Sampler sampler(state, cgroups, config.plugin.guard, config.allocatable, kernel_log.get());
   PluginRunner runner(config.runner, [&](const ttrpc::Request& r) { return stub.Handle(r); });
   std::unique_ptr<NodeReporter> reporter;
   if (!config.extender.empty()) {

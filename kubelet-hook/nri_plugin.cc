@@ -32,55 +32,6 @@ void LogChange(absl::string_view event, const TrackedContainer& container,
 
 }  // namespace
 
-std::string DescribeContainerChange(const TrackedContainer& container,
-                                    const RuntimeResources& before, const ResourcePlan& plan) {
-  return absl::StrCat(container.pod_namespace, "/", container.pod_name, " container ",
-                      container.name, " (", container.stats_key, "): ", DescribePlan(before, plan),
-                      "; ", PlanReasons(plan));
-}
-
-RuntimeResources ResourcesFrom(const napi::LinuxResources& resources) {
-  RuntimeResources declared;
-  if (resources.has_cpu()) {
-    const napi::LinuxCPU& cpu = resources.cpu();
-    if (cpu.has_shares()) declared.cpu_shares = cpu.shares().value();
-    if (cpu.has_quota()) declared.cpu_quota = cpu.quota().value();
-    if (cpu.has_period()) declared.cpu_period = cpu.period().value();
-  }
-  if (resources.has_memory() && resources.memory().has_limit() &&
-      resources.memory().limit().value() > 0) {
-    declared.memory_limit_bytes = resources.memory().limit().value();
-  }
-  return declared;
-}
-
-void ApplyPlan(const ResourcePlan& plan, napi::LinuxResources& resources) {
-  if (plan.cpu_quota.has_value())
-    resources.mutable_cpu()->mutable_quota()->set_value(*plan.cpu_quota);
-  if (plan.cpu_shares.has_value()) {
-    resources.mutable_cpu()->mutable_shares()->set_value(*plan.cpu_shares);
-  }
-  if (plan.memory_limit_bytes.has_value()) {
-    resources.mutable_memory()->mutable_limit()->set_value(*plan.memory_limit_bytes);
-  }
-}
-
-RuntimeResources WithPlan(RuntimeResources declared, const ResourcePlan& plan) {
-  if (plan.cpu_quota.has_value()) declared.cpu_quota = plan.cpu_quota;
-  if (plan.cpu_shares.has_value()) declared.cpu_shares = plan.cpu_shares;
-  if (plan.memory_limit_bytes.has_value()) declared.memory_limit_bytes = plan.memory_limit_bytes;
-  return declared;
-}
-
-RuntimeResources WithResources(RuntimeResources declared, const napi::LinuxResources& applied) {
-  const RuntimeResources set = ResourcesFrom(applied);
-  if (set.cpu_shares.has_value()) declared.cpu_shares = set.cpu_shares;
-  if (set.cpu_quota.has_value()) declared.cpu_quota = set.cpu_quota;
-  if (set.cpu_period.has_value()) declared.cpu_period = set.cpu_period;
-  if (set.memory_limit_bytes.has_value()) declared.memory_limit_bytes = set.memory_limit_bytes;
-  return declared;
-}
-
 NriPlugin::NriPlugin(PluginConfig config, NodeState& state, std::function<absl::Time()> clock)
     : config_(std::move(config)), state_(state), clock_(std::move(clock)) {}
 
@@ -128,21 +79,7 @@ TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod,
 
 ResourcePlan NriPlugin::PlanFor(const TrackedContainer& container, absl::Time now,
                                 bool running) const {
-  ContainerPolicyInput input;
-  input.declared = container.declared;
-  input.current = container.current;
-  input.memory = state_.MemoryHistory(container.stats_key, now);
-  input.cpu_request_millis = state_.SizedCpu(container.stats_key);
-  input.memory_usage_bytes = container.memory_usage_bytes;
-  input.history = state_.History(container.stats_key, now);
-  input.allow_below_declared = container.allow_below_declared;
-  input.running = running;
-  input.last_shrink = container.last_shrink;
-  input.now = now;
-  input.enforce = container.enforce;
-  input.excluded = container.excluded;
-  input.guard = config_.guard;
-  return PlanContainerResources(input);
+  return PlanTrackedContainer(state_, container, config_.guard, now, running);
 }
 
 NriHandlers NriPlugin::Handlers() {

@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "kubelet-hook/container_policy.h"
 #include "kubelet-hook/node_state.h"
+#include "kubelet-hook/nri_resources.h"
 #include "kubelet-hook/nri_stub.h"
 #include "nri/v1alpha1/api.pb.h"
 
@@ -60,17 +61,5 @@ class NriPlugin {
   const std::function<absl::Time()> clock_;
   std::atomic<uint64_t> adjustments_made_{0};
 };
-
-// "ns/pod container c (stats key): cpu shares 1024 -> 256, ...; reasons": the log line of a
-// change headroom-nri makes to `container`, from `before`.
-std::string DescribeContainerChange(const TrackedContainer& container,
-                                    const RuntimeResources& before, const ResourcePlan& plan);
-
-// Conversions between NRI's LinuxResources and the policy's view.
-RuntimeResources ResourcesFrom(const napi::LinuxResources& resources);
-void ApplyPlan(const ResourcePlan& plan, napi::LinuxResources& resources);
-RuntimeResources WithPlan(RuntimeResources declared, const ResourcePlan& plan);
-// `current` with what `applied` (an update the runtime accepted) sets.
-RuntimeResources WithResources(RuntimeResources declared, const napi::LinuxResources& applied);
 
 }  // namespace headroom::nri

@@ -10,14 +10,15 @@
 #include "absl/strings/str_cat.h"
 #include "io/atomic_file.h"
 #include "kubelet-hook/container_policy.h"
+#include "kubelet-hook/nri_resources.h"
 #include "shared/psi.h"
 #include "spdlog/spdlog.h"
 
 namespace headroom::nri {
 
-Sampler::Sampler(NodeState& state, const CgroupReader& cgroups, const NriPlugin& plugin,
+Sampler::Sampler(NodeState& state, const CgroupReader& cgroups, const GuardRailConfig& guard,
                  ResourceAmounts allocatable, OomKillSource* kills)
-    : state_(state), cgroups_(cgroups), plugin_(plugin), allocatable_(allocatable), kills_(kills) {}
+    : state_(state), cgroups_(cgroups), guard_(guard), allocatable_(allocatable), kills_(kills) {}
 
 bool Sampler::CheckOomCounter(const TrackedContainer& container, absl::Time now) {
   absl::StatusOr<uint64_t> kills = cgroups_.ReadOomKills(container.cgroups_path);
@@ -156,7 +157,7 @@ OptimizeOutcome Sampler::Optimize(absl::Time now) {
   }
   outcome.pods = node.pods.size();
   OptimizeOptions options;
-  options.min_history = plugin_.config().guard.min_history;
+  options.min_history = guard_.min_history;
   absl::StatusOr<NodeOptimization> result = OptimizeNode(node, options);
   if (!result.ok()) {
     spdlog::warn("nri: node optimisation refused its input: {}",
@@ -173,7 +174,7 @@ OptimizeOutcome Sampler::Optimize(absl::Time now) {
     ++outcome.optimized_containers;
   }
   for (const TrackedContainer& c : containers) {
-    const ResourcePlan plan = WithoutNoOps(plugin_.PlanFor(c, now), c.current);
+    const ResourcePlan plan = WithoutNoOps(PlanTrackedContainer(state_, c, guard_, now), c.current);
     if (!plan.changes_anything()) continue;
     napi::ContainerUpdate* update = outcome.updates.add_update();
     update->set_container_id(c.id);

@@ -24,7 +24,8 @@
 #include "kubelet-hook/cgroup_reader.h"
 #include "kubelet-hook/kernel_oom_log.h"
 #include "kubelet-hook/node_state.h"
-#include "kubelet-hook/nri_plugin.h"
+#include "kubelet-hook/nri_stub.h"
+#include "shared/guard_rails.h"
 #include "shared/node_optimizer.h"
 #include "shared/oom_policy.h"
 
@@ -67,7 +68,7 @@ class NodeSampling {
 class Sampler : public NodeSampling {
  public:
   // `kills` may be null: then OOM kills come from the cgroups' counters.
-  Sampler(NodeState& state, const CgroupReader& cgroups, const NriPlugin& plugin,
+  Sampler(NodeState& state, const CgroupReader& cgroups, const GuardRailConfig& guard,
           ResourceAmounts allocatable, OomKillSource* kills = nullptr);
 
   // The number of OOM kills recorded (a kill within the cooldown of the last one is logged,
@@ -86,7 +87,7 @@ class Sampler : public NodeSampling {
 
   NodeState& state_;
   const CgroupReader& cgroups_;
-  const NriPlugin& plugin_;
+  const GuardRailConfig guard_;
   ResourceAmounts allocatable_;
   OomKillSource* kills_;
   mutable absl::Mutex mu_;

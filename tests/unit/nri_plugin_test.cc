@@ -650,7 +650,7 @@ TEST_F(CgroupTreeTest, OomKillsBeforeWeWatchedAreABaselineNotAnOom) {
   const absl::Time now = absl::FromUnixSeconds(1795331119);
   NriPlugin plugin({}, state, [&] { return now; });
   NriStub stub(plugin.Handlers());
-  Sampler sampler(state, reader, plugin, {4000, 8 * 1024 * kMi});
+  Sampler sampler(state, reader, plugin.config().guard, {4000, 8 * 1024 * kMi});
 
   // Found running at (re)connection, with kills counted before we watched it.
   napi::SynchronizeRequest sync;
@@ -712,7 +712,7 @@ TEST(Sampler, RecordsKernelLoggedKillsOfContainersWhoseCgroupIsGone) {
   NriPlugin plugin({}, state, [&] { return now; });
   NriStub stub(plugin.Handlers());
   FakeOomKills kills;
-  Sampler sampler(state, reader, plugin, {4000, 8 * 1024 * kMi}, &kills);
+  Sampler sampler(state, reader, plugin.config().guard, {4000, 8 * 1024 * kMi}, &kills);
   napi::CreateContainerRequest request = CreateRequest("hog", "c-hog", 0, 32 * kMi);
   request.mutable_container()->mutable_linux()->set_cgroups_path("/kubepods/pod-hog/c-hog");
   Create(stub, request);
