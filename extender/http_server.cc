@@ -5,15 +5,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "app/metrics.h"
-#include "codec/repack_json.h"
+#include "extender/admission_endpoint.h"
 #include "extender/judge.h"
 #include "extender/tls_certificate.h"
 #include "io/http_server.h"
-#include "io/system_repack_clock.h"
-#include "nlohmann/json.hpp"
-#include "shared/json_nesting.h"
 #include "shared/log_text.h"
-#include "shared/repack.h"
 #include "spdlog/spdlog.h"
 
 namespace headroom::extender {
@@ -36,51 +32,13 @@ ExtenderHttpServer::ExtenderHttpServer(ClusterView& view, Metrics& metrics, Serv
     http.tls = [certificate](SSL_CTX& ctx) { certificate->Install(ctx); };
   }
   server_ = std::make_unique<io::HttpServer>(std::move(http));
+  if (options_.repack_authorizer != nullptr) {
+    repack_ = std::make_unique<RepackEndpoint>(*options_.repack_authorizer);
+  }
   Route();
 }
 
 ExtenderHttpServer::~ExtenderHttpServer() { Stop(); }
-
-void ExtenderHttpServer::Repack(const std::string& body, const std::string& timeout_text,
-                                io::HttpResponse& response) {
-  absl::Duration timeout = kDefaultRepackTimeout;
-  if (!timeout_text.empty() && (!absl::ParseDuration(timeout_text, &timeout) ||
-                                timeout < absl::ZeroDuration() || timeout > kMaxRepackTimeout)) {
-    response =
-        io::JsonError(400, absl::StrCat("timeout: a duration from 0s to ",
-                                        absl::FormatDuration(kMaxRepackTimeout), ", e.g. 1s"));
-    return;
-  }
-  absl::StatusOr<RepackInstance> instance = codec::DecodeRepackInputText(body);
-  if (!instance.ok()) {
-    response = io::JsonError(400, instance.status().message());
-    return;
-  }
-  // One solve at a time: each may hold a core for its whole time limit.
-  std::unique_lock<std::mutex> lock(repack_mu_, std::try_to_lock);
-  if (!lock.owns_lock()) {
-    response = io::JsonError(429, "a repack is already running; retry when it ends");
-    return;
-  }
-  CancellableRepackClock clock(stopping_);
-  RepackOptions options;
-  options.timeout = timeout;
-  absl::StatusOr<RepackPlan> plan = SolveRepack(*instance, options, clock);
-  if (!plan.ok()) {
-    response = io::JsonError(400, plan.status().message());
-    return;
-  }
-  nlohmann::json out = codec::EncodeRepackPlan(*instance, *plan);
-  out["dryRun"] = true;
-  int changes = 0;
-  for (const RepackTierResult& tier : plan->tiers)
-    changes += tier.placed_after - tier.placed_before;
-  spdlog::info("repack: {} nodes, {} pods: plan places {} more pods ({}), {} changes; dry run",
-               instance->nodes.size(), instance->pods.size(), changes,
-               plan->optimal ? "proven optimal" : "not proven optimal",
-               RepackChanges(*instance, *plan).size());
-  response.body = out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
 
 void ExtenderHttpServer::Healthy(const io::HttpRequest&, io::HttpResponse& response) {
   response.content_type = "text/plain";
@@ -88,35 +46,8 @@ void ExtenderHttpServer::Healthy(const io::HttpRequest&, io::HttpResponse& respo
 }
 
 void ExtenderHttpServer::Admit(const io::HttpRequest& request, io::HttpResponse& response) {
-  const std::string& body = request.body;
-  const absl::Status nesting = CheckJsonNesting(body);
-  const nlohmann::json review =
-      nesting.ok() ? nlohmann::json::parse(body, nullptr, false) : nlohmann::json();
-  const StatsLookup stats = [this](const std::string& workload, const std::string& container) {
-    return view_.WorkloadContainer(workload, container);
-  };
-  absl::StatusOr<AdmissionDecision> decision =
-      !nesting.ok()           ? nesting
-      : review.is_discarded() ? absl::InvalidArgumentError("body is not JSON")
-                              : DecideAdmission(review, stats, options_.admission);
-  if (!decision.ok()) {
-    spdlog::warn("admission: rejected a malformed review: {}",
-                 LogText(decision.status().message()));
-    response = io::JsonError(400, decision.status().message());
-    metrics_.CountAdmission("malformed");
-    return;
-  }
   const bool apply = !options_.mutation_enabled || options_.mutation_enabled();
-  if (!decision->skipped.empty()) {
-    spdlog::debug("admission {}: unchanged: {}", decision->pod, decision->skipped);
-    metrics_.CountAdmission("unchanged");
-  } else {
-    spdlog::info("admission {} ({}){}: {}", decision->pod, decision->workload_key,
-                 apply ? "" : " [dry run or kill switch: not applied]", decision->annotation);
-    metrics_.CountAdmission(apply ? "mutated" : "not_applied");
-  }
-  response.body = AdmissionResponse(*decision, apply)
-                      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  response = ServeAdmission(request.body, view_, options_.admission, apply, metrics_);
 }
 
 void ExtenderHttpServer::Filter(const io::HttpRequest& request, io::HttpResponse& response) {
@@ -146,22 +77,8 @@ void ExtenderHttpServer::Prioritize(const io::HttpRequest& request, io::HttpResp
   response.body = EncodeHostPriorities(PrioritizeNodes(*args, view_, clock_(), options_.scoring));
 }
 
-void ExtenderHttpServer::AuthorizedRepack(const io::HttpRequest& request,
-                                          io::HttpResponse& response) {
-  constexpr absl::string_view kBearer = "Bearer ";
-  const std::string token = absl::StartsWith(request.authorization, kBearer)
-                                ? request.authorization.substr(kBearer.size())
-                                : "";
-  const absl::Status allowed = options_.repack_authorizer->Authorize(token, "/repack", "post");
-  if (!allowed.ok()) {
-    spdlog::warn("repack refused: {}", LogText(allowed.message()));
-    response = io::JsonError(absl::IsUnauthenticated(allowed)    ? 401
-                             : absl::IsPermissionDenied(allowed) ? 403
-                                                                 : 503,
-                             allowed.message());
-    return;
-  }
-  Repack(request.body, request.QueryParam("timeout"), response);
+void ExtenderHttpServer::Repack(const io::HttpRequest& request, io::HttpResponse& response) {
+  repack_->Serve(request, response);
 }
 
 void ExtenderHttpServer::Ready(const io::HttpRequest&, io::HttpResponse& response) {
@@ -209,7 +126,7 @@ void ExtenderHttpServer::Route() {
       {true, "POST", prefix + "/prioritize", "prioritize", &ExtenderHttpServer::Prioritize,
        io::HttpServer::Blocking::kNo},
       {options_.repack_authorizer != nullptr, "POST", prefix + "/repack", "repack",
-       &ExtenderHttpServer::AuthorizedRepack, io::HttpServer::Blocking::kYes},
+       &ExtenderHttpServer::Repack, io::HttpServer::Blocking::kYes},
       {options_.serve_admission, "POST", "/admission/pods", "admission", &ExtenderHttpServer::Admit,
        io::HttpServer::Blocking::kNo},
       {true, "GET", "/healthz", nullptr, &ExtenderHttpServer::Healthy,
@@ -249,7 +166,7 @@ absl::StatusOr<int> ExtenderHttpServer::Bind(const std::string& host, int port) 
 absl::Status ExtenderHttpServer::Serve() { return server_->Serve(); }
 
 void ExtenderHttpServer::Stop() {
-  stopping_ = true;  // a repack in progress returns at once
+  if (repack_ != nullptr) repack_->Cancel();  // a repack in progress returns at once
   if (server_ != nullptr) server_->Stop();
 }
 

@@ -25,6 +25,7 @@
 #include "extender/cluster_view.h"
 #include "extender/metrics.h"
 #include "extender/readiness.h"
+#include "extender/repack_endpoint.h"
 #include "shared/placement.h"
 
 namespace headroom::io {
@@ -79,25 +80,17 @@ class ExtenderHttpServer {
 
  private:
   void Route();
-  // POST /repack: the body is a cluster (docs/repack.md), ?timeout= the solve's limit; answers
-  // the plan. Dry run: nothing is executed.
-  void Repack(const std::string& body, const std::string& timeout_text, io::HttpResponse& response);
 
   // The routes (Route() holds the table).
   void Filter(const io::HttpRequest& request, io::HttpResponse& response);
   void Prioritize(const io::HttpRequest& request, io::HttpResponse& response);
-  // POST /repack for callers the authorizer admits (401/403, or 503 when it cannot decide).
-  void AuthorizedRepack(const io::HttpRequest& request, io::HttpResponse& response);
-  // POST /admission/pods: an AdmissionReview; answers allowed, with the sizing patch.
-  void Admit(const io::HttpRequest& request, io::HttpResponse& response);
+  void Repack(const io::HttpRequest& request, io::HttpResponse& response);  // repack_endpoint.h
+  void Admit(const io::HttpRequest& request, io::HttpResponse& response);   // admission_endpoint.h
   void Healthy(const io::HttpRequest& request, io::HttpResponse& response);
   void Ready(const io::HttpRequest& request, io::HttpResponse& response);
   void Scrape(const io::HttpRequest& request, io::HttpResponse& response);
 
-  static constexpr absl::Duration kDefaultRepackTimeout = absl::Seconds(5);
-  static constexpr absl::Duration kMaxRepackTimeout = absl::Seconds(60);
-  std::mutex repack_mu_;
-  std::atomic<bool> stopping_{false};
+  std::unique_ptr<RepackEndpoint> repack_;  // with a repack authorizer
 
   ClusterView& view_;
   Metrics& metrics_;

@@ -1,0 +1,42 @@
+#include "extender/admission_endpoint.h"
+
+#include "nlohmann/json.hpp"
+#include "shared/json_nesting.h"
+#include "shared/log_text.h"
+#include "spdlog/spdlog.h"
+
+namespace headroom::extender {
+
+io::HttpResponse ServeAdmission(const std::string& body, const ClusterView& view,
+                                const AdmissionOptions& options, bool apply, Metrics& metrics) {
+  const absl::Status nesting = CheckJsonNesting(body);
+  const nlohmann::json review =
+      nesting.ok() ? nlohmann::json::parse(body, nullptr, false) : nlohmann::json();
+  const StatsLookup stats = [&view](const std::string& workload, const std::string& container) {
+    return view.WorkloadContainer(workload, container);
+  };
+  absl::StatusOr<AdmissionDecision> decision = !nesting.ok() ? nesting
+                                               : review.is_discarded()
+                                                   ? absl::InvalidArgumentError("body is not JSON")
+                                                   : DecideAdmission(review, stats, options);
+  if (!decision.ok()) {
+    spdlog::warn("admission: rejected a malformed review: {}",
+                 LogText(decision.status().message()));
+    metrics.CountAdmission("malformed");
+    return io::JsonError(400, decision.status().message());
+  }
+  if (!decision->skipped.empty()) {
+    spdlog::debug("admission {}: unchanged: {}", decision->pod, decision->skipped);
+    metrics.CountAdmission("unchanged");
+  } else {
+    spdlog::info("admission {} ({}){}: {}", decision->pod, decision->workload_key,
+                 apply ? "" : " [dry run or kill switch: not applied]", decision->annotation);
+    metrics.CountAdmission(apply ? "mutated" : "not_applied");
+  }
+  io::HttpResponse response;
+  response.body = AdmissionResponse(*decision, apply)
+                      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return response;
+}
+
+}  // namespace headroom::extender
