@@ -42,18 +42,11 @@ absl::StatusOr<sim::NodeShape> ParseNodeShape(absl::string_view text) {
 absl::StatusOr<std::vector<sim::PolicyKind>> ParsePolicies(absl::string_view text) {
   std::vector<sim::PolicyKind> out;
   for (absl::string_view name : absl::StrSplit(text, ',', absl::SkipEmpty())) {
-    bool found = false;
-    for (sim::PolicyKind kind : {sim::PolicyKind::kStatic, sim::PolicyKind::kVpa,
-                                 sim::PolicyKind::kCrane, sim::PolicyKind::kHeadroom}) {
-      if (name == sim::PolicyName(kind)) {
-        out.push_back(kind);
-        found = true;
-      }
+    absl::StatusOr<SizingPolicy> policy = ParseSizingPolicy(name);
+    if (!policy.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--policies: ", policy.status().message()));
     }
-    if (!found) {
-      return absl::InvalidArgumentError(absl::StrCat("--policies: unknown policy \"", name,
-                                                     "\" (want static, vpa, crane, headroom)"));
-    }
+    out.push_back(*policy);
   }
   if (out.empty()) return absl::InvalidArgumentError("--policies: name at least one policy");
   return out;

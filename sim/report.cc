@@ -95,7 +95,7 @@ std::vector<std::vector<std::string>> SummaryRows(const SimulationResult& result
   for (const PolicyRun& run : result.runs) {
     const PolicySummary& s = run.summary;
     rows.push_back({
-        std::string(PolicyName(run.kind)),
+        std::string(SizingPolicyName(run.kind)),
         absl::StrFormat("%.1f/%d", s.nodes_average, s.nodes_max),
         absl::StrFormat("%.0f cores", s.requested_cpu_millis / 1000),
         absl::StrFormat("%.0f cores", s.used_cpu_millis / 1000),
@@ -124,7 +124,7 @@ std::string SavingsAgainstStatic(const SimulationResult& result) {
     absl::StrAppend(
         &out,
         absl::StrFormat(
-            "  %-9s CPU requested %s, memory requested %s, nodes %s\n", PolicyName(run.kind),
+            "  %-9s CPU requested %s, memory requested %s, nodes %s\n", SizingPolicyName(run.kind),
             Change(run.summary.requested_cpu_millis, baseline->summary.requested_cpu_millis),
             Change(run.summary.requested_memory_bytes, baseline->summary.requested_memory_bytes),
             Change(run.summary.nodes_average, baseline->summary.nodes_average)));
@@ -149,7 +149,7 @@ ordered_json ResultJson(const SimulationResult& result, const ordered_json& inpu
                         {"nodes", p.nodes},
                         {"pending", p.pending}});
     }
-    policies.push_back({{"policy", std::string(PolicyName(run.kind))},
+    policies.push_back({{"policy", std::string(SizingPolicyName(run.kind))},
                         {"summary", SummaryJson(run.summary)},
                         {"series", std::move(series)}});
   }
@@ -235,7 +235,7 @@ std::string ResultSvg(const SimulationResult& result, const std::string& title) 
         &svg, absl::StrFormat("<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" "
                               "stroke-width=\"3\"/>\n<text x=\"%.0f\" y=\"%.0f\">%s</text>\n",
                               legend_x, legend_x + 24, legend_y, legend_y, Colour(run.kind),
-                              legend_x + 30, legend_y + 4, PolicyName(run.kind)));
+                              legend_x + 30, legend_y + 4, SizingPolicyName(run.kind)));
     legend_y += 20;
   }
   absl::StrAppend(

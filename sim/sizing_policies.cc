@@ -318,20 +318,6 @@ class HeadroomPolicy : public SizingPolicy {
 
 }  // namespace
 
-absl::string_view PolicyName(PolicyKind kind) {
-  switch (kind) {
-    case PolicyKind::kStatic:
-      return "static";
-    case PolicyKind::kVpa:
-      return "vpa";
-    case PolicyKind::kCrane:
-      return "crane";
-    case PolicyKind::kHeadroom:
-      return "headroom";
-  }
-  return "unknown";
-}
-
 PodFootprint SizingPolicy::Footprint(size_t, const PodSizing& current, absl::Time) {
   return {current.requests, {}};
 }

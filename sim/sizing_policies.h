@@ -28,13 +28,14 @@
 #include "shared/node_actions.h"
 #include "shared/placement.h"
 #include "shared/resource.h"
+#include "shared/workload_policy.h"
 #include "sim/trace_data.h"
 
 namespace headroom::sim {
 
-enum class PolicyKind { kStatic, kVpa, kCrane, kHeadroom };
-
-absl::string_view PolicyName(PolicyKind kind);
+// The simulator compares the product's sizing policies (shared/workload_policy.h: the same
+// names as headroom.dev/policy).
+using PolicyKind = ::headroom::SizingPolicy;
 
 // The headroom policy's knobs: the same as headroom-extender's actuation flags.
 struct HeadroomOptions {
