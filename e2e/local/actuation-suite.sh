@@ -11,17 +11,11 @@
 # the logs of a passing run.
 set -euo pipefail
 
-build_dir=$(cd "${1:?usage: actuation-suite.sh BUILD_DIR}" && pwd)
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${HEADROOM_CACHE:-$HOME/.cache/headroom}
-k8s_bin=$cache/k8s-${HEADROOM_K8S_VERSION:-v1.34.3}
-extender_bin=$build_dir/extender/headroom-extender
-headroom_bin=$build_dir/cli/headroom
-for tool in etcd openssl curl containerd runc ctr "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" \
-  "$k8s_bin/kubelet" "$k8s_bin/kubectl" "$extender_bin" "$headroom_bin"; do
-  command -v "$tool" >/dev/null || { echo "actuation-suite: missing $tool (run scripts/k8s-deps.sh and scripts/e2e-deps.sh)" >&2; exit 2; }
-done
-[[ $(id -u) == 0 ]] || { echo "actuation-suite: needs root (kubelet, containerd)" >&2; exit 2; }
+source "$(dirname "$0")/suite-lib.sh"
+suite_paths actuation-suite "${1:?usage: actuation-suite.sh BUILD_DIR}"
+require_tools etcd openssl curl containerd runc ctr "$k8s_bin/kube-apiserver" "$k8s_bin/kube-controller-manager" \
+  "$k8s_bin/kubelet" "$k8s_bin/kubectl" "$extender_bin" "$headroom_bin"
+require_root "kubelet, containerd"
 
 work=$(mktemp -d /tmp/headroom-act-e2e.XXXXXX)
 cgroup_root=/headroom-act-e2e-$$
@@ -33,22 +27,15 @@ failures=0
 
 cleanup() {
   set +e
-  [[ -n $extender_pid ]] && kill "$extender_pid" 2>/dev/null && wait "$extender_pid" 2>/dev/null
-  stop_kubelet
-  [[ -n $containerd_pid ]] && kill "$containerd_pid" 2>/dev/null && wait "$containerd_pid" 2>/dev/null
-  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-    kill "${pids[i]}" 2>/dev/null && wait "${pids[i]}" 2>/dev/null
-  done
-  remove_kubelet_leftovers
-  if [[ $failures == 0 && -z ${HEADROOM_E2E_KEEP:-} ]]; then rm -rf "$work"; else echo "actuation-suite: logs kept in $work"; fi
+  stop_pid "$extender_pid"
+  stop_node_and_cluster
+  finish_work
 }
 trap cleanup EXIT
 
-die() { fail "$*"; exit 1; }
 source "$repo/e2e/local/cluster-lib.sh"
 source "$repo/e2e/local/containerd-lib.sh"
 source "$repo/e2e/local/kubelet-lib.sh"
-crictl_() { "$cache/bin/crictl" --runtime-endpoint "unix://$work/containerd.sock" --timeout 30s "$@"; }
 
 start_control_plane
 pass "kube-apiserver $("$k8s_bin/kube-apiserver" --version | awk '{print $2}') ready"
@@ -60,7 +47,7 @@ pids+=($!)
 # --- headroom-extender over HTTPS (the API server only calls webhooks over TLS)
 http_port=$(free_port); https_port=$(free_port); grpc_port=$(free_port)
 extender_certificate || die "openssl (see $work/openssl.log)"
-metric() { curl -sf "http://127.0.0.1:$http_port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+metric() { metric_at "$http_port" "$1"; }
 # Reports here are written by the suite, some for pods that exist nowhere (history-node's
 # web-old, the workload history the webhook sizes from), so they are neither authenticated
 # nor checked against the pod watch; the scheduler suite covers both. The actuator still acts

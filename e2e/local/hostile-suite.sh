@@ -10,15 +10,10 @@
 # Usage: e2e/local/hostile-suite.sh BUILD_DIR   (holds extender/headroom-extender, cli/headroom)
 set -euo pipefail
 
-build_dir=$(cd "${1:?usage: hostile-suite.sh BUILD_DIR}" && pwd)
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-extender_bin=$build_dir/extender/headroom-extender
-headroom_bin=$build_dir/cli/headroom
+source "$(dirname "$0")/suite-lib.sh"
+suite_paths hostile-suite "${1:?usage: hostile-suite.sh BUILD_DIR}"
 rss_limit_mib=${HEADROOM_HOSTILE_RSS_MIB:-256}
-source "$repo/e2e/check-lib.sh"
-for tool in python3 openssl curl "$extender_bin" "$headroom_bin"; do
-  command -v "$tool" >/dev/null || { echo "hostile-suite: missing $tool" >&2; exit 2; }
-done
+require_tools python3 openssl curl "$extender_bin" "$headroom_bin"
 
 work=$(mktemp -d /tmp/headroom-hostile.XXXXXX)
 failures=0
@@ -26,10 +21,9 @@ extender_pid=""
 cleanup() {
   set +e
   [[ -n $extender_pid ]] && kill -9 "$extender_pid" 2>/dev/null && wait "$extender_pid" 2>/dev/null
-  if [[ $failures == 0 && -z ${HEADROOM_E2E_KEEP:-} ]]; then rm -rf "$work"; else echo "hostile-suite: logs kept in $work"; fi
+  finish_work
 }
 trap cleanup EXIT
-die() { fail "$*"; exit 1; }
 attack() { python3 "$repo/e2e/local/hostile.py" "$@"; }
 field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
 

@@ -10,6 +10,16 @@
 #   under $work and removes the cgroup root.
 # start_kubelet NODE: $work/kubelet.yaml, then the kubelet registering NODE (sets
 #   kubelet_pid), waiting until the Node exists.
+# crictl_ ARGS: crictl against the suite's containerd.
+# stop_node_and_cluster: the kubelet, containerd (containerd_pid) and what was started into
+#   pids (newest first), then the kubelet's leftovers; the end of a suite's cleanup.
+crictl_() { "$cache/bin/crictl" --runtime-endpoint "unix://$work/containerd.sock" --timeout 30s "$@"; }
+stop_node_and_cluster() {
+  stop_kubelet
+  stop_pid "$containerd_pid"
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop_pid "${pids[i]}"; done
+  remove_kubelet_leftovers
+}
 prepare_cgroup_root() {
   local controller
   for controller in /sys/fs/cgroup/*/; do

@@ -7,17 +7,14 @@
 # Needs root, cgroups and the tools from scripts/e2e-deps.sh. Exit 0 when every check passes.
 set -euo pipefail
 
-build_dir=$(cd "${1:?usage: nri-suite.sh BUILD_DIR}" && pwd)
-here=$(cd "$(dirname "$0")" && pwd)
-cache=${HEADROOM_CACHE:-$HOME/.cache/headroom}
+source "$(dirname "$0")/suite-lib.sh"
+suite_paths nri-suite "${1:?usage: nri-suite.sh BUILD_DIR}"
+here=$repo/e2e/local
 crictl_bin=$cache/bin/crictl
-plugin_bin=$build_dir/kubelet-hook/headroom-nri
+plugin_bin=$nri_bin
 metrics_port=${HEADROOM_E2E_METRICS_PORT:-19101}
-
-for tool in containerd containerd-shim-runc-v2 runc ctr "$crictl_bin" "$plugin_bin"; do
-  command -v "$tool" >/dev/null || { echo "nri-suite: missing $tool (run scripts/e2e-deps.sh)" >&2; exit 2; }
-done
-[[ $(id -u) == 0 ]] || { echo "nri-suite: needs root (containerd, cgroups)" >&2; exit 2; }
+require_tools containerd containerd-shim-runc-v2 runc ctr "$crictl_bin" "$plugin_bin"
+require_root "containerd, cgroups"
 
 work=$(mktemp -d /tmp/headroom-nri-e2e.XXXXXX)
 cgroup_parent=/headroom-e2e-$$
@@ -31,18 +28,17 @@ cleanup() {
     for c in $(crictl_ ps -aq 2>/dev/null); do crictl_ rm -f "$c" >/dev/null 2>&1; done
     for p in $(crictl_ pods -q 2>/dev/null); do crictl_ stopp "$p" >/dev/null 2>&1; crictl_ rmp "$p" >/dev/null 2>&1; done
   fi
-  [[ -n $plugin_pid ]] && kill "$plugin_pid" 2>/dev/null && wait "$plugin_pid" 2>/dev/null
-  [[ -n $containerd_pid ]] && kill "$containerd_pid" 2>/dev/null && wait "$containerd_pid" 2>/dev/null
+  stop_pid "$plugin_pid"
+  stop_pid "$containerd_pid"
   remove_cgroup_dirs "$cgroup_parent"
   umount -R "$work/root" 2>/dev/null
-  if [[ $failures == 0 && -z ${HEADROOM_E2E_KEEP:-} ]]; then rm -rf "$work"; else echo "nri-suite: logs kept in $work"; fi
+  finish_work
 }
 trap cleanup EXIT
 
 crictl_() { "$crictl_bin" --config "$work/crictl.yaml" --runtime-endpoint "unix://$work/containerd.sock" --image-endpoint "unix://$work/containerd.sock" --timeout 30s "$@"; }
-source "$here/../check-lib.sh"
 source "$here/containerd-lib.sh"
-metric() { curl -sf "http://127.0.0.1:$metrics_port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+metric() { metric_at "$metrics_port" "$1"; }
 
 touch "$work/crictl.yaml"
 mkdir -p "$work/root" "$work/state" "$work/plugin-state"

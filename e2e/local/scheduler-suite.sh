@@ -11,15 +11,10 @@
 # must make the placement checks fail).
 set -euo pipefail
 
-build_dir=$(cd "${1:?usage: scheduler-suite.sh BUILD_DIR}" && pwd)
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${HEADROOM_CACHE:-$HOME/.cache/headroom}
-k8s_bin=$cache/k8s-${HEADROOM_K8S_VERSION:-v1.34.3}
-extender_bin=$build_dir/extender/headroom-extender
-headroom_bin=$build_dir/cli/headroom
-for tool in etcd openssl curl python3 "$k8s_bin/kube-apiserver" "$k8s_bin/kube-scheduler" "$k8s_bin/kubectl" "$extender_bin" "$headroom_bin"; do
-  command -v "$tool" >/dev/null || { echo "scheduler-suite: missing $tool (run scripts/k8s-deps.sh)" >&2; exit 2; }
-done
+source "$(dirname "$0")/suite-lib.sh"
+suite_paths scheduler-suite "${1:?usage: scheduler-suite.sh BUILD_DIR}"
+require_tools etcd openssl curl python3 "$k8s_bin/kube-apiserver" "$k8s_bin/kube-scheduler" "$k8s_bin/kubectl" \
+  "$extender_bin" "$headroom_bin"
 
 work=$(mktemp -d /tmp/headroom-sched-e2e.XXXXXX)
 pids=()
@@ -28,15 +23,12 @@ failures=0
 
 cleanup() {
   set +e
-  [[ -n $extender_pid ]] && kill "$extender_pid" 2>/dev/null && wait "$extender_pid" 2>/dev/null
-  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-    kill "${pids[i]}" 2>/dev/null && wait "${pids[i]}" 2>/dev/null
-  done
-  if [[ $failures == 0 && -z ${HEADROOM_E2E_KEEP:-} ]]; then rm -rf "$work"; else echo "scheduler-suite: logs kept in $work"; fi
+  stop_pid "$extender_pid"
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop_pid "${pids[i]}"; done
+  finish_work
 }
 trap cleanup EXIT
 
-die() { fail "$*"; exit 1; }
 source "$repo/e2e/local/cluster-lib.sh"
 node_of() { kubectl_ -n e2e get pod "$1" -o jsonpath='{.spec.nodeName}'; }
 bound() { [[ -n $(node_of "$1") ]]; }
@@ -124,7 +116,7 @@ for node in node-full node-hot node-c node-d; do
 done
 bound_pod e2e resident node-full big || die "creating pod resident"
 uid_of() { kubectl_ -n e2e get pod "$1" -o jsonpath='{.metadata.uid}'; }
-metric() { curl -sf "http://127.0.0.1:$http_port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+metric() { metric_at "$http_port" "$1"; }
 # The extender must have seen the 5 pods bound before their reports can be checked.
 seen_bound() { [[ $(metric headroom_extender_pod_watch_placements_total) -ge $1 ]]; }
 wait_for 20 seen_bound 5 || fail "the extender did not see the bound pods"

@@ -30,18 +30,12 @@
 # HEADROOM_E2E_NRI_ARGS change the configuration (to see checks fail).
 set -euo pipefail
 
-build_dir=$(cd "${1:?usage: system-suite.sh BUILD_DIR}" && pwd)
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${HEADROOM_CACHE:-$HOME/.cache/headroom}
-k8s_bin=$cache/k8s-${HEADROOM_K8S_VERSION:-v1.34.3}
-extender_bin=$build_dir/extender/headroom-extender
-nri_bin=$build_dir/kubelet-hook/headroom-nri
-for tool in etcd openssl curl python3 containerd runc ctr "$cache/bin/crictl" "$k8s_bin/kube-apiserver" \
+source "$(dirname "$0")/suite-lib.sh"
+suite_paths system-suite "${1:?usage: system-suite.sh BUILD_DIR}"
+require_tools etcd openssl curl python3 containerd runc ctr "$cache/bin/crictl" "$k8s_bin/kube-apiserver" \
   "$k8s_bin/kube-controller-manager" "$k8s_bin/kube-scheduler" "$k8s_bin/kubelet" "$k8s_bin/kubectl" \
-  "$extender_bin" "$nri_bin"; do
-  command -v "$tool" >/dev/null || { echo "system-suite: missing $tool (run scripts/k8s-deps.sh and scripts/e2e-deps.sh)" >&2; exit 2; }
-done
-[[ $(id -u) == 0 ]] || { echo "system-suite: needs root (kubelet, containerd)" >&2; exit 2; }
+  "$extender_bin" "$nri_bin"
+require_root "kubelet, containerd"
 
 work=$(mktemp -d /tmp/headroom-sys-e2e.XXXXXX)
 cgroup_root=/headroom-sys-e2e-$$
@@ -50,32 +44,21 @@ extender_pid="" nri_pid="" kubelet_pid="" containerd_pid="" scheduler_pid=""
 failures=0
 suite_start=$SECONDS
 
-# stop_pid PID: SIGTERM, then wait (its exit status is not this script's).
-stop_pid() {
-  [[ -n $1 ]] || return 0
-  kill "$1" 2>/dev/null || true
-  wait "$1" 2>/dev/null || true
-}
 cleanup() {
   set +e
   stop_pid "$extender_pid"
   stop_pid "$scheduler_pid"
-  stop_kubelet
   stop_pid "$nri_pid"
-  stop_pid "$containerd_pid"
-  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop_pid "${pids[i]}"; done
-  remove_kubelet_leftovers
-  if [[ $failures == 0 && -z ${HEADROOM_E2E_KEEP:-} ]]; then rm -rf "$work"; else echo "system-suite: logs kept in $work"; fi
+  stop_node_and_cluster
+  finish_work
 }
 trap cleanup EXIT
 
-die() { fail "$*"; exit 1; }
 source "$repo/e2e/local/cluster-lib.sh"
 source "$repo/e2e/local/containerd-lib.sh"
 source "$repo/e2e/local/kubelet-lib.sh"
-crictl_() { "$cache/bin/crictl" --runtime-endpoint "unix://$work/containerd.sock" --timeout 30s "$@"; }
-xmetric() { curl -sf "http://127.0.0.1:$http_port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
-nmetric() { curl -sf "http://127.0.0.1:$nri_port/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+xmetric() { metric_at "$http_port" "$1"; }
+nmetric() { metric_at "$nri_port" "$1"; }
 # wstat KEY FIELD: a workload container's statistic in the extender's checkpoint
 # (e.g. historySeconds, memory.oomBytes); empty when absent.
 wstat() {
