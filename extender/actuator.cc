@@ -77,7 +77,7 @@ json EvictionBody(const PlannedEviction& eviction) {
           {"deleteOptions", {{"preconditions", {{"uid", eviction.uid}}}}}};
 }
 
-Actuator::Actuator(ClusterView& view, PodIndex& pods, KubeClient& kube, Metrics& metrics,
+Actuator::Actuator(ClusterView& view, PodIndex& pods, io::KubeClient& kube, Metrics& metrics,
                    Options options, std::shared_ptr<spdlog::logger> logger)
     : view_(view),
       pods_(pods),
@@ -111,14 +111,14 @@ bool Actuator::Withheld(const std::string& action, const std::string& what) {
 void Actuator::RecordEvent(const std::string& pod_namespace, const std::string& name,
                            const std::string& uid, const std::string& type,
                            const std::string& reason, const std::string& message, absl::Time now) {
-  absl::StatusOr<KubeClient::WriteResult> written =
+  absl::StatusOr<io::KubeClient::WriteResult> written =
       kube_.Write("POST", absl::StrCat("/api/v1/namespaces/", pod_namespace, "/events"),
                   PodEvent(pod_namespace, name, uid, type, reason, message, now).dump(),
                   "application/json", absl::Seconds(5));
   if (!written.ok() || written->status >= 300) {
-    logger_->warn(
-        "event {} on {}/{} not recorded: {}", reason, pod_namespace, name,
-        written.ok() ? ApiStatusMessage(written->body) : std::string(written.status().message()));
+    logger_->warn("event {} on {}/{} not recorded: {}", reason, pod_namespace, name,
+                  written.ok() ? io::ApiStatusMessage(written->body)
+                               : std::string(written.status().message()));
   }
 }
 
@@ -135,7 +135,7 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
     metrics_.CountAction("resize", "rate_limited");
     return;
   }
-  absl::StatusOr<KubeClient::WriteResult> written = kube_.Write(
+  absl::StatusOr<io::KubeClient::WriteResult> written = kube_.Write(
       "PATCH", PodPath(resize.pod_namespace, resize.name) + "/resize", ResizePatch(resize).dump(),
       "application/strategic-merge-patch+json", absl::Seconds(10));
   if (!written.ok()) {
@@ -145,7 +145,7 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
     return;
   }
   if (written->status != 200) {
-    const std::string message = ApiStatusMessage(written->body);
+    const std::string message = io::ApiStatusMessage(written->body);
     logger_->warn("resize of {}/{} refused (HTTP {}): {}", resize.pod_namespace, resize.name,
                   written->status, message);
     metrics_.CountAction("resize", "refused");
@@ -186,7 +186,7 @@ bool Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
     metrics_.CountAction("evict", "rate_limited");
     return false;
   }
-  absl::StatusOr<KubeClient::WriteResult> written =
+  absl::StatusOr<io::KubeClient::WriteResult> written =
       kube_.Write("POST", PodPath(eviction.pod_namespace, eviction.name) + "/eviction",
                   EvictionBody(eviction).dump(), "application/json", absl::Seconds(10));
   if (!written.ok()) {
@@ -195,7 +195,7 @@ bool Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
     metrics_.CountAction("evict", "error");
     return false;
   }
-  const std::string message = ApiStatusMessage(written->body);
+  const std::string message = io::ApiStatusMessage(written->body);
   if (written->status == 200 || written->status == 201) {
     logger_->info("evicted {}", what);
     metrics_.CountAction("evict", "evicted");

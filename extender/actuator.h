@@ -32,9 +32,9 @@
 #include "absl/time/time.h"
 #include "extender/actuation_plan.h"
 #include "extender/cluster_view.h"
-#include "extender/kube_client.h"
 #include "extender/metrics.h"
 #include "extender/pod_index.h"
+#include "io/kube_client.h"
 #include "shared/disruption.h"
 #include "shared/oom_policy.h"
 #include "spdlog/logger.h"
@@ -76,8 +76,8 @@ class Actuator {
     std::function<bool()> may_act;
   };
 
-  Actuator(ClusterView& view, PodIndex& pods, KubeClient& kube, Metrics& metrics, Options options,
-           std::shared_ptr<spdlog::logger> logger);
+  Actuator(ClusterView& view, PodIndex& pods, io::KubeClient& kube, Metrics& metrics,
+           Options options, std::shared_ptr<spdlog::logger> logger);
 
   // One pass over the fresh reports and the OOM kills.
   void RunOnce(absl::Time now);
@@ -102,7 +102,7 @@ class Actuator {
 
   ClusterView& view_;
   PodIndex& pods_;
-  KubeClient& kube_;
+  io::KubeClient& kube_;
   Metrics& metrics_;
   const Options options_;
   std::shared_ptr<spdlog::logger> logger_;

@@ -14,7 +14,6 @@
 #include "app/daemon.h"
 #include "extender/admin_authorizer.h"
 #include "extender/api_nodes.h"
-#include "extender/kube_client.h"
 #include "extender/list_watcher.h"
 #include "extender/metrics.h"
 #include "extender/pod_index.h"
@@ -23,6 +22,7 @@
 #include "extender/tls_certificate.h"
 #include "extender/workload_checkpoint.h"
 #include "io/daemon_signals.h"
+#include "io/kube_client.h"
 #include "spdlog/spdlog.h"
 
 namespace headroom::extender {
@@ -36,14 +36,14 @@ int Fail(absl::string_view message) {
 // One client per use: a client cancels its own running watch at shutdown, and a slow
 // TokenReview never waits behind a watch.
 struct KubeClients {
-  std::unique_ptr<KubeClient> pods, nodes, writes, reviews, lease;
+  std::unique_ptr<io::KubeClient> pods, nodes, writes, reviews, lease;
 };
 
-absl::StatusOr<KubeClients> ConnectKube(const KubeConfig& config) {
+absl::StatusOr<KubeClients> ConnectKube(const io::KubeConfig& config) {
   KubeClients clients;
   for (auto* slot :
        {&clients.pods, &clients.nodes, &clients.writes, &clients.reviews, &clients.lease}) {
-    absl::StatusOr<std::unique_ptr<KubeClient>> client = KubeClient::Create(config);
+    absl::StatusOr<std::unique_ptr<io::KubeClient>> client = io::KubeClient::Create(config);
     if (!client.ok()) return client.status();
     *slot = *std::move(client);
   }
@@ -58,7 +58,7 @@ absl::StatusOr<std::unique_ptr<ReloadingCertificate>> LoadCertificate(const std:
   return certificate;
 }
 
-LeaseApi LeaseApiOver(KubeClient& client) {
+LeaseApi LeaseApiOver(io::KubeClient& client) {
   LeaseApi api;
   api.get = [&client](const std::string& path) -> absl::StatusOr<nlohmann::json> {
     absl::StatusOr<std::string> body = client.Get(path, absl::Seconds(5));
@@ -69,7 +69,7 @@ LeaseApi LeaseApiOver(KubeClient& client) {
   };
   api.write = [&client](const std::string& method, const std::string& path,
                         const std::string& body) -> absl::StatusOr<int> {
-    absl::StatusOr<KubeClient::WriteResult> written = client.Write(
+    absl::StatusOr<io::KubeClient::WriteResult> written = client.Write(
         method, path, body, method == "PATCH" ? "application/merge-patch+json" : "application/json",
         absl::Seconds(5));
     if (!written.ok()) return written.status();
@@ -124,7 +124,7 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
   // Who may report a node.
   std::unique_ptr<TokenAuthenticator> token_authenticator;
   if (config.report_auth == ReportAuth::kToken) {
-    KubeClient* client = kube.reviews.get();
+    io::KubeClient* client = kube.reviews.get();
     token_authenticator = std::make_unique<TokenAuthenticator>(
         [client](const std::string& body) {
           return client->Review("/apis/authentication.k8s.io/v1/tokenreviews", body,
@@ -244,7 +244,7 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
   // listeners only.
   std::unique_ptr<AdminAuthorizer> repack_authorizer;
   if (config.repack_api) {
-    KubeClient* client = kube.reviews.get();
+    io::KubeClient* client = kube.reviews.get();
     repack_authorizer = std::make_unique<AdminAuthorizer>(
         [client](const std::string& path, const std::string& body) {
           return client->Review(path, body, absl::Seconds(5));

@@ -144,12 +144,12 @@ std::string NormalizedUrlPrefix(std::string prefix) {
 }
 
 // The Kubernetes API: an explicit kubeconfig, else in-cluster, else none.
-absl::StatusOr<std::optional<KubeConfig>> KubeFromFlags() {
+absl::StatusOr<std::optional<io::KubeConfig>> KubeFromFlags() {
   const std::string kubeconfig = absl::GetFlag(FLAGS_kubeconfig);
-  absl::StatusOr<KubeConfig> config =
-      kubeconfig.empty() ? InClusterConfig()
-                         : LoadKubeconfigFile(kubeconfig, absl::GetFlag(FLAGS_kube_context));
-  if (config.ok()) return std::optional<KubeConfig>(*std::move(config));
+  absl::StatusOr<io::KubeConfig> config =
+      kubeconfig.empty() ? io::InClusterConfig()
+                         : io::LoadKubeconfigFile(kubeconfig, absl::GetFlag(FLAGS_kube_context));
+  if (config.ok()) return std::optional<io::KubeConfig>(*std::move(config));
   if (kubeconfig.empty() && absl::IsNotFound(config.status())) return std::nullopt;
   return config.status();
 }
@@ -299,7 +299,7 @@ std::string ExtenderLogLevelFlag() { return absl::GetFlag(FLAGS_log_level); }
 
 absl::StatusOr<ExtenderConfig> ExtenderConfigFromFlags() {
   ExtenderConfig config;
-  absl::StatusOr<std::optional<KubeConfig>> kube = KubeFromFlags();
+  absl::StatusOr<std::optional<io::KubeConfig>> kube = KubeFromFlags();
   if (!kube.ok()) return kube.status();
   config.kube = *std::move(kube);
   absl::StatusOr<ActionConfig> actions =

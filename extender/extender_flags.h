@@ -14,10 +14,10 @@
 #include "extender/actuator.h"
 #include "extender/cluster_view.h"
 #include "extender/http_server.h"
-#include "extender/kube_config.h"
 #include "extender/leader_election.h"
 #include "extender/reporter_identity.h"
 #include "io/grpc_tls.h"
+#include "io/kube_config.h"
 
 namespace headroom::extender {
 
@@ -37,7 +37,7 @@ struct ExtenderConfig {
   std::optional<app::HostPort> webhook_address;
   std::string webhook_cert_file;
   std::string webhook_key_file;
-  std::optional<KubeConfig> kube;  // nullopt: no Kubernetes API
+  std::optional<io::KubeConfig> kube;  // nullopt: no Kubernetes API
   ClusterView::Options view;
   std::string state_dir;  // empty: no checkpoint
   absl::Duration checkpoint_interval;

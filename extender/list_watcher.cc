@@ -79,7 +79,7 @@ std::string WatchQuery(const ListWatchOptions& options, const std::string& resou
       "&timeoutSeconds=", absl::ToInt64Seconds(options.watch_timeout), Selector(options));
 }
 
-ListWatcher::ListWatcher(KubeClient& client, ListWatchOptions options, Handlers handlers,
+ListWatcher::ListWatcher(io::KubeClient& client, ListWatchOptions options, Handlers handlers,
                          std::shared_ptr<spdlog::logger> logger)
     : client_(client),
       options_(std::move(options)),

@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "extender/kube_client.h"
+#include "io/kube_client.h"
 #include "nlohmann/json.hpp"
 #include "spdlog/logger.h"
 
@@ -57,7 +57,7 @@ class ListWatcher {
     std::function<void(const WatchEvent& event)> event;
   };
 
-  ListWatcher(KubeClient& client, ListWatchOptions options, Handlers handlers,
+  ListWatcher(io::KubeClient& client, ListWatchOptions options, Handlers handlers,
               std::shared_ptr<spdlog::logger> logger);
 
   // Lists and watches until Stop(). Call from a thread of its own.
@@ -76,7 +76,7 @@ class ListWatcher {
   // version is too old.
   absl::Status WatchOnce(std::string& resource_version);
 
-  KubeClient& client_;
+  io::KubeClient& client_;
   const ListWatchOptions options_;
   const Handlers handlers_;
   std::shared_ptr<spdlog::logger> logger_;

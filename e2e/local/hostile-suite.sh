@@ -211,7 +211,7 @@ for round in 1 2 3; do
 done
 sleep 1.5
 temporaries=$(find "$work/state" -name '.workloads.json.*' | wc -l)
-loaded=$(grep -c 'loaded [0-9]* workload containers' "$work/extender.log" || true)
+loaded=$(grep -c 'loaded statistics of [0-9]* workload containers' "$work/extender.log" || true)
 if [[ $temporaries == 0 && $loaded -ge 4 ]]; then
   pass "three kill -9 during 1 s checkpoints: every restart loaded the checkpoint, no temporary file left"
 else

@@ -13,12 +13,12 @@
 #include "absl/synchronization/mutex.h"
 #include "extender/api_nodes.h"
 #include "extender/judge.h"
-#include "extender/kube_client.h"
-#include "extender/kube_config.h"
 #include "extender/list_watcher.h"
 #include "extender/pod_placements.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "io/kube_client.h"
+#include "io/kube_config.h"
 #include "spdlog/sinks/null_sink.h"
 #include "spdlog/spdlog.h"
 #include "tests/status_matchers.h"
@@ -56,7 +56,7 @@ TEST(ParseServerUrlTest, Table) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.url);
-    absl::StatusOr<ServerAddress> address = ParseServerUrl(c.url);
+    absl::StatusOr<io::ServerAddress> address = io::ParseServerUrl(c.url);
     ASSERT_EQ(address.ok(), c.ok) << address.status();
     if (!c.ok) continue;
     EXPECT_EQ(address->https, c.https);
@@ -95,7 +95,7 @@ users:
 )";
 
 TEST(KubeconfigTest, CurrentContextWithInlineData) {
-  absl::StatusOr<KubeConfig> config = ParseKubeconfig(kKubeconfig, "/nowhere");
+  absl::StatusOr<io::KubeConfig> config = io::ParseKubeconfig(kKubeconfig, "/nowhere");
   ASSERT_THAT(config.status(), IsOk());
   EXPECT_EQ(config->server, "https://127.0.0.1:6443");
   EXPECT_EQ(config->ca_pem, "CA-PEM");
@@ -109,7 +109,7 @@ TEST(KubeconfigTest, NamedContextWithFilesRelativeToTheKubeconfig) {
       std::filesystem::path(::testing::TempDir()) / "kubeconfig-relative";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "ca.crt") << "CA FROM FILE";
-  absl::StatusOr<KubeConfig> config = ParseKubeconfig(kKubeconfig, dir.string(), "other");
+  absl::StatusOr<io::KubeConfig> config = io::ParseKubeconfig(kKubeconfig, dir.string(), "other");
   ASSERT_THAT(config.status(), IsOk());
   EXPECT_EQ(config->server, "https://10.0.0.1:6443");
   EXPECT_EQ(config->ca_pem, "CA FROM FILE");
@@ -149,15 +149,15 @@ TEST(KubeconfigTest, ErrorsNameTheField) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.yaml);
-    EXPECT_THAT(ParseKubeconfig(c.yaml, "/", c.context).status(),
+    EXPECT_THAT(io::ParseKubeconfig(c.yaml, "/", c.context).status(),
                 StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(c.message)));
   }
-  EXPECT_THAT(LoadKubeconfigFile("/no/such/kubeconfig").status(),
+  EXPECT_THAT(io::LoadKubeconfigFile("/no/such/kubeconfig").status(),
               StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST(LineSplitterTest, JoinsChunksAndSkipsBlankLines) {
-  LineSplitter splitter;
+  io::LineSplitter splitter;
   std::vector<std::string> lines;
   const auto collect = [&](absl::string_view line) {
     lines.emplace_back(line);
@@ -407,9 +407,9 @@ class FakeApiServer {
 
 TEST(ListWatcherTest, ListsInPagesWatchesRelistsOnGoneBacksOffAndStopsPromptly) {
   FakeApiServer api;
-  KubeConfig config;
+  io::KubeConfig config;
   config.server = "http://127.0.0.1:" + std::to_string(api.port());
-  absl::StatusOr<std::unique_ptr<KubeClient>> client = KubeClient::Create(config);
+  absl::StatusOr<std::unique_ptr<io::KubeClient>> client = io::KubeClient::Create(config);
   ASSERT_THAT(client.status(), IsOk());
   ListWatchOptions options = BoundPodsWatch();
   options.initial_backoff = absl::Milliseconds(10);
@@ -446,15 +446,15 @@ TEST(ListWatcherTest, ListsInPagesWatchesRelistsOnGoneBacksOffAndStopsPromptly) 
 }
 
 TEST(KubeClientTest, RefusesUnusableCertificatesAndReportsApiErrors) {
-  KubeConfig config;
+  io::KubeConfig config;
   config.server = "https://127.0.0.1:1";
   config.ca_pem = "not a certificate";
-  EXPECT_THAT(KubeClient::Create(config).status(),
+  EXPECT_THAT(io::KubeClient::Create(config).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("CA")));
   config.ca_pem.clear();
   config.client_cert_pem = "x";
   config.client_key_pem = "y";
-  EXPECT_THAT(KubeClient::Create(config).status(),
+  EXPECT_THAT(io::KubeClient::Create(config).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("client certificate")));
 
   httplib::Server server;
@@ -464,10 +464,10 @@ TEST(KubeClientTest, RefusesUnusableCertificatesAndReportsApiErrors) {
   });
   const int port = server.bind_to_any_port("127.0.0.1");
   std::thread thread([&] { server.listen_after_bind(); });
-  KubeConfig plain;
+  io::KubeConfig plain;
   plain.server = "http://127.0.0.1:" + std::to_string(port);
   plain.bearer_token = "t0k";
-  std::unique_ptr<KubeClient> client = *KubeClient::Create(plain);
+  std::unique_ptr<io::KubeClient> client = *io::KubeClient::Create(plain);
   EXPECT_THAT(client->Get("/api/v1/nodes", absl::Seconds(5)).status(),
               StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("nodes is forbidden")));
   server.stop();

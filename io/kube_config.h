@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace headroom::extender {
+namespace headroom::io {
 
 struct KubeConfig {
   std::string server;  // "https://host:port" (or http:// for a test apiserver)
@@ -39,4 +39,4 @@ absl::StatusOr<KubeConfig> LoadKubeconfigFile(const std::string& path,
 absl::StatusOr<KubeConfig> InClusterConfig(
     const std::string& account_dir = "/var/run/secrets/kubernetes.io/serviceaccount");
 
-}  // namespace headroom::extender
+}  // namespace headroom::io

@@ -1,4 +1,4 @@
-#include "extender/kube_config.h"
+#include "io/kube_config.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -10,7 +10,7 @@
 #include "io/atomic_file.h"
 #include "shared/status_macros.h"
 
-namespace headroom::extender {
+namespace headroom::io {
 namespace {
 
 absl::Status Invalid(const std::string& field, absl::string_view problem) {
@@ -139,4 +139,4 @@ absl::StatusOr<KubeConfig> InClusterConfig(const std::string& account_dir) {
   return config;
 }
 
-}  // namespace headroom::extender
+}  // namespace headroom::io

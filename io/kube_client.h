@@ -14,14 +14,14 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "extender/kube_config.h"
+#include "io/kube_config.h"
 #include "nlohmann/json.hpp"
 
 namespace httplib {
 class ClientImpl;
 }
 
-namespace headroom::extender {
+namespace headroom::io {
 
 struct ServerAddress {
   bool https = true;
@@ -101,4 +101,4 @@ class KubeClient {
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
 };
 
-}  // namespace headroom::extender
+}  // namespace headroom::io

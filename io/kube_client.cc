@@ -1,4 +1,4 @@
-#include "extender/kube_client.h"
+#include "io/kube_client.h"
 
 #include <httplib.h>
 #include <openssl/pem.h>
@@ -13,7 +13,7 @@
 #include "nlohmann/json.hpp"
 #include "shared/status_macros.h"
 
-namespace headroom::extender {
+namespace headroom::io {
 namespace {
 
 std::unique_ptr<BIO, decltype(&BIO_free)> MemoryBio(const std::string& pem) {
@@ -314,4 +314,4 @@ void KubeClient::Cancel() {
   if (active_ != nullptr) active_->stop();
 }
 
-}  // namespace headroom::extender
+}  // namespace headroom::io
