@@ -33,9 +33,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-source "$repo/e2e/local/cluster-lib.sh"
-source "$repo/e2e/local/containerd-lib.sh"
-source "$repo/e2e/local/kubelet-lib.sh"
+source "$repo/e2e/local/kubelet-lib.sh"  # with cluster-lib.sh and containerd-lib.sh
 
 start_control_plane
 pass "kube-apiserver $("$k8s_bin/kube-apiserver" --version | awk '{print $2}') ready"

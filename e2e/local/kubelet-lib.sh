@@ -1,7 +1,7 @@
 # Sourced by the local suites that run a real kubelet on the containerd of containerd-lib.sh
-# (cgroup v1, cgroupfs driver, host network, no CNI). Expects: work, k8s_bin, cgroup_root (a
-# cgroup path of the suite's own, e.g. /headroom-e2e-$$), containerd-lib.sh and cluster-lib.sh
-# (kubectl_, wait_for, free_port).
+# (cgroup v1, cgroupfs driver, host network, no CNI); sources cluster-lib.sh (kubectl_,
+# wait_for, free_port) and containerd-lib.sh. Expects: work, k8s_bin, cgroup_root (a cgroup
+# path of the suite's own, e.g. /headroom-e2e-$$).
 # prepare_cgroup_root: makes cgroup_root in every v1 hierarchy (the kubelet's cgroup root must
 #   exist; cpuset needs its CPUs and memory nodes filled in from the parent).
 # stop_kubelet: stops the kubelet (kubelet_pid, if any) and removes the pod sandboxes it left
@@ -20,6 +20,9 @@ stop_node_and_cluster() {
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop_pid "${pids[i]}"; done
   remove_kubelet_leftovers
 }
+source "$(dirname "${BASH_SOURCE[0]}")/cluster-lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/containerd-lib.sh"
+
 prepare_cgroup_root() {
   local controller
   for controller in /sys/fs/cgroup/*/; do

@@ -54,9 +54,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-source "$repo/e2e/local/cluster-lib.sh"
-source "$repo/e2e/local/containerd-lib.sh"
-source "$repo/e2e/local/kubelet-lib.sh"
+source "$repo/e2e/local/kubelet-lib.sh"  # with cluster-lib.sh and containerd-lib.sh
 xmetric() { metric_at "$http_port" "$1"; }
 nmetric() { metric_at "$nri_port" "$1"; }
 # wstat KEY FIELD: a workload container's statistic in the extender's checkpoint
