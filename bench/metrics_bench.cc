@@ -20,6 +20,12 @@ void BM_ObserveRequest(benchmark::State& state) {
 }
 BENCHMARK(BM_ObserveRequest)->Threads(1)->Threads(4);
 
+void BM_CountRejection(benchmark::State& state) {
+  Metrics& metrics = Shared();
+  for (auto _ : state) metrics.CountRejection("InsufficientCpu");
+}
+BENCHMARK(BM_CountRejection);
+
 void BM_Render(benchmark::State& state) {
   Metrics metrics;
   for (const char* verb : {"filter", "prioritize", "admission"}) {

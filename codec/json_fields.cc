@@ -21,16 +21,8 @@ absl::Status WrongType(absl::string_view path, absl::string_view want,
 
 absl::StatusOr<int64_t> QuantityFromText(absl::string_view text, absl::string_view path,
                                          QuantityKind kind) {
-  // A JSON number may be written with an exponent sign ("1e+20"); the quantity grammar has
-  // no "+" after "e".
-  std::string quantity(text);
-  if (const size_t plus = quantity.find("e+"); plus != std::string::npos) {
-    quantity.erase(plus + 1, 1);
-  } else if (const size_t upper = quantity.find("E+"); upper != std::string::npos) {
-    quantity.erase(upper + 1, 1);
-  }
-  return kind == QuantityKind::kCpuMillis ? ParseCpuMillis(quantity, path)
-                                          : ParseMemoryBytes(quantity, path);
+  return kind == QuantityKind::kCpuMillis ? ParseCpuMillis(text, path)
+                                          : ParseMemoryBytes(text, path);
 }
 
 absl::StatusOr<int64_t> QuantityFromJson(const nlohmann::json& value, absl::string_view path,

@@ -209,6 +209,8 @@ absl::Status ReportsFromFlags(ExtenderConfig& config) {
   if (*auth == ReportAuth::kCertificate && config.grpc_tls.client_ca_file.empty()) {
     return Invalid("--report-auth=certificate needs --grpc-client-ca-file (mutual TLS)");
   }
+  config.verify_report_pods = absl::GetFlag(FLAGS_verify_report_pods);
+  if (*auth != ReportAuth::kToken) return absl::OkStatus();
   config.report_tokens.audience = absl::GetFlag(FLAGS_report_token_audience);
   config.report_tokens.service_accounts.clear();
   for (const std::string& account : absl::GetFlag(FLAGS_report_service_accounts)) {
@@ -219,7 +221,6 @@ absl::Status ReportsFromFlags(ExtenderConfig& config) {
     config.report_tokens.service_accounts.push_back(
         "system:serviceaccount:" + account.substr(0, slash) + ":" + account.substr(slash + 1));
   }
-  config.verify_report_pods = absl::GetFlag(FLAGS_verify_report_pods);
   return absl::OkStatus();
 }
 
@@ -307,10 +308,11 @@ absl::StatusOr<ExtenderConfig> ExtenderConfigFromFlags() {
   if (!actions.ok()) return actions.status();
   absl::StatusOr<EvictionBudgetConfig> budget = app::EvictionBudgetFromFlags();
   if (!budget.ok()) return budget.status();
-  for (absl::Status step :
-       {ServerFromFlags(config), ReportsFromFlags(config), ViewFromFlags(config, *actions),
-        ActuationFromFlags(config, *actions, *budget)}) {
-    if (!step.ok()) return step;
+  if (absl::Status status = ServerFromFlags(config); !status.ok()) return status;
+  if (absl::Status status = ReportsFromFlags(config); !status.ok()) return status;
+  if (absl::Status status = ViewFromFlags(config, *actions); !status.ok()) return status;
+  if (absl::Status status = ActuationFromFlags(config, *actions, *budget); !status.ok()) {
+    return status;
   }
   return config;
 }

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "app/metrics.h"
 #include "prometheus/gauge.h"
 
@@ -69,8 +70,18 @@ void Metrics::ObserveRequest(const std::string& verb, int status, absl::Duration
   series.latency->Observe(absl::ToDoubleSeconds(latency));
 }
 
+prometheus::Counter& Metrics::CounterFor(prometheus::Family<prometheus::Counter>& family,
+                                         const prometheus::Labels& labels) {
+  std::string key;
+  for (const auto& [name, value] : labels) absl::StrAppend(&key, value, "\x1f");
+  absl::MutexLock lock(&series_mu_);
+  prometheus::Counter*& counter = counters_[{&family, std::move(key)}];
+  if (counter == nullptr) counter = &family.Add(labels);
+  return *counter;
+}
+
 void Metrics::CountRejection(const std::string& reason_code) {
-  rejections_.Add({{"reason", reason_code}}).Increment();
+  CounterFor(rejections_, {{"reason", reason_code}}).Increment();
 }
 
 void Metrics::CountUnknownNodes(int count) {
@@ -78,15 +89,15 @@ void Metrics::CountUnknownNodes(int count) {
 }
 
 void Metrics::CountAdmission(const std::string& outcome) {
-  admissions_.Add({{"outcome", outcome}}).Increment();
+  CounterFor(admissions_, {{"outcome", outcome}}).Increment();
 }
 
 void Metrics::CountAction(const std::string& action, const std::string& outcome) {
-  actions_.Add({{"action", action}, {"outcome", outcome}}).Increment();
+  CounterFor(actions_, {{"action", action}, {"outcome", outcome}}).Increment();
 }
 
 void Metrics::CountReport(const std::string& outcome) {
-  reports_.Add({{"outcome", outcome}}).Increment();
+  CounterFor(reports_, {{"outcome", outcome}}).Increment();
 }
 
 void Metrics::CountUnverifiedPods(size_t count) {

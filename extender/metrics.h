@@ -79,10 +79,16 @@ class Metrics {
   // The series of (verb, status): prometheus-cpp finds a series by hashing its label map
   // (about 200 ns, measured by bench/metrics_bench.cc); this is looked up once.
   RequestSeries SeriesFor(const std::string& verb, int status);
+  // The counter of `family` with `labels`, found once (CountRejection runs per rejected node).
+  prometheus::Counter& CounterFor(prometheus::Family<prometheus::Counter>& family,
+                                  const prometheus::Labels& labels);
 
   std::shared_ptr<prometheus::Registry> registry_;
   absl::Mutex series_mu_;
   absl::flat_hash_map<std::pair<std::string, int>, RequestSeries> series_
+      ABSL_GUARDED_BY(series_mu_);
+  // By family and label values.
+  absl::flat_hash_map<std::pair<const void*, std::string>, prometheus::Counter*> counters_
       ABSL_GUARDED_BY(series_mu_);
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Histogram>& latency_;

@@ -374,6 +374,26 @@ TEST(NriPlugin, ConfigureSubscribesWithinNri08Events) {
   EXPECT_EQ(stub.runtime(), "containerd v1.7.24");
 }
 
+TEST(NriPlugin, RemovePodSandboxForgetsThePodsContainersOnly) {
+  NodeState state;
+  NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+  NriStub stub(plugin.Handlers());
+  Create(stub, CreateRequest("a", "c1", 0, kMi));
+  napi::CreateContainerRequest sidecar = CreateRequest("a", "c2", 0, kMi);
+  sidecar.mutable_container()->set_name("sidecar");
+  Create(stub, sidecar);
+  Create(stub, CreateRequest("b", "c3", 0, kMi));
+  napi::StateChangeEvent removed;
+  removed.set_event(napi::REMOVE_POD_SANDBOX);
+  (void)stub.Handle(PluginRequest("StateChange", removed));  // no pod ID: nothing
+  EXPECT_EQ(state.Containers().size(), 3u);
+  removed.mutable_pod()->set_id("pod-a");
+  (void)stub.Handle(PluginRequest("StateChange", removed));
+  EXPECT_FALSE(state.Get("c1").has_value());
+  EXPECT_FALSE(state.Get("c2").has_value());
+  EXPECT_TRUE(state.Get("c3").has_value());
+}
+
 TEST(NriPlugin, CreateContainerRemovesQuotaThenRaisesMemoryAfterOom) {
   NodeState state;
   NriPlugin plugin({}, state, [] { return absl::FromUnixSeconds(1795331119); });

@@ -23,7 +23,7 @@ TEST(QuantityFromJson, StringsAndNumbersAsKubernetesWritesThem) {
       {3, QuantityKind::kCpuMillis, 3000},
       {"2Gi", QuantityKind::kMemoryBytes, int64_t{2} << 30},
       {"1e3", QuantityKind::kMemoryBytes, 1000},
-      // nlohmann writes 1e20 as "1e+20": the "+" is not in the quantity grammar.
+      // nlohmann writes 1e12 as "1000000000000.0"; exponents may carry a sign.
       {1e12, QuantityKind::kMemoryBytes, 1'000'000'000'000},
       {"1E+3", QuantityKind::kMemoryBytes, 1000},
   };
