@@ -15,6 +15,20 @@ std::string Ok(const google::protobuf::MessageLite& reply) {
 
 std::string EmptyOk() { return EncodeOkResponse(""); }
 
+// A call with a reply that can adjust: without a handler or on an undecodable payload, an
+// empty success (no adjustment), never an error that would fail the container.
+template <typename Request, typename Reply>
+std::string Call(const std::string& method, const std::string& payload,
+                 const std::function<Reply(const Request&)>& handler) {
+  if (!handler) return Ok(Reply());
+  Request typed;
+  if (!typed.ParseFromString(payload)) {
+    spdlog::warn("nri: undecodable {} ({} bytes): no adjustment", method, payload.size());
+    return EmptyOk();
+  }
+  return Ok(handler(typed));
+}
+
 constexpr int32_t EventBit(napi::Event event) { return int32_t{1} << (event - 1); }
 
 // A node runs a few hundred containers; a runtime sending more than this is not believed.
@@ -55,24 +69,8 @@ std::string NriStub::Handle(const ttrpc::Request& request) {
   const std::string& payload = request.payload();
   if (method == "Configure") return Configure(payload);
   if (method == "Synchronize") return Synchronize(payload);
-  if (method == "CreateContainer") {
-    napi::CreateContainerRequest typed;
-    if (!handlers_.create_container) return Ok(napi::CreateContainerResponse());
-    if (!typed.ParseFromString(payload)) {
-      spdlog::warn("nri: undecodable CreateContainer ({} bytes): no adjustment", payload.size());
-      return EmptyOk();
-    }
-    return Ok(handlers_.create_container(typed));
-  }
-  if (method == "UpdateContainer") {
-    napi::UpdateContainerRequest typed;
-    if (!handlers_.update_container) return Ok(napi::UpdateContainerResponse());
-    if (!typed.ParseFromString(payload)) {
-      spdlog::warn("nri: undecodable UpdateContainer ({} bytes): no adjustment", payload.size());
-      return EmptyOk();
-    }
-    return Ok(handlers_.update_container(typed));
-  }
+  if (method == "CreateContainer") return Call(method, payload, handlers_.create_container);
+  if (method == "UpdateContainer") return Call(method, payload, handlers_.update_container);
   // Not subscribed, but a runtime may still call it: nothing to adjust.
   if (method == "StopContainer") return Ok(napi::StopContainerResponse());
   if (method == "StateChange") return StateChange(payload);
