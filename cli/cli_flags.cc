@@ -42,6 +42,9 @@ ABSL_FLAG(bool, allow_below_declared, true,
 ABSL_FLAG(double, cold_start, 0,
           "simulate: fraction of pods that are new workloads created after the warm-up, using 5% "
           "of their level for their first 2-6 hours, then all of it.");
+ABSL_FLAG(std::string, pod_annotations, "",
+          "simulate: a JSON object of annotations every simulated pod carries, e.g. "
+          "'{\"headroom.dev/cpu-margin\":\"20%\"}' (docs/annotations.md).");
 ABSL_FLAG(std::string, extender, "", "headroom-extender's gRPC address, host:port.");
 ABSL_FLAG(bool, check, true,
           "report: check the report locally first; --check=false sends it as it is.");
@@ -89,6 +92,7 @@ int RunSimulateWithFlags() {
   options.output_dir = absl::GetFlag(FLAGS_output_dir);
   options.progress = absl::GetFlag(FLAGS_progress);
   options.cold_start = absl::GetFlag(FLAGS_cold_start);
+  options.pod_annotations = absl::GetFlag(FLAGS_pod_annotations);
   options.headroom.allow_below_declared = absl::GetFlag(FLAGS_allow_below_declared);
   absl::StatusOr<ActionConfig> actions =
       app::ActionConfigFromFlags(options.headroom.allow_below_declared);

@@ -52,6 +52,33 @@ absl::StatusOr<std::vector<sim::PolicyKind>> ParsePolicies(absl::string_view tex
   return out;
 }
 
+}  // namespace
+
+absl::StatusOr<Annotations> ParsePodAnnotations(absl::string_view text) {
+  Annotations annotations;
+  if (absl::StripAsciiWhitespace(text).empty()) return annotations;
+  const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
+    return absl::InvalidArgumentError(
+        "--pod-annotations: want a JSON object such as {\"headroom.dev/cpu-margin\":\"20%\"}");
+  }
+  for (const auto& [key, value] : parsed.items()) {
+    if (!value.is_string()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--pod-annotations: the value of ", key, " is not a string"));
+    }
+    annotations[key] = value.get<std::string>();
+  }
+  const WorkloadPolicy policy = ResolveWorkloadPolicy({}, annotations, "ReplicaSet", 2);
+  if (!policy.warnings.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--pod-annotations: ", policy.warnings.front().message));
+  }
+  return annotations;
+}
+
+namespace {
+
 // A seeded sample of `count` pods, in list order (0 or more than the list: all of them).
 std::vector<sim::PodSpec> SamplePods(std::vector<sim::PodSpec> pods, int count, uint64_t seed) {
   if (count <= 0 || static_cast<size_t>(count) >= pods.size()) return pods;
@@ -132,6 +159,8 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   if (!shape.ok()) return fail(shape.status());
   absl::StatusOr<std::vector<sim::PolicyKind>> policies = ParsePolicies(options.policies);
   if (!policies.ok()) return fail(policies.status());
+  absl::StatusOr<Annotations> pod_annotations = ParsePodAnnotations(options.pod_annotations);
+  if (!pod_annotations.ok()) return fail(pod_annotations.status());
 
   const std::string pod_path =
       options.pod_list.empty() ? options.data_dir + "/openb/pods.csv" : options.pod_list;
@@ -181,6 +210,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   config.policies = *policies;
   config.warmup_minutes = static_cast<int>(absl::ToInt64Minutes(options.warmup));
   config.headroom = options.headroom;
+  config.headroom.pod_annotations = *pod_annotations;
   const int minutes = static_cast<int>(absl::ToInt64Minutes(options.duration));
   if (absl::Status status = config.Validate(minutes); !status.ok()) return fail(status);
 
@@ -211,6 +241,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
       {"headroom",
        {{"minHistory", absl::FormatDuration(options.headroom.actions.guard.min_history)},
         {"allowBelowDeclared", options.headroom.allow_below_declared},
+        {"podAnnotations", *pod_annotations},
         {"maxShrinkStep", options.headroom.actions.guard.max_shrink_step},
         {"shrinkInterval", absl::FormatDuration(options.headroom.actions.guard.shrink_interval)},
         {"resizeMinChange", options.headroom.actions.min_change},

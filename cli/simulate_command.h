@@ -31,7 +31,13 @@ struct SimulateOptions {
   // Cold-start scenario: this fraction of the pods are new workloads created during the day
   // after the warm-up, which use 5% of their level for their first 2-6 hours, then all of it.
   double cold_start = 0;
+  // --pod-annotations: a JSON object of annotations every simulated pod carries ("" none).
+  std::string pod_annotations;
 };
+
+// Parses --pod-annotations: a JSON object of string values whose keys headroom reads and
+// whose values are valid (a typo is an error here: there is no pod to protect from it).
+absl::StatusOr<Annotations> ParsePodAnnotations(absl::string_view text);
 
 // The data directory shipped with the sources (data/ in the repository).
 std::string DefaultDataDir();

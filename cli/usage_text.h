@@ -87,6 +87,9 @@ Flags:
   --cold-start F           fraction of pods that are new workloads created during the day after
                            the warm-up, which use 5% of their level for their first 2-6 hours,
                            then all of it (default 0)
+  --pod-annotations JSON   annotations every simulated pod carries, as the daemons read them,
+                           e.g. '{"headroom.dev/min-cpu":"100m"}' (docs/annotations.md); a key
+                           or value headroom would ignore is an error here
 
 headroom policy: the product's own guard-rail and actuation flags, same names and defaults
 as headroom-extender's (docs/algorithm.md):

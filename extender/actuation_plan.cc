@@ -61,6 +61,7 @@ PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
   demand.requests = {Sum(api->containers, true), Sum(api->containers, false)};
   demand.optimizable = !reported.containers.empty() && SizingBlockedBy(policy).empty();
   state.allow_below_declared = policy.allow_below_declared;
+  state.tuning = policy.tuning;
   state.resize_blocked_by = ResizeBlockedBy(*api, policy);
   state.disruption = DisruptionFactsFor(*api, count, policy);
   const std::vector<DeclaredResources> declared = DeclaredOf(*api);

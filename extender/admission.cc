@@ -23,8 +23,6 @@ namespace {
 
 using json = nlohmann::json;
 
-inline constexpr absl::string_view kAdmissionAnnotation = "headroom.dev/admission";
-
 std::string Describe(const DeclaredResources& r) {
   auto amount = [](const std::optional<int64_t>& value, bool cpu) {
     if (!value) return std::string("-");
@@ -40,14 +38,15 @@ std::string Describe(const DeclaredResources& r) {
 // which guard rails shaped them.
 DeclaredResources Sized(const DeclaredResources& before,
                         const std::optional<WorkloadContainerStats>& stats,
-                        bool allow_below_declared, const AdmissionOptions& options,
+                        const WorkloadPolicy& policy, const AdmissionOptions& options,
                         bool& from_history, std::vector<Reason>& reasons) {
   DeclaredResources after = before;
   from_history = false;
   if (stats.has_value()) {
     const SizedValues declared{before.cpu_request_millis, before.memory_request_bytes,
                                before.memory_limit_bytes};
-    GuardResult sized = SizeNewContainer(*stats, declared, allow_below_declared, options.guard);
+    GuardResult sized = SizeNewContainer(*stats, declared, policy.allow_below_declared,
+                                         policy.tuning, options.guard);
     reasons = std::move(sized.reasons);
     // While warming up these are the declared values (a memory limit raised by an OOM kill).
     after.cpu_request_millis = sized.values.cpu_request_millis;
@@ -192,6 +191,7 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   const std::string owner_kind = owner.has_value() ? owner->kind : "";
   const WorkloadPolicy policy =
       ResolveWorkloadPolicy({}, annotations, owner_kind, std::nullopt, defaults);
+  for (const Reason& warning : policy.warnings) decision.warnings.push_back(warning.message);
   // The pod's workload key, decided here from its owner, goes on the pod for headroom-nri
   // (shared/workload_key.h), replacing any value the pod came with. A pod without an owner
   // and without a name yet (generateName) is left to the node, which names it as we would;
@@ -222,9 +222,8 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
     const DeclaredResources& before = (*containers)[i];
     bool from_history = false;
     std::vector<Reason> reasons;
-    const DeclaredResources after =
-        Sized(before, stats(decision.workload_key, before.name), policy.allow_below_declared,
-              options, from_history, reasons);
+    const DeclaredResources after = Sized(before, stats(decision.workload_key, before.name), policy,
+                                          options, from_history, reasons);
     for (const Reason& reason : reasons) {
       if (reason.code == "WarmingUp") warming = absl::StrCat(before.name, ": ", reason.message);
     }
@@ -266,6 +265,7 @@ json AdmissionResponse(const AdmissionDecision& decision, bool apply) {
     response["patchType"] = "JSONPatch";
     response["patch"] = absl::Base64Escape(decision.patch.dump());
   }
+  if (!decision.warnings.empty()) response["warnings"] = decision.warnings;
   return {{"apiVersion", "admission.k8s.io/v1"},
           {"kind", "AdmissionReview"},
           {"response", std::move(response)}};

@@ -62,6 +62,9 @@ struct AdmissionDecision {
   nlohmann::json patch;    // JSONPatch (an array; empty when nothing changes)
   std::string annotation;  // the headroom.dev/admission value written by the patch
   std::string declared;    // the headroom.dev/declared value written by the patch
+  // Annotations headroom ignored (typos, bad values) and why: shown to the user by kubectl
+  // as the AdmissionReview's warnings, whatever else is decided.
+  std::vector<std::string> warnings;
 };
 
 // Decides what to do with an AdmissionReview. InvalidArgument (answer 400) when the body is
@@ -72,7 +75,7 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const nlohmann::json& review,
                                                   const AdmissionOptions& options);
 
 // The AdmissionReview answer: always allowed; carries the patch when `apply` and there is one
-// (dry run and the kill switch answer with no patch).
+// (dry run and the kill switch answer with no patch), and the decision's warnings.
 nlohmann::json AdmissionResponse(const AdmissionDecision& decision, bool apply);
 
 }  // namespace headroom::extender

@@ -25,6 +25,9 @@ io::HttpResponse ServeAdmission(const std::string& body, const ClusterView& view
     metrics.CountAdmission("malformed");
     return io::JsonError(400, decision.status().message());
   }
+  for (const std::string& warning : decision->warnings) {
+    spdlog::warn("admission {}: {}", LogText(decision->pod), LogText(warning));
+  }
   if (!decision->skipped.empty()) {
     spdlog::debug("admission {}: unchanged: {}", decision->pod, decision->skipped);
     metrics.CountAdmission("unchanged");

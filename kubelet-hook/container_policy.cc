@@ -68,6 +68,7 @@ ResourcePlan PlanContainerResources(const ContainerPolicyInput& input) {
   guard.memory_in_use_bytes = input.memory_usage_bytes;
   guard.history = input.history;
   guard.allow_below_declared = input.allow_below_declared;
+  guard.tuning = input.tuning;
   guard.running = input.running;
   guard.last_shrink = input.last_shrink;
   guard.now = input.now;

@@ -43,6 +43,7 @@ struct ContainerPolicyInput {
   int64_t memory_usage_bytes = 0;                 // in use now; 0 for a container being created
   absl::Duration history = absl::ZeroDuration();  // how long the workload has been observed
   bool allow_below_declared = false;  // headroom.dev/allow-below-declared or the default
+  WorkloadTuning tuning;              // the workload's bounds, margins and resources kept
   bool running = true;                // false: the container is being created
   ShrinkTimes last_shrink;
   absl::Time now = absl::InfinitePast();

@@ -211,6 +211,7 @@ ResourcePlan PlanTrackedContainer(const NodeState& state, const TrackedContainer
   input.memory_usage_bytes = container.memory_usage_bytes;
   input.history = state.History(container.stats_key, now);
   input.allow_below_declared = container.allow_below_declared;
+  input.tuning = container.tuning;
   input.running = running;
   input.last_shrink = container.last_shrink;
   input.now = now;

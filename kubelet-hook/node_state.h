@@ -38,6 +38,7 @@ struct TrackedContainer {
   bool enforce = true;
   bool excluded = false;
   bool allow_below_declared = false;  // headroom.dev/allow-below-declared or the default
+  WorkloadTuning tuning;              // the workload's bounds, margins and resources kept
   EvictionRanking ranking = EvictionRanking::kLow;  // from annotations and the owner kind
   ShrinkTimes last_shrink;                          // when each value last went down
   // Sampler bookkeeping (carried across re-tracking by CarrySamplerState).

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "shared/annotations.h"
+#include "shared/log_text.h"
 #include "shared/workload_key.h"
 #include "shared/workload_policy.h"
 #include "spdlog/spdlog.h"
@@ -35,8 +36,8 @@ void LogChange(absl::string_view event, const TrackedContainer& container,
 NriPlugin::NriPlugin(PluginConfig config, NodeState& state, std::function<absl::Time()> clock)
     : config_(std::move(config)), state_(state), clock_(std::move(clock)) {}
 
-TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod,
-                                  const napi::Container& container) const {
+TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod, const napi::Container& container,
+                                  std::vector<Reason>* warnings) const {
   TrackedContainer tracked;
   tracked.id = container.id();
   tracked.name = container.name();
@@ -67,6 +68,8 @@ TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod,
   const WorkloadPolicy policy =
       ResolveWorkloadPolicy({}, annotations, kind, std::nullopt, defaults);
   tracked.allow_below_declared = policy.allow_below_declared;
+  tracked.tuning = policy.tuning;
+  if (warnings != nullptr) *warnings = policy.warnings;
   tracked.ranking = policy.ranking.ranking;
   const bool namespace_excluded =
       std::find(config_.excluded_namespaces.begin(), config_.excluded_namespaces.end(),
@@ -140,7 +143,12 @@ napi::SynchronizeResponse NriPlugin::Synchronize(const std::vector<napi::PodSand
 
 napi::CreateContainerResponse NriPlugin::CreateContainer(
     const napi::CreateContainerRequest& request) {
-  TrackedContainer tracked = Track(request.pod(), request.container());
+  std::vector<Reason> warnings;
+  TrackedContainer tracked = Track(request.pod(), request.container(), &warnings);
+  for (const Reason& warning : warnings) {
+    spdlog::warn("nri: create {}/{} {}: {}", LogText(tracked.pod_namespace),
+                 LogText(tracked.pod_name), LogText(tracked.name), LogText(warning.message));
+  }
   tracked.oom_kills_seen = 0;  // a new cgroup: every kill from now on is this container's
   const ResourcePlan plan =
       WithoutNoOps(PlanFor(tracked, clock_(), /*running=*/false), tracked.current);

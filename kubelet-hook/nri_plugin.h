@@ -19,6 +19,7 @@
 #include "kubelet-hook/nri_resources.h"
 #include "kubelet-hook/nri_stub.h"
 #include "nri/v1alpha1/api.pb.h"
+#include "shared/reason.h"
 
 namespace headroom::nri {
 
@@ -54,7 +55,9 @@ class NriPlugin {
   uint64_t adjustments_made() const { return adjustments_made_.load(); }
 
  private:
-  TrackedContainer Track(const napi::PodSandbox& pod, const napi::Container& container) const;
+  // `warnings`, when given, receives the pod's ignored annotations and why.
+  TrackedContainer Track(const napi::PodSandbox& pod, const napi::Container& container,
+                         std::vector<Reason>* warnings = nullptr) const;
 
   const PluginConfig config_;
   NodeState& state_;

@@ -37,5 +37,38 @@ inline constexpr absl::string_view kDeclaredAnnotation = "headroom.dev/declared"
 // the cluster decides it from the owner references; headroom-nri files the pod's statistics
 // under it (shared/workload_key.h).
 inline constexpr absl::string_view kWorkloadAnnotation = "headroom.dev/workload";
+// Pod (written by the admission webhook): each container's resources before -> after and why.
+inline constexpr absl::string_view kAdmissionAnnotation = "headroom.dev/admission";
+// Pod label "disabled": the API server does not call the webhook for the pod (deploy/webhook's
+// objectSelector).
+inline constexpr absl::string_view kWebhookLabel = "headroom.dev/webhook";
+
+// Per-workload tuning (guard_rails.h's WorkloadTuning), on the pod template:
+// the least and the most headroom may request, as Kubernetes quantities ("100m", "2Gi");
+inline constexpr absl::string_view kMinCpuAnnotation = "headroom.dev/min-cpu";
+inline constexpr absl::string_view kMaxCpuAnnotation = "headroom.dev/max-cpu";
+inline constexpr absl::string_view kMinMemoryAnnotation = "headroom.dev/min-memory";
+inline constexpr absl::string_view kMaxMemoryAnnotation = "headroom.dev/max-memory";
+// a margin added to what headroom would request: "20%" or "0.2";
+inline constexpr absl::string_view kCpuMarginAnnotation = "headroom.dev/cpu-margin";
+inline constexpr absl::string_view kMemoryMarginAnnotation = "headroom.dev/memory-margin";
+// the resources headroom leaves as declared: "cpu", "memory" or "cpu,memory".
+inline constexpr absl::string_view kKeepDeclaredAnnotation = "headroom.dev/keep-declared";
+
+// Every headroom.dev/ key above, so a key outside it is reported as a typo.
+inline constexpr absl::string_view kKnownKeys[] = {
+    kPolicyAnnotation,          kModeAnnotation,
+    kDisableAnnotation,         kExcludeAnnotation,
+    kEvictionRankingAnnotation, kEvictionEnabledLabel,
+    kEvictionPolicyAnnotation,  kAllowBelowDeclaredAnnotation,
+    kAllowDisruptionAnnotation, kDoNotDisruptAnnotation,
+    kDeclaredAnnotation,        kWorkloadAnnotation,
+    kMinCpuAnnotation,          kMaxCpuAnnotation,
+    kMinMemoryAnnotation,       kMaxMemoryAnnotation,
+    kCpuMarginAnnotation,       kMemoryMarginAnnotation,
+    kKeepDeclaredAnnotation,    kWebhookLabel,
+    kAdmissionAnnotation,
+};
+inline constexpr absl::string_view kAnnotationPrefix = "headroom.dev/";
 
 }  // namespace headroom

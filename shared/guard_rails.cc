@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "shared/quantity.h"
 #include "shared/wide_int.h"
 
@@ -100,6 +101,82 @@ void BoundShrink(int64_t& amount, int64_t current, Value value, const GuardInput
   last = input.now;
 }
 
+// Lowers `amount` to `cap`, noting why when it changes anything.
+void LowerTo(int64_t& amount, int64_t cap, Value value, absl::string_view code,
+             absl::string_view why, std::vector<Reason>& reasons) {
+  if (amount <= cap) return;
+  reasons.push_back(
+      {std::string(code), absl::StrCat(ValueName(value), " ", Amount(value, amount), " lowered to ",
+                                       Amount(value, cap), ": ", why)});
+  amount = cap;
+}
+
+// The workload's min bound of a request; nullopt for the memory limit.
+std::optional<int64_t> MinBound(const WorkloadTuning& tuning, Value value) {
+  if (value == Value::kCpuRequest) return tuning.min_cpu_millis;
+  if (value == Value::kMemoryRequest) return tuning.min_memory_bytes;
+  return std::nullopt;
+}
+
+std::optional<int64_t> MaxBound(const WorkloadTuning& tuning, Value value) {
+  if (value == Value::kCpuRequest) return tuning.max_cpu_millis;
+  if (value == Value::kMemoryRequest) return tuning.max_memory_bytes;
+  return std::nullopt;
+}
+
+absl::string_view BoundKey(Value value, bool min) {
+  if (value == Value::kCpuRequest) return min ? "headroom.dev/min-cpu" : "headroom.dev/max-cpu";
+  return min ? "headroom.dev/min-memory" : "headroom.dev/max-memory";
+}
+
+void RaiseToMinBound(int64_t& amount, Value value, const WorkloadTuning& tuning,
+                     std::vector<Reason>& reasons) {
+  if (const std::optional<int64_t> min = MinBound(tuning, value); min.has_value()) {
+    RaiseTo(amount, *min, value, "MinBound", absl::StrCat("the workload's ", BoundKey(value, true)),
+            reasons);
+  }
+}
+
+// The margin, then the max and min bounds of the workload's tuning, on a proposed request.
+void ApplyTuning(int64_t& amount, Value value, const WorkloadTuning& tuning,
+                 std::vector<Reason>& reasons) {
+  if (value == Value::kMemoryLimit) return;
+  const double margin = value == Value::kCpuRequest ? tuning.cpu_margin : tuning.memory_margin;
+  if (margin > 0) {
+    const int64_t with_margin = SaturateToInt64(static_cast<WideInt>(
+        std::ceil(static_cast<long double>(amount) * (1.0L + static_cast<long double>(margin)))));
+    RaiseTo(amount, with_margin, value, "Margin",
+            absl::StrCat("the workload's margin of ", std::lround(margin * 100), "%"), reasons);
+  }
+  if (const std::optional<int64_t> max = MaxBound(tuning, value); max.has_value()) {
+    LowerTo(amount, *max, value, "MaxBound",
+            absl::StrCat("the workload's ", BoundKey(value, false)), reasons);
+  }
+  RaiseToMinBound(amount, value, tuning, reasons);
+}
+
+// The values a workload opted out of leave the proposal: the caller does not manage them.
+SizedValues WithoutOptedOut(SizedValues proposed, const WorkloadTuning& tuning,
+                            std::vector<Reason>& reasons) {
+  std::vector<std::string> kept;
+  if (tuning.keep_cpu && proposed.cpu_request_millis.has_value()) {
+    proposed.cpu_request_millis.reset();
+    kept.push_back("cpu");
+  }
+  if (tuning.keep_memory &&
+      (proposed.memory_request_bytes.has_value() || proposed.memory_limit_bytes.has_value())) {
+    proposed.memory_request_bytes.reset();
+    proposed.memory_limit_bytes.reset();
+    kept.push_back("memory");
+  }
+  if (!kept.empty()) {
+    reasons.push_back({"KeptByWorkload",
+                       absl::StrCat(absl::StrJoin(kept, " and "), " left as it is: the workload's ",
+                                    "headroom.dev/keep-declared")});
+  }
+  return proposed;
+}
+
 }  // namespace
 
 absl::Status GuardRailConfig::Validate() const {
@@ -120,8 +197,10 @@ absl::Status GuardRailConfig::Validate() const {
   return absl::OkStatus();
 }
 
-GuardResult ApplyGuardRails(const GuardInput& input, const GuardRailConfig& config) {
+GuardResult ApplyGuardRails(const GuardInput& given, const GuardRailConfig& config) {
   GuardResult result;
+  GuardInput input = given;
+  input.proposed = WithoutOptedOut(given.proposed, given.tuning, result.reasons);
   result.last_shrink = input.last_shrink;
 
   if (input.history < config.min_history) {
@@ -143,9 +222,20 @@ GuardResult ApplyGuardRails(const GuardInput& input, const GuardRailConfig& conf
                         " of the ", absl::FormatDuration(config.min_history),
                         " warm-up: the declared values are kept")});
     }
+    // Growth is always allowed: the workload's min bounds apply while it warms up.
+    for (Value value : {Value::kCpuRequest, Value::kMemoryRequest}) {
+      std::optional<int64_t>& slot = Slot(result.values, value);
+      if (!Get(input.proposed, value).has_value() || !slot.has_value()) continue;
+      RaiseToMinBound(*slot, value, input.tuning, result.reasons);
+    }
     if (input.proposed.memory_limit_bytes.has_value() &&
         result.values.memory_limit_bytes.has_value()) {
       RaiseLimitToEvidence(*result.values.memory_limit_bytes, input, result.reasons);
+      if (result.values.memory_request_bytes.has_value()) {
+        RaiseTo(*result.values.memory_limit_bytes, *result.values.memory_request_bytes,
+                Value::kMemoryLimit, "RequestFloor", "a limit is never below the request",
+                result.reasons);
+      }
     }
     return result;
   }
@@ -156,6 +246,7 @@ GuardResult ApplyGuardRails(const GuardInput& input, const GuardRailConfig& conf
     if (!proposed.has_value()) continue;  // not managed by this caller: left as it is
     int64_t amount = std::max<int64_t>(0, *proposed);
     const std::optional<int64_t>& declared = Get(input.declared, value);
+    ApplyTuning(amount, value, input.tuning, result.reasons);
     if (value == Value::kCpuRequest) {
       RaiseTo(amount, config.min_cpu_request_millis, value, "CpuFloor",
               absl::StrCat("the floor ", FormatCpuMillis(config.min_cpu_request_millis)),

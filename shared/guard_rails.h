@@ -19,7 +19,12 @@
 //      VPA's podMinMemoryMb), 2 x the memory at the last OOM kill, the memory in use, the
 //      memory request -- where the caller knows it: the runtime shows headroom-nri no memory
 //      request, so at the runtime layer the limit follows the other floors).
-// 3. Bounded shrinking. A running container's value that goes down loses at most
+// 3. The workload's own tuning (WorkloadTuning, from its annotations), once warm: a margin on
+//    the proposed requests, then its min and max. The floors of 2. win over its max (a max
+//    below the declared request needs allow-below-declared too); the memory limit is never
+//    capped by it, only raised to the request. A min also raises a warming-up workload (growth
+//    is always allowed). A resource the workload opted out of is left as it is now.
+// 4. Bounded shrinking. A running container's value that goes down loses at most
 //    `max_shrink_step` of its current amount in one step, and takes at most one step per
 //    `shrink_interval`; growth is immediate. A container being created (admission, NRI
 //    CreateContainer) starts from the sizing its workload's history gives, without steps.
@@ -66,6 +71,20 @@ struct ShrinkTimes {
   bool operator==(const ShrinkTimes&) const = default;
 };
 
+// Per-workload bounds and overrides (docs/annotations.md); the defaults change nothing.
+struct WorkloadTuning {
+  std::optional<int64_t> min_cpu_millis;
+  std::optional<int64_t> max_cpu_millis;
+  std::optional<int64_t> min_memory_bytes;
+  std::optional<int64_t> max_memory_bytes;
+  double cpu_margin = 0;     // fraction added to the proposed CPU request, e.g. 0.2
+  double memory_margin = 0;  // fraction added to the proposed memory request
+  bool keep_cpu = false;     // opted out: the CPU request (and weight) stays as it is
+  bool keep_memory = false;  // opted out: the memory request and limit stay as they are
+
+  bool operator==(const WorkloadTuning&) const = default;
+};
+
 struct GuardInput {
   SizedValues declared;  // the pod spec as written, before headroom
   SizedValues current;   // applied now (for a container being created: the declared values)
@@ -75,6 +94,7 @@ struct GuardInput {
   int64_t oom_memory_bytes = 0;                   // memory at the last OOM kill; 0: none
   int64_t memory_in_use_bytes = 0;                // now; 0 for a container being created
   bool allow_below_declared = false;  // resolved: the workload's annotation or the default
+  WorkloadTuning tuning;              // resolved from the workload's annotations
   bool running = true;                // false: being created, no shrink steps
   ShrinkTimes last_shrink;
   absl::Time now = absl::InfinitePast();

@@ -129,6 +129,7 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
       input.oom_memory_bytes = demand.memory->oom_bytes;
       input.memory_in_use_bytes = state.memory_in_use_bytes;
       input.allow_below_declared = pod.allow_below_declared;
+      input.tuning = pod.tuning;
       input.running = true;
       input.last_shrink = state.last_shrink;
       input.now = now;
@@ -191,13 +192,15 @@ GuardResult SizeAtRuntime(GuardInput input, const std::optional<MemoryStats>& me
 }
 
 GuardResult SizeNewContainer(const UsageSnapshot& stats, const SizedValues& declared,
-                             bool allow_below_declared, const GuardRailConfig& config) {
+                             bool allow_below_declared, const WorkloadTuning& tuning,
+                             const GuardRailConfig& config) {
   GuardInput input;
   input.declared = declared;
   input.current = declared;
   input.proposed = declared;
   input.history = stats.history;
   input.allow_below_declared = allow_below_declared;
+  input.tuning = tuning;
   input.running = false;
   if (stats.memory.has_value()) {
     input.max_memory_bytes = stats.memory->max_7d_bytes;

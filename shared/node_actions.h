@@ -54,6 +54,7 @@ struct PodState {
   PodDemand demand;  // for the optimisation: containers with statistics and history
   std::vector<ContainerState> containers;
   bool allow_below_declared = false;
+  WorkloadTuning tuning;          // the workload's bounds, margins and resources kept
   std::string resize_blocked_by;  // "" when the pod may be resized
   DisruptionFacts disruption;
 };
@@ -120,6 +121,7 @@ GuardResult SizeAtRuntime(GuardInput input, const std::optional<MemoryStats>& me
 // statistics (requests = the peak, at least the daily peak of the base; memory limit =
 // 2 x max(7-day max, memory at OOM)), or its declared values while the workload warms up.
 GuardResult SizeNewContainer(const UsageSnapshot& stats, const SizedValues& declared,
-                             bool allow_below_declared, const GuardRailConfig& config);
+                             bool allow_below_declared, const WorkloadTuning& tuning,
+                             const GuardRailConfig& config);
 
 }  // namespace headroom

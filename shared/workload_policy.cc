@@ -1,10 +1,17 @@
 #include "shared/workload_policy.h"
 
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "shared/quantity.h"
 
 namespace headroom {
 namespace {
@@ -28,7 +35,161 @@ bool ParseFlag(const std::string* value, absl::string_view key, bool fallback,
   return fallback;
 }
 
+// Levenshtein distance, for the nearest known key.
+size_t EditDistance(absl::string_view a, absl::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+void Warn(std::vector<Reason>& warnings, absl::string_view key, absl::string_view message) {
+  warnings.push_back({"InvalidAnnotation", absl::StrCat(key, ": ", message)});
+}
+
+// A quantity annotation into `slot`; a bad value is a warning and leaves it unset.
+void ParseBound(const std::string* value, absl::string_view key, bool cpu,
+                std::optional<int64_t>& slot, std::vector<Reason>& warnings) {
+  if (value == nullptr) return;
+  absl::StatusOr<int64_t> parsed =
+      cpu ? ParseCpuMillis(*value, key) : ParseMemoryBytes(*value, key);
+  if (!parsed.ok()) {
+    Warn(warnings, key, absl::StrCat(parsed.status().message(), "; ignored"));
+    return;
+  }
+  slot = *parsed;
+}
+
+void ParseMarginInto(const std::string* value, absl::string_view key, double& slot,
+                     std::vector<Reason>& warnings) {
+  if (value == nullptr) return;
+  absl::StatusOr<double> parsed = ParseMargin(*value);
+  if (!parsed.ok()) {
+    Warn(warnings, key, absl::StrCat(parsed.status().message(), "; ignored"));
+    return;
+  }
+  slot = *parsed;
+}
+
+// A min above the max cannot both hold: both are dropped, with a warning.
+void DropCrossedBounds(std::optional<int64_t>& min, std::optional<int64_t>& max,
+                       absl::string_view min_key, absl::string_view max_key, bool cpu,
+                       std::vector<Reason>& warnings) {
+  if (!min.has_value() || !max.has_value() || *min <= *max) return;
+  auto amount = [cpu](int64_t value) {
+    return cpu ? FormatCpuMillis(value) : FormatMemoryBytes(value);
+  };
+  Warn(warnings, min_key,
+       absl::StrCat(amount(*min), " is above ", max_key, " ", amount(*max), "; both ignored"));
+  min.reset();
+  max.reset();
+}
+
+WorkloadTuning ResolveTuning(const Annotations& workload, const Annotations& pod,
+                             std::vector<Reason>& warnings) {
+  WorkloadTuning tuning;
+  ParseBound(Lookup(workload, pod, kMinCpuAnnotation), kMinCpuAnnotation, true,
+             tuning.min_cpu_millis, warnings);
+  ParseBound(Lookup(workload, pod, kMaxCpuAnnotation), kMaxCpuAnnotation, true,
+             tuning.max_cpu_millis, warnings);
+  ParseBound(Lookup(workload, pod, kMinMemoryAnnotation), kMinMemoryAnnotation, false,
+             tuning.min_memory_bytes, warnings);
+  ParseBound(Lookup(workload, pod, kMaxMemoryAnnotation), kMaxMemoryAnnotation, false,
+             tuning.max_memory_bytes, warnings);
+  DropCrossedBounds(tuning.min_cpu_millis, tuning.max_cpu_millis, kMinCpuAnnotation,
+                    kMaxCpuAnnotation, true, warnings);
+  DropCrossedBounds(tuning.min_memory_bytes, tuning.max_memory_bytes, kMinMemoryAnnotation,
+                    kMaxMemoryAnnotation, false, warnings);
+  ParseMarginInto(Lookup(workload, pod, kCpuMarginAnnotation), kCpuMarginAnnotation,
+                  tuning.cpu_margin, warnings);
+  ParseMarginInto(Lookup(workload, pod, kMemoryMarginAnnotation), kMemoryMarginAnnotation,
+                  tuning.memory_margin, warnings);
+  if (const std::string* value = Lookup(workload, pod, kKeepDeclaredAnnotation)) {
+    WorkloadTuning kept;
+    if (absl::Status status = ParseKeepDeclared(*value, kept); status.ok()) {
+      tuning.keep_cpu = kept.keep_cpu;
+      tuning.keep_memory = kept.keep_memory;
+    } else {
+      Warn(warnings, kKeepDeclaredAnnotation, absl::StrCat(status.message(), "; ignored"));
+    }
+  }
+  return tuning;
+}
+
+// A headroom.dev/ key headroom does not read is most likely a typo of one it does.
+void WarnUnknownKeys(const Annotations& annotations, std::vector<Reason>& warnings) {
+  std::vector<absl::string_view> unknown;
+  for (const auto& [key, value] : annotations) {
+    if (!absl::StartsWith(key, kAnnotationPrefix)) continue;
+    if (std::find(std::begin(kKnownKeys), std::end(kKnownKeys), key) != std::end(kKnownKeys)) {
+      continue;
+    }
+    unknown.push_back(key);
+  }
+  std::sort(unknown.begin(), unknown.end());  // map order is not stable; warnings should be
+  for (absl::string_view key : unknown) {
+    const absl::string_view nearest = NearestKnownKey(key);
+    warnings.push_back(
+        {"UnknownAnnotation",
+         absl::StrCat(absl::CEscape(key), " is not a key headroom reads",
+                      nearest.empty() ? "" : absl::StrCat(" (did you mean ", nearest, "?)"),
+                      "; ignored")});
+  }
+}
+
 }  // namespace
+
+absl::StatusOr<double> ParseMargin(absl::string_view text) {
+  absl::string_view body = absl::StripAsciiWhitespace(text);
+  const bool percent = absl::ConsumeSuffix(&body, "%");
+  double value = 0;
+  if (!absl::SimpleAtod(body, &value) || !std::isfinite(value)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", absl::CEscape(text), "\" is not a margin such as 20% or 0.2"));
+  }
+  if (percent) value /= 100;
+  if (value < 0 || value > 10) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("margin \"", absl::CEscape(text), "\" is outside 0% to 1000%"));
+  }
+  return value;
+}
+
+absl::Status ParseKeepDeclared(absl::string_view text, WorkloadTuning& tuning) {
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    const std::string name = absl::AsciiStrToLower(absl::StripAsciiWhitespace(item));
+    if (name == "cpu") {
+      tuning.keep_cpu = true;
+    } else if (name == "memory") {
+      tuning.keep_memory = true;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "\"", absl::CEscape(item), "\" is not a resource (want cpu, memory or cpu,memory)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::string_view NearestKnownKey(absl::string_view key) {
+  absl::string_view nearest;
+  size_t best = 4;  // at most 3 edits away
+  for (absl::string_view known : kKnownKeys) {
+    const size_t distance = EditDistance(key, known);
+    if (distance < best) {
+      best = distance;
+      nearest = known;
+    }
+  }
+  return nearest;
+}
 
 absl::string_view SizingPolicyName(SizingPolicy policy) {
   switch (policy) {
@@ -93,7 +254,16 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
   result.policy = defaults.policy;
   if (const std::string* value = Lookup(workload, pod, kPolicyAnnotation)) {
     absl::StatusOr<SizingPolicy> parsed = ParseSizingPolicy(*value);
-    if (parsed.ok()) {
+    if (parsed.ok() && (*parsed == SizingPolicy::kVpa || *parsed == SizingPolicy::kCrane)) {
+      // The VPA and Crane recommenders need their own histories, which only the simulator and
+      // `headroom recommend` keep; no running component can size a pod with them.
+      result.warnings.push_back(
+          {"InvalidAnnotation",
+           absl::StrCat(kPolicyAnnotation, ": ", SizingPolicyName(*parsed),
+                        " is compared in `headroom simulate` and `headroom recommend` only; "
+                        "the running components use ",
+                        SizingPolicyName(defaults.policy))});
+    } else if (parsed.ok()) {
       result.policy = *parsed;
     } else {
       result.warnings.push_back(
@@ -145,6 +315,9 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
       result.do_not_disrupt = true;
     }
   }
+  result.tuning = ResolveTuning(workload, pod, result.warnings);
+  WarnUnknownKeys(workload, result.warnings);
+  WarnUnknownKeys(pod, result.warnings);
   if (const std::string* value = Lookup(workload, pod, kEvictionPolicyAnnotation)) {
     absl::StatusOr<std::vector<KoordStrategy>> parsed = ParseEvictionPolicy(*value);
     if (parsed.ok()) {

@@ -2,16 +2,9 @@
 
 // Per-workload policy from annotations. Pod annotations override the owning workload's;
 // an invalid value is ignored with a warning (a Reason), never an error, so a typo cannot
-// stop a workload from running. See docs/annotations.md.
-//
-//   headroom.dev/policy             headroom | vpa | crane | static   which recommender sizes it
-//   headroom.dev/mode               enforce | recommend               recommend: compute, never
-//   apply headroom.dev/disable            "true"                            headroom leaves it
-//   alone headroom.dev/exclude            "true" (pod)                      no OOM eviction, no
-//   resize headroom.dev/eviction-ranking   low | medium | high | no-eviction
-//   headroom.dev/eviction-enabled   "true" (pod)                      opt in to CPUEvict-style
-//   eviction headroom.dev/eviction-policy    ["CPUEvict","BECPUEvict",...]     strategies allowed
-//   on the pod
+// stop a workload from running. Every key and its values: shared/annotations.h and
+// docs/annotations.md. A headroom.dev/ key headroom does not know is reported as a warning too,
+// with the known key it most resembles.
 
 #include <optional>
 #include <string>
@@ -23,6 +16,7 @@
 #include "shared/annotations.h"
 #include "shared/disruption.h"
 #include "shared/eviction_ranking.h"
+#include "shared/guard_rails.h"
 #include "shared/koordinator_eviction.h"
 #include "shared/reason.h"
 
@@ -32,6 +26,15 @@ enum class SizingPolicy { kHeadroom, kVpa, kCrane, kStatic };
 
 absl::string_view SizingPolicyName(SizingPolicy policy);
 absl::StatusOr<SizingPolicy> ParseSizingPolicy(absl::string_view text);
+
+// Parses a margin: "20%" or "0.2", at least 0 and at most 10 (1000%).
+absl::StatusOr<double> ParseMargin(absl::string_view text);
+
+// Parses kKeepDeclaredAnnotation: "cpu", "memory" or both, comma-separated, into `tuning`.
+absl::Status ParseKeepDeclared(absl::string_view text, WorkloadTuning& tuning);
+
+// The known headroom.dev/ key nearest to `key` (edit distance at most 3), or "" if none is.
+absl::string_view NearestKnownKey(absl::string_view key);
 
 // Parses kEvictionPolicyAnnotation: a JSON-style list of strategy names.
 absl::StatusOr<std::vector<KoordStrategy>> ParseEvictionPolicy(absl::string_view text);
@@ -55,6 +58,7 @@ struct WorkloadPolicy {
   bool allow_below_declared = false;  // guard_rails.h: requests may go below the declared ones
   bool allow_disruption = false;      // disruption.h: protected pods may be evicted
   bool do_not_disrupt = false;        // never evicted
+  WorkloadTuning tuning;              // guard_rails.h: bounds, margins, resources kept
   std::vector<Reason> warnings;       // ignored annotations and why
 };
 

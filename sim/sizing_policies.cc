@@ -152,7 +152,7 @@ class HeadroomPolicy : public SizingPolicy {
     last_shrink_[pod] = {};
     const GuardResult sized =
         SizeNewContainer(Snapshot(pod, now), Declared(pod), Policy(pod, 1).allow_below_declared,
-                         options_.actions.guard);
+                         Policy(pod, 1).tuning, options_.actions.guard);
     return ToSizing(sized.values, Declared(pod));
   }
 
@@ -184,6 +184,7 @@ class HeadroomPolicy : public SizingPolicy {
     input.memory_in_use_bytes = memory;
     input.history = s.history;
     input.allow_below_declared = Policy(pod, 1).allow_below_declared;
+    input.tuning = Policy(pod, 1).tuning;
     input.running = false;  // a restarted container
     input.now = now;
     const GuardResult guarded = SizeAtRuntime(input, stats, options_.actions.guard);
@@ -257,7 +258,7 @@ class HeadroomPolicy : public SizingPolicy {
   // eviction-ranking medium by their (simulated) operator; every workload opted in below the
   // declared requests when the options say so.
   WorkloadPolicy Policy(size_t pod, int replicas) const {
-    Annotations annotations;
+    Annotations annotations = options_.pod_annotations;
     if (pods_[pod].qos != "BE") annotations[std::string(kEvictionRankingAnnotation)] = "medium";
     PolicyDefaults defaults;
     defaults.allow_below_declared = options_.allow_below_declared;
@@ -286,6 +287,7 @@ class HeadroomPolicy : public SizingPolicy {
     state.containers.push_back(
         {Declared(pod), Values(current), last_shrink_[pod], memory_now_[pod], true});
     state.allow_below_declared = policy.allow_below_declared;
+    state.tuning = policy.tuning;
     state.disruption = DisruptionFactsOf(policy);
     state.disruption.owner_kind = "ReplicaSet";
     state.disruption.workload = pods_[pod].workload.empty() ? pods_[pod].name : pods_[pod].workload;

@@ -44,6 +44,9 @@ struct HeadroomOptions {
   // Every simulated workload carries headroom.dev/allow-below-declared: "true" (the daemons'
   // default is false: without the opt-in headroom never requests less than declared).
   bool allow_below_declared = true;
+  // Annotations every simulated pod carries (`headroom simulate --pod-annotations`), e.g. the
+  // per-workload tuning of shared/guard_rails.h, resolved as the daemons resolve them.
+  Annotations pod_annotations;
 };
 
 struct PodSizing {

@@ -206,6 +206,12 @@ TEST(SimulateCliTest, BadFlagsExitTwo) {
   const CliRun small = Headroom("simulate --node-shape 2,4Gi --pods 3 --duration 2h --warmup 1h");
   EXPECT_EQ(small.exit_code, 2);
   EXPECT_THAT(small.err, HasSubstr("larger than a node"));
+  const CliRun typo = Headroom(R"(simulate --pod-annotations '{"headroom.dev/min-cpus":"1"}')");
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_THAT(typo.err, HasSubstr("did you mean headroom.dev/min-cpu?"));
+  EXPECT_EQ(Headroom(R"(simulate --pod-annotations '["x"]')").exit_code, 2);
+  EXPECT_EQ(
+      Headroom(R"(simulate --pod-annotations '{"headroom.dev/cpu-margin":"lots"}')").exit_code, 2);
   const CliRun missing = Headroom("simulate --pod-list /does/not/exist.csv");
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.err, HasSubstr("/does/not/exist.csv"));

@@ -166,6 +166,30 @@ TEST(PlanNode, NeverBelowTheDeclaredRequestWithoutTheOptIn) {
   EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 1500);
 }
 
+// The pod template's tuning reaches the actuator's resizes (shared/guard_rails.h).
+TEST(PlanNode, TheWorkloadsBoundsShapeTheResize) {
+  // Memory grows from 512Mi to the 900Mi in use: at once, capped by the max-memory.
+  const ReportedPod pod = Reported("a", 300, 300, 900 * kMi, 900 * kMi);
+  NodePlan plan = Plan(Report({pod}), Api());
+  ASSERT_EQ(plan.resizes.size(), 1u) << SkipReason(plan, "resize");
+  EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 500);
+  EXPECT_EQ(plan.resizes[0].containers[0].after.memory_request_bytes, 900 * kMi);
+  // A min above the one step (500m) wins; the max-memory caps the growth.
+  plan = Plan(Report({pod}), Api([](ApiPod& p) {
+                p.annotations["headroom.dev/min-cpu"] = "800m";
+                p.annotations["headroom.dev/max-memory"] = "700Mi";
+              }));
+  ASSERT_EQ(plan.resizes.size(), 1u) << SkipReason(plan, "resize");
+  EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 800);
+  EXPECT_EQ(plan.resizes[0].containers[0].after.memory_request_bytes, 700 * kMi);
+  EXPECT_NE(plan.resizes[0].message.find("headroom.dev/min-cpu"), std::string::npos)
+      << plan.resizes[0].message;
+  // CPU and memory both kept: nothing to resize.
+  plan = Plan(Report({pod}),
+              Api([](ApiPod& p) { p.annotations["headroom.dev/keep-declared"] = "cpu,memory"; }));
+  EXPECT_TRUE(plan.resizes.empty());
+}
+
 TEST(PlanNode, AShrinkIsBoundedPerStepAndPerInterval) {
   ShrinkLedger ledger;
   ApiView api = Api();

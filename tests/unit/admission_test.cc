@@ -109,6 +109,50 @@ TEST(Admission, NeverBelowTheDeclaredRequestsWithoutTheOptIn) {
   EXPECT_EQ(AppliedResources(*decision)["requests"]["cpu"], "350m");
 }
 
+// Per-workload tuning on the pod template reaches the webhook's sizing (shared/guard_rails.h).
+TEST(Admission, TheWorkloadsBoundsAndOptOutsApply) {
+  const json declared = {{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}};
+  const struct {
+    json annotations;
+    std::string cpu;
+    std::string memory;
+  } cases[] = {
+      {nullptr, "350m", "96Mi"},
+      {{{"headroom.dev/max-cpu", "200m"}}, "200m", "96Mi"},
+      {{{"headroom.dev/min-memory", "300Mi"}}, "350m", "300Mi"},
+      {{{"headroom.dev/cpu-margin", "100%"}}, "700m", "96Mi"},
+      {{{"headroom.dev/keep-declared", "cpu"}}, "1", "96Mi"},
+  };
+  for (const auto& c : cases) {
+    absl::StatusOr<AdmissionDecision> decision =
+        DecideAdmission(Review(DeploymentPod(declared, c.annotations)),
+                        Stats("shop/Deployment/web", "app", kHistory), OptedIn());
+    ASSERT_TRUE(decision.ok()) << decision.status();
+    const json applied = AppliedResources(*decision);
+    EXPECT_EQ(applied["requests"]["cpu"], c.cpu) << c.annotations;
+    EXPECT_EQ(applied["requests"]["memory"], c.memory) << c.annotations;
+    EXPECT_TRUE(decision->warnings.empty());
+  }
+}
+
+TEST(Admission, IgnoredAnnotationsComeBackAsWarnings) {
+  absl::StatusOr<AdmissionDecision> decision = DecideAdmission(
+      Review(DeploymentPod({{"requests", {{"cpu", "1"}}}},
+                           {{"headroom.dev/max-cpus", "200m"}, {"headroom.dev/mode", "dry"}})),
+      Stats("shop/Deployment/web", "app", kHistory), OptedIn());
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  ASSERT_EQ(decision->warnings.size(), 2u);
+  const json response = AdmissionResponse(*decision, true)["response"];
+  ASSERT_TRUE(response.contains("warnings"));
+  EXPECT_EQ(response["warnings"].size(), 2u);
+  EXPECT_NE(response["warnings"].dump().find("did you mean headroom.dev/max-cpu?"),
+            std::string::npos)
+      << response.dump();
+  // Without warnings the field is absent, as the API expects.
+  decision->warnings.clear();
+  EXPECT_FALSE(AdmissionResponse(*decision, true)["response"].contains("warnings"));
+}
+
 TEST(Admission, AWorkloadStillWarmingUpKeepsItsDeclaredValues) {
   WorkloadContainerStats young = kHistory;
   young.history = absl::Minutes(10);

@@ -139,6 +139,122 @@ TEST(GuardRails, Table) {
   }
 }
 
+// The workload's own tuning (headroom.dev/min-cpu, max-memory, cpu-margin, keep-declared, ...):
+// a new container (no shrink steps) with 30 h of history, so only the tuning and the floors act.
+TEST(GuardRails, WorkloadTuningTable) {
+  struct Case {
+    std::string name;
+    WorkloadTuning tuning;
+    absl::Duration history;
+    SizedValues want;
+    std::vector<std::string> codes;
+  };
+  auto created = [](absl::Duration history) {
+    GuardInput input = Input(history);
+    input.running = false;
+    input.proposed = {400, 300 * kMi, 600 * kMi};
+    return input;
+  };
+  const absl::Duration warm = absl::Hours(30);
+  std::vector<Case> cases;
+  cases.push_back({"no tuning: the proposal", {}, warm, {400, 300 * kMi, 600 * kMi}, {}});
+  {
+    WorkloadTuning t;
+    t.max_cpu_millis = 250;
+    t.max_memory_bytes = 200 * kMi;
+    cases.push_back({"max bounds cap the requests, not the limit",
+                     t,
+                     warm,
+                     {250, 200 * kMi, 600 * kMi},
+                     {"MaxBound", "MaxBound"}});
+  }
+  {
+    WorkloadTuning t;
+    t.min_cpu_millis = 500;
+    t.min_memory_bytes = 700 * kMi;
+    cases.push_back({"min bounds raise the requests, and the limit follows the request",
+                     t,
+                     warm,
+                     {500, 700 * kMi, 700 * kMi},
+                     {"MinBound", "MinBound", "RequestFloor"}});
+  }
+  {
+    WorkloadTuning t;
+    t.cpu_margin = 0.25;
+    t.memory_margin = 1.0;
+    cases.push_back(
+        {"margins on the requests", t, warm, {500, 600 * kMi, 600 * kMi}, {"Margin", "Margin"}});
+  }
+  {
+    WorkloadTuning t;
+    t.cpu_margin = 1.0;
+    t.max_cpu_millis = 600;
+    cases.push_back({"the max bounds the margin",
+                     t,
+                     warm,
+                     {600, 300 * kMi, 600 * kMi},
+                     {"Margin", "MaxBound"}});
+  }
+  {
+    WorkloadTuning t;
+    t.max_cpu_millis = 5;
+    cases.push_back({"the CPU floor wins over a max below it",
+                     t,
+                     warm,
+                     {25, 300 * kMi, 600 * kMi},
+                     {"MaxBound", "CpuFloor"}});
+  }
+  {
+    WorkloadTuning t;
+    t.keep_memory = true;
+    cases.push_back({"memory kept: request and limit stay as they are",
+                     t,
+                     warm,
+                     {400, 1024 * kMi, 2048 * kMi},
+                     {"KeptByWorkload"}});
+  }
+  {
+    WorkloadTuning t;
+    t.keep_cpu = true;
+    t.keep_memory = true;
+    t.min_cpu_millis = 4000;
+    cases.push_back({"both kept: nothing changes, not even by a min bound",
+                     t,
+                     warm,
+                     {1000, 1024 * kMi, 2048 * kMi},
+                     {"KeptByWorkload"}});
+  }
+  {
+    WorkloadTuning t;
+    t.min_cpu_millis = 1500;
+    t.max_memory_bytes = 10 * kMi;
+    cases.push_back({"warming up: a min still raises, a max does not tighten",
+                     t,
+                     absl::Seconds(10),
+                     {1500, 1024 * kMi, 2048 * kMi},
+                     {"WarmingUp", "MinBound"}});
+  }
+  for (const Case& c : cases) {
+    GuardInput input = created(c.history);
+    input.tuning = c.tuning;
+    const GuardResult result = ApplyGuardRails(input, GuardRailConfig{});
+    EXPECT_EQ(result.values, c.want) << c.name;
+    std::vector<std::string> codes;
+    for (const Reason& reason : result.reasons) codes.push_back(reason.code);
+    EXPECT_EQ(codes, c.codes) << c.name;
+  }
+}
+
+TEST(GuardRails, TuningReasonsNameTheAnnotation) {
+  GuardInput input = Input(absl::Hours(30));
+  input.running = false;
+  input.tuning.max_memory_bytes = 64 * kMi;
+  const GuardResult result = ApplyGuardRails(input, GuardRailConfig{});
+  ASSERT_FALSE(result.reasons.empty());
+  EXPECT_EQ(result.reasons[0].message,
+            "memory request 100Mi lowered to 64Mi: the workload's headroom.dev/max-memory");
+}
+
 TEST(GuardRails, AShrinkIsRecordedForTheNextStep) {
   GuardResult result = ApplyGuardRails(Input(absl::Hours(30)), GuardRailConfig{});
   EXPECT_EQ(result.last_shrink.cpu_request, kNow);

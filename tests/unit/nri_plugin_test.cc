@@ -411,6 +411,29 @@ TEST(NriPlugin, CreateContainerRemovesQuotaThenRaisesMemoryAfterOom) {
   EXPECT_EQ(reply.adjust().linux().resources().memory().limit().value(), 64 * kMi);
 }
 
+TEST(NriPlugin, AWorkloadThatKeepsItsMemoryGetsNoLimitAfterAnOom) {
+  NodeState state;
+  NriPlugin plugin({}, state, [] { return absl::FromUnixSeconds(1795331119); });
+  NriStub stub(plugin.Handlers());
+  state.RecordOom("ns/Pod/hog#app", absl::FromUnixSeconds(1795331119), 32 * kMi);
+  napi::CreateContainerRequest request = CreateRequest("hog", "c1", 0, 32 * kMi);
+  napi::StringEntry* annotation = request.mutable_pod()->add_annotations();
+  annotation->set_key("headroom.dev/keep-declared");
+  annotation->set_value("memory");
+  EXPECT_FALSE(Create(stub, request).adjust().linux().resources().memory().has_limit());
+  ASSERT_TRUE(state.Get("c1").has_value());
+  EXPECT_TRUE(state.Get("c1")->tuning.keep_memory);
+  // Without the annotation the OOM raises the limit (the control).
+  EXPECT_EQ(Create(stub, CreateRequest("hog", "c2", 0, 32 * kMi))
+                .adjust()
+                .linux()
+                .resources()
+                .memory()
+                .limit()
+                .value(),
+            64 * kMi);
+}
+
 TEST(NriPlugin, DryRunAndExcludedNamespacesChangeNothing) {
   NodeState state;
   NriPlugin dry({.dry_run = true}, state, [] { return absl::UnixEpoch(); });

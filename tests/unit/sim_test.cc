@@ -179,6 +179,31 @@ TEST(SimulatorTest, HeadroomSharesHeadroomWhereStaticReservesPeaks) {
   EXPECT_LT(headroom.summary.requested_memory_bytes, fixed.summary.requested_memory_bytes);
 }
 
+// The per-workload tuning reaches the simulated headroom policy through the product's guard
+// rails: a min-cpu keeps the requests up; keep-declared leaves them as declared.
+TEST(SimulatorTest, PodAnnotationsTuneTheHeadroomPolicy) {
+  std::vector<PodSpec> pods;
+  std::vector<std::vector<int64_t>> cpu;
+  std::vector<std::vector<int64_t>> memory;
+  constexpr int kMinutes = 3 * 1440;
+  for (int p = 0; p < 4; ++p) {
+    pods.push_back({"p" + std::to_string(p), {1000, kGi}, "LS"});
+    cpu.push_back(std::vector<int64_t>(kMinutes, 200));
+    memory.push_back(std::vector<int64_t>(kMinutes, kGi / 2));
+  }
+  SimulationConfig config = FixedCluster(PolicyKind::kHeadroom, 0);
+  config.autoscale = true;
+  config.warmup_minutes = 2 * 1440;
+  const UsageTraces usage = Traces(cpu, memory);
+  const auto requested_cpu = [&](Annotations annotations) {
+    config.headroom.pod_annotations = std::move(annotations);
+    return SimulatePolicy(PolicyKind::kHeadroom, pods, usage, config).summary.requested_cpu_millis;
+  };
+  EXPECT_LT(requested_cpu({}), 2000);
+  EXPECT_DOUBLE_EQ(requested_cpu({{"headroom.dev/min-cpu", "700m"}}), 4 * 700);
+  EXPECT_DOUBLE_EQ(requested_cpu({{"headroom.dev/keep-declared", "cpu"}}), 4000);
+}
+
 TEST(SimulatorTest, SameSeedSameResultOtherSeedOtherResult) {
   std::vector<PodSpec> pods;
   for (int p = 0; p < 12; ++p) {

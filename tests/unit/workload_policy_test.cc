@@ -30,7 +30,10 @@ TEST(WorkloadPolicyTest, PodAnnotationsOverrideTheWorkload) {
                            {"headroom.dev/exclude", "true"},
                            {"headroom.dev/mode", "recommend"}};
   const WorkloadPolicy p = ResolveWorkloadPolicy(workload, pod, "StatefulSet", 1);
-  EXPECT_EQ(p.policy, SizingPolicy::kCrane);
+  // crane wins over vpa, and is refused: no running component sizes with it.
+  EXPECT_EQ(p.policy, SizingPolicy::kHeadroom);
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_THAT(p.warnings[0].message, HasSubstr("crane is compared in `headroom simulate`"));
   EXPECT_EQ(p.ranking.ranking, EvictionRanking::kHigh);
   EXPECT_TRUE(p.excluded);
   EXPECT_TRUE(p.recommend_only);
@@ -77,6 +80,71 @@ TEST(WorkloadPolicyTest, EvictionOptIn) {
   ASSERT_TRUE(p.allowed_strategies.has_value());
   EXPECT_THAT(*p.allowed_strategies,
               ElementsAre(KoordStrategy::kBeCpuEvict, KoordStrategy::kCpuEvict));
+}
+
+TEST(WorkloadPolicyTest, TuningFromAnnotations) {
+  const Annotations pod = {
+      {"headroom.dev/min-cpu", "100m"},        {"headroom.dev/max-cpu", "2"},
+      {"headroom.dev/min-memory", "64Mi"},     {"headroom.dev/max-memory", "1Gi"},
+      {"headroom.dev/cpu-margin", "20%"},      {"headroom.dev/memory-margin", "0.5"},
+      {"headroom.dev/keep-declared", "memory"}};
+  const WorkloadPolicy p = ResolveWorkloadPolicy({}, pod, "Deployment", 3);
+  EXPECT_TRUE(p.warnings.empty());
+  WorkloadTuning want;
+  want.min_cpu_millis = 100;
+  want.max_cpu_millis = 2000;
+  want.min_memory_bytes = int64_t{64} << 20;
+  want.max_memory_bytes = int64_t{1} << 30;
+  want.cpu_margin = 0.2;
+  want.memory_margin = 0.5;
+  want.keep_memory = true;
+  EXPECT_EQ(p.tuning, want);
+}
+
+TEST(WorkloadPolicyTest, BadTuningIsIgnoredWithAReason) {
+  const struct {
+    Annotations pod;
+    std::string warning;
+  } cases[] = {
+      {{{"headroom.dev/min-cpu", "lots"}}, "headroom.dev/min-cpu: "},
+      {{{"headroom.dev/max-memory", "-1Gi"}}, "headroom.dev/max-memory: "},
+      {{{"headroom.dev/min-cpu", "2"}, {"headroom.dev/max-cpu", "1"}},
+       "headroom.dev/min-cpu: 2 is above headroom.dev/max-cpu 1; both ignored"},
+      {{{"headroom.dev/cpu-margin", "2000%"}}, "outside 0% to 1000%"},
+      {{{"headroom.dev/memory-margin", "x"}}, "is not a margin such as 20% or 0.2"},
+      {{{"headroom.dev/keep-declared", "cpu,gpu"}}, "\"gpu\" is not a resource"},
+  };
+  for (const auto& c : cases) {
+    const WorkloadPolicy p = ResolveWorkloadPolicy({}, c.pod, "Deployment", 3);
+    EXPECT_EQ(p.tuning, WorkloadTuning{}) << c.warning;
+    ASSERT_EQ(p.warnings.size(), 1u) << c.warning;
+    EXPECT_EQ(p.warnings[0].code, "InvalidAnnotation");
+    EXPECT_THAT(p.warnings[0].message, HasSubstr(c.warning));
+  }
+}
+
+TEST(WorkloadPolicyTest, UnknownKeysAreReportedWithTheNearestKnownOne) {
+  const Annotations pod = {{"headroom.dev/max-cpus", "2"},
+                           {"headroom.dev/zzzzzzzzzz", "1"},
+                           {"example.com/max-cpus", "2"},
+                           {"headroom.dev/workload", "ns/Deployment/web"}};
+  const WorkloadPolicy p = ResolveWorkloadPolicy({}, pod, "Deployment", 3);
+  ASSERT_EQ(p.warnings.size(), 2u);
+  EXPECT_EQ(p.warnings[0].code, "UnknownAnnotation");
+  EXPECT_EQ(p.warnings[0].message,
+            "headroom.dev/max-cpus is not a key headroom reads (did you mean "
+            "headroom.dev/max-cpu?); ignored");
+  EXPECT_EQ(p.warnings[1].message, "headroom.dev/zzzzzzzzzz is not a key headroom reads; ignored");
+  EXPECT_FALSE(p.tuning.max_cpu_millis.has_value());
+}
+
+TEST(MarginParseTest, Table) {
+  EXPECT_THAT(ParseMargin("20%"), IsOkAndHolds(0.2));
+  EXPECT_THAT(ParseMargin(" 0.5 "), IsOkAndHolds(0.5));
+  EXPECT_THAT(ParseMargin("0"), IsOkAndHolds(0.0));
+  EXPECT_THAT(ParseMargin("-1%"), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ParseMargin("nan"), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ParseMargin(""), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(EvictionPolicyParseTest, Table) {
