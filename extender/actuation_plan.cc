@@ -62,6 +62,9 @@ PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
   demand.optimizable = !reported.containers.empty() && SizingBlockedBy(policy).empty();
   state.allow_below_declared = policy.allow_below_declared;
   state.tuning = policy.tuning;
+  if (view.hpa_for) {
+    (void)KeepForHpa(view.hpa_for(WorkloadKeyOf(*api)), view.hpa_mode, state.tuning);
+  }
   state.resize_blocked_by = ResizeBlockedBy(*api, policy);
   state.disruption = DisruptionFactsFor(*api, count, policy);
   const std::vector<DeclaredResources> declared = DeclaredOf(*api);

@@ -25,6 +25,7 @@
 #include "extender/pod_index.h"
 #include "shared/disruption.h"
 #include "shared/guard_rails.h"
+#include "shared/hpa.h"
 #include "shared/node_actions.h"
 
 namespace headroom::extender {
@@ -81,6 +82,10 @@ struct ApiView {
   absl::flat_hash_map<std::string, WorkloadCount> counts;  // by ControllerKey
   const ShrinkLedger* ledger = nullptr;                    // may be null: nothing shrank yet
   PolicyDefaults defaults;
+  // The HPAs of a workload ("namespace/Kind/name") and what to do about them (shared/hpa.h);
+  // unset: no HPA is known.
+  std::function<std::optional<HpaScaling>(const std::string& workload_key)> hpa_for;
+  HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;
 };
 
 // Why headroom must not resize `pod` at all ("" when it may); `policy` is PolicyOf(pod, ...).

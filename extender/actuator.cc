@@ -278,6 +278,8 @@ void Actuator::RunOnce(absl::Time now) {
   api.counts = pods_.WorkloadCounts();
   api.ledger = &shrinks_;
   api.defaults = options_.defaults;
+  api.hpa_for = options_.hpa_for;
+  api.hpa_mode = options_.hpa_mode;
   const std::vector<NodeReport> reports = view_.FreshReports(now);
   for (const NodeReport& report : reports) {
     const NodePlan plan = PlanNode(report, api, options_.actions, cpu_over_, now);

@@ -69,6 +69,9 @@ class Actuator {
     OomPolicyConfig oom;
     ActionConfig actions;     // guard rails, resize threshold, CPU eviction delay
     PolicyDefaults defaults;  // allow_below_declared: the cluster-wide default
+    // The HPAs of a workload and what to do about them (shared/hpa.h); unset: none known.
+    std::function<std::optional<HpaScaling>(const std::string& workload_key)> hpa_for;
+    HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;
     // Pods in these namespaces are never resized or evicted (e.g. kube-system).
     std::vector<std::string> excluded_namespaces;
     // Checked before every pass: false skips it (another replica holds the leader Lease).

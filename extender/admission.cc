@@ -189,9 +189,13 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   PolicyDefaults defaults;
   defaults.allow_below_declared = options.guard.allow_below_declared;
   const std::string owner_kind = owner.has_value() ? owner->kind : "";
-  const WorkloadPolicy policy =
+  WorkloadPolicy policy =
       ResolveWorkloadPolicy({}, annotations, owner_kind, std::nullopt, defaults);
   for (const Reason& warning : policy.warnings) decision.warnings.push_back(warning.message);
+  // A resource an HPA scales on by utilisation is kept (its reason reaches the guard rails').
+  if (options.hpa_for) {
+    (void)KeepForHpa(options.hpa_for(decision.workload_key), options.hpa_mode, policy.tuning);
+  }
   // The pod's workload key, decided here from its owner, goes on the pod for headroom-nri
   // (shared/workload_key.h), replacing any value the pod came with. A pod without an owner
   // and without a name yet (generateName) is left to the node, which names it as we would;

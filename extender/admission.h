@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "shared/guard_rails.h"
+#include "shared/hpa.h"
 #include "shared/usage_stats.h"
 
 namespace headroom::extender {
@@ -38,6 +39,10 @@ struct AdmissionOptions {
   std::vector<std::string> excluded_namespaces = {"kube-system", "kube-public", "kube-node-lease"};
   bool strip_cpu_limits = true;
   GuardRailConfig guard;  // guard.allow_below_declared: the cluster-wide default
+  // The HPAs of a workload ("namespace/Kind/name"), and what to do about them (shared/hpa.h);
+  // unset: no HPA is known.
+  std::function<std::optional<HpaScaling>(const std::string& workload_key)> hpa_for;
+  HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;
 };
 
 using WorkloadContainerStats = UsageSnapshot;

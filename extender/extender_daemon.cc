@@ -14,6 +14,7 @@
 #include "app/daemon.h"
 #include "extender/admin_authorizer.h"
 #include "extender/api_nodes.h"
+#include "extender/hpa_index.h"
 #include "extender/list_watcher.h"
 #include "extender/metrics.h"
 #include "extender/pod_index.h"
@@ -36,13 +37,13 @@ int Fail(absl::string_view message) {
 // One client per use: a client cancels its own running watch at shutdown, and a slow
 // TokenReview never waits behind a watch.
 struct KubeClients {
-  std::unique_ptr<io::KubeClient> pods, nodes, writes, reviews, lease;
+  std::unique_ptr<io::KubeClient> pods, nodes, hpas, writes, reviews, lease;
 };
 
 absl::StatusOr<KubeClients> ConnectKube(const io::KubeConfig& config) {
   KubeClients clients;
-  for (auto* slot :
-       {&clients.pods, &clients.nodes, &clients.writes, &clients.reviews, &clients.lease}) {
+  for (auto* slot : {&clients.pods, &clients.nodes, &clients.hpas, &clients.writes,
+                     &clients.reviews, &clients.lease}) {
     absl::StatusOr<std::unique_ptr<io::KubeClient>> client = io::KubeClient::Create(config);
     if (!client.ok()) return client.status();
     *slot = *std::move(client);
@@ -150,6 +151,26 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
   ApiNodeTracker api_nodes(view);
   std::unique_ptr<ListWatcher> pod_watch;
   std::unique_ptr<ListWatcher> node_watch;
+  // HPAs, for --hpa-scaled-resources=keep: until they are listed every workload is judged as
+  // if an HPA scaled it on both resources (nothing is sized that an HPA might read).
+  HpaIndex hpas;
+  std::unique_ptr<ListWatcher> hpa_watch;
+  Actuator::Options actuation = config.actuation;
+  if (config.kube && config.server.admission.hpa_mode == HpaResourcesMode::kKeep) {
+    hpa_watch = std::make_unique<ListWatcher>(
+        *kube.hpas, HpaWatch(),
+        ListWatcher::Handlers{[&](std::vector<nlohmann::json> items) { hpas.Replace(items); },
+                              [&](const WatchEvent& event) { hpas.Apply(event); }},
+        logger);
+    const auto hpa_for = [&hpas, &hpa_watch](const std::string& workload_key) {
+      if (!hpa_watch->synced()) {
+        return std::optional<HpaScaling>(HpaScaling{"(HPAs not listed yet)", true, true});
+      }
+      return hpas.For(workload_key);
+    };
+    options.admission.hpa_for = hpa_for;
+    actuation.hpa_for = hpa_for;
+  }
   if (config.kube) {
     node_watch = std::make_unique<ListWatcher>(
         *kube.nodes, NodesWatch(),
@@ -216,7 +237,6 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
   }
 
   // The actuator, acting only while it holds the leader Lease.
-  Actuator::Options actuation = config.actuation;
   std::unique_ptr<LeaderElector> elector;
   if (config.election) {
     elector = std::make_unique<LeaderElector>(*config.election, LeaseApiOver(*kube.lease), logger);
@@ -307,6 +327,9 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
     Worker node_watcher([&] {
       if (node_watch != nullptr) node_watch->Run();
     });
+    Worker hpa_watcher([&] {
+      if (hpa_watch != nullptr) hpa_watch->Run();
+    });
     // Joined after the actuator: releases the Lease, so a successor need not wait for it.
     Worker elector_thread([&] {
       if (elector != nullptr) elector->Run();
@@ -327,6 +350,7 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
     stopping.Notify();
     if (pod_watch != nullptr) pod_watch->Stop();
     if (node_watch != nullptr) node_watch->Stop();
+    if (hpa_watch != nullptr) hpa_watch->Stop();
     if (actuator != nullptr) actuator->Stop();
     if (elector != nullptr) elector->Stop();
   }  // the workers join here, in reverse order of their start

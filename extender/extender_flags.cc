@@ -98,6 +98,10 @@ ABSL_FLAG(std::vector<std::string>, admission_exclude_namespaces,
 ABSL_FLAG(bool, admission_strip_cpu_limits, true,
           "Admission webhook: remove CPU limits (a container with only a limit keeps it as its "
           "request), so kubelet puts no CPU quota on the pod.");
+ABSL_FLAG(std::string, hpa_scaled_resources, "keep",
+          "For a workload whose HorizontalPodAutoscaler scales on CPU or memory utilisation: "
+          "keep (the requests of that resource stay as declared, so the HPA's target keeps its "
+          "meaning; needs list/watch of HPAs) or resize (size it anyway; no HPA watch).");
 ABSL_FLAG(bool, actuate, false,
           "Resize running pods (pods/resize) and evict (Eviction API) as the per-node "
           "optimisation and OOM kills call for. Needs the Kubernetes API.");
@@ -253,6 +257,13 @@ absl::Status ActuationFromFlags(ExtenderConfig& config, const ActionConfig& acti
   config.server.admission.excluded_namespaces = absl::GetFlag(FLAGS_admission_exclude_namespaces);
   config.server.admission.strip_cpu_limits = absl::GetFlag(FLAGS_admission_strip_cpu_limits);
   config.server.admission.guard = actions.guard;
+  absl::StatusOr<HpaResourcesMode> hpa_mode =
+      ParseHpaResourcesMode(absl::GetFlag(FLAGS_hpa_scaled_resources));
+  if (!hpa_mode.ok()) {
+    return Invalid(absl::StrCat("--hpa-scaled-resources: ", hpa_mode.status().message()));
+  }
+  config.server.admission.hpa_mode = *hpa_mode;
+  config.actuation.hpa_mode = *hpa_mode;
   Actuator::Options& actuation = config.actuation;
   actuation.dry_run = absl::GetFlag(FLAGS_dry_run);
   actuation.kill_switch_file = absl::GetFlag(FLAGS_kill_switch_file);

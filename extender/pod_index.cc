@@ -79,6 +79,12 @@ std::string ControllerKey(const ApiPod& pod) {
   return absl::StrCat(pod.pod_namespace, "/", pod.owner_kind, "/", pod.owner_name);
 }
 
+std::string WorkloadKeyOf(const ApiPod& pod) {
+  std::optional<ControllerRef> controller;
+  if (!pod.owner_kind.empty()) controller = ControllerRef{pod.owner_kind, pod.owner_name};
+  return WorkloadKeyFromController(pod.pod_namespace, pod.name, pod.key_labels, controller);
+}
+
 WorkloadCount CountOf(const absl::flat_hash_map<std::string, WorkloadCount>& counts,
                       const ApiPod& pod) {
   const auto it = counts.find(ControllerKey(pod));

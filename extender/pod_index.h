@@ -58,6 +58,10 @@ struct WorkloadCount {
 // "namespace/Kind/name" of the pod's controller; "" without one.
 std::string ControllerKey(const ApiPod& pod);
 
+// The pod's workload key as the webhook decides it (shared/workload_key.h): a Deployment's
+// ReplicaSet is the Deployment.
+std::string WorkloadKeyOf(const ApiPod& pod);
+
 // The count of the pod's controller in `counts` (zero without a controller or an entry).
 WorkloadCount CountOf(const absl::flat_hash_map<std::string, WorkloadCount>& counts,
                       const ApiPod& pod);

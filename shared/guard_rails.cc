@@ -158,21 +158,21 @@ void ApplyTuning(int64_t& amount, Value value, const WorkloadTuning& tuning,
 // The values a workload opted out of leave the proposal: the caller does not manage them.
 SizedValues WithoutOptedOut(SizedValues proposed, const WorkloadTuning& tuning,
                             std::vector<Reason>& reasons) {
-  std::vector<std::string> kept;
+  const auto keep = [&](absl::string_view resource, const std::string& why) {
+    reasons.push_back(
+        {"KeptByWorkload",
+         absl::StrCat(resource, " left as it is: ",
+                      why.empty() ? "the workload's headroom.dev/keep-declared" : why)});
+  };
   if (tuning.keep_cpu && proposed.cpu_request_millis.has_value()) {
     proposed.cpu_request_millis.reset();
-    kept.push_back("cpu");
+    keep("cpu", tuning.keep_cpu_why);
   }
   if (tuning.keep_memory &&
       (proposed.memory_request_bytes.has_value() || proposed.memory_limit_bytes.has_value())) {
     proposed.memory_request_bytes.reset();
     proposed.memory_limit_bytes.reset();
-    kept.push_back("memory");
-  }
-  if (!kept.empty()) {
-    reasons.push_back({"KeptByWorkload",
-                       absl::StrCat(absl::StrJoin(kept, " and "), " left as it is: the workload's ",
-                                    "headroom.dev/keep-declared")});
+    keep("memory", tuning.keep_memory_why);
   }
   return proposed;
 }

@@ -33,6 +33,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -81,6 +82,9 @@ struct WorkloadTuning {
   double memory_margin = 0;  // fraction added to the proposed memory request
   bool keep_cpu = false;     // opted out: the CPU request (and weight) stays as it is
   bool keep_memory = false;  // opted out: the memory request and limit stay as they are
+  // Why a resource is kept, when not the workload's headroom.dev/keep-declared (e.g. an HPA).
+  std::string keep_cpu_why;
+  std::string keep_memory_why;
 
   bool operator==(const WorkloadTuning&) const = default;
 };

@@ -190,6 +190,23 @@ TEST(PlanNode, TheWorkloadsBoundsShapeTheResize) {
   EXPECT_TRUE(plan.resizes.empty());
 }
 
+TEST(PlanNode, AResourceAnHpaScalesOnIsNotResized) {
+  const ReportedPod pod = Reported("a", 300, 300, 200 * kMi, 200 * kMi);
+  ApiView api = Api([](ApiPod& p) { p.key_labels = {{"pod-template-hash", "7d"}}; });
+  std::string asked;
+  api.hpa_for = [&asked](const std::string& key) -> std::optional<HpaScaling> {
+    asked = key;
+    return HpaScaling{"shop/a", false, true};
+  };
+  const NodePlan plan = Plan(Report({pod}), api);
+  // The Deployment's key, not its ReplicaSet's.
+  EXPECT_EQ(asked, "shop/Deployment/a");
+  ASSERT_EQ(plan.resizes.size(), 1u) << SkipReason(plan, "resize");
+  EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 500);
+  EXPECT_EQ(plan.resizes[0].containers[0].after.memory_request_bytes, 512 * kMi);
+  EXPECT_EQ(plan.resizes[0].containers[0].after.memory_limit_bytes, 1024 * kMi);
+}
+
 TEST(PlanNode, AShrinkIsBoundedPerStepAndPerInterval) {
   ShrinkLedger ledger;
   ApiView api = Api();

@@ -135,6 +135,28 @@ TEST(Admission, TheWorkloadsBoundsAndOptOutsApply) {
   }
 }
 
+TEST(Admission, AResourceAnHpaScalesOnKeepsItsDeclaredRequest) {
+  const json declared = {{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}};
+  AdmissionOptions options = OptedIn();
+  options.hpa_for = [](const std::string& key) -> std::optional<HpaScaling> {
+    if (key == "shop/Deployment/web") return HpaScaling{"shop/web", true, false};
+    return std::nullopt;
+  };
+  absl::StatusOr<AdmissionDecision> decision = DecideAdmission(
+      Review(DeploymentPod(declared)), Stats("shop/Deployment/web", "app", kHistory), options);
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  EXPECT_EQ(AppliedResources(*decision)["requests"]["cpu"], "1");
+  EXPECT_EQ(AppliedResources(*decision)["requests"]["memory"], "96Mi");
+  EXPECT_NE(decision->annotation.find("cpu left as it is: HPA shop/web"), std::string::npos)
+      << decision->annotation;
+  // --hpa-scaled-resources=resize: sized as any other workload.
+  options.hpa_mode = HpaResourcesMode::kResize;
+  decision = DecideAdmission(Review(DeploymentPod(declared)),
+                             Stats("shop/Deployment/web", "app", kHistory), options);
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  EXPECT_EQ(AppliedResources(*decision)["requests"]["cpu"], "350m");
+}
+
 TEST(Admission, IgnoredAnnotationsComeBackAsWarnings) {
   absl::StatusOr<AdmissionDecision> decision = DecideAdmission(
       Review(DeploymentPod({{"requests", {{"cpu", "1"}}}},

@@ -222,7 +222,7 @@ TEST(GuardRails, WorkloadTuningTable) {
                      t,
                      warm,
                      {1000, 1024 * kMi, 2048 * kMi},
-                     {"KeptByWorkload"}});
+                     {"KeptByWorkload", "KeptByWorkload"}});
   }
   {
     WorkloadTuning t;
