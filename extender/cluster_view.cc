@@ -96,6 +96,31 @@ void ClusterView::ErasePlacementLocked(const std::string& pod_uid) {
   placements_.erase(it);
 }
 
+void ClusterView::UpdateCordonLocked(NodeState& state, absl::Time now) const {
+  if (now - state.cordon_evaluated < absl::Seconds(1) && now >= state.cordon_evaluated) return;
+  std::optional<LoadObservation> load;
+  if (state.report.load1.has_value()) {
+    load = LoadObservation{state.report.reported_at, *state.report.load1, state.report.cpus};
+  }
+  state.cordon = NextLoadCordonState(state.cordon, load, now, options_.cordon);
+  state.cordon_evaluated = now;
+  state.footprint.cordoned = state.cordon.cordoned;
+  state.footprint.cordon_reason = state.footprint.cordoned ? state.cordon.reason : Reason{};
+  state.footprint.load = state.cordon.load;
+}
+
+absl::flat_hash_map<std::string, LoadCordonState> ClusterView::LoadCordons(absl::Time now) {
+  absl::flat_hash_map<std::string, LoadCordonState> cordons;
+  absl::MutexLock lock(&mu_);
+  for (auto& [name, state] : nodes_) {
+    // A node without a fresh report is unknown (the filter passes it).
+    if (now - state.report.reported_at > options_.report_stale_after) continue;
+    UpdateCordonLocked(state, now);
+    cordons.emplace(name, state.cordon);
+  }
+  return cordons;
+}
+
 const NodeFootprint* ClusterView::JudgedNodeLocked(absl::string_view name, absl::Time now,
                                                    const std::vector<const PodFootprint*>& placed,
                                                    NodeFootprint& scratch) {
@@ -105,17 +130,7 @@ const NodeFootprint* ClusterView::JudgedNodeLocked(absl::string_view name, absl:
   }
   NodeState& state = it->second;
   NodeFootprint& footprint = state.footprint;  // brought up to date in place: no copy
-  if (now - state.cordon_evaluated >= absl::Seconds(1) || now < state.cordon_evaluated) {
-    std::optional<LoadObservation> load;
-    if (state.report.load1.has_value()) {
-      load = LoadObservation{state.report.reported_at, *state.report.load1, state.report.cpus};
-    }
-    state.cordon = NextLoadCordonState(state.cordon, load, now, options_.cordon);
-    state.cordon_evaluated = now;
-    footprint.cordoned = state.cordon.cordoned;
-    footprint.cordon_reason = footprint.cordoned ? state.cordon.reason : Reason{};
-    footprint.load = state.cordon.load;
-  }
+  UpdateCordonLocked(state, now);
   // The API's allocatable, when it lists the node, over the reported one.
   footprint.allocatable = state.report.allocatable;
   footprint.max_pods = state.report.max_pods;

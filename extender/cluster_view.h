@@ -106,6 +106,9 @@ class ClusterView {
   size_t PlacementCount() const;
 
   size_t NodeCount() const;
+  // The load cordon of every node with a fresh report at `now`, brought up to date as the
+  // filter does; a node without one is absent (unknown).
+  absl::flat_hash_map<std::string, LoadCordonState> LoadCordons(absl::Time now);
   // Nodes the API lists, and how many of them have a fresh report at `now` (readiness).
   std::pair<size_t, size_t> ApiNodesReported(absl::Time now) const;
   // Age of the oldest and newest node report at `now` (zero when there is none).
@@ -127,6 +130,9 @@ class ClusterView {
                                         const std::vector<const PodFootprint*>& placed,
                                         NodeFootprint& scratch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ExpirePlacementsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Re-evaluates the node's load cordon, at most once a second.
+  void UpdateCordonLocked(NodeState& state, absl::Time now) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ErasePlacementLocked(const std::string& pod_uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether statistics of this workload container may be kept (max_workload_containers).
   bool HasRoomForLocked(const std::string& workload_container) const

@@ -14,6 +14,7 @@
 #include "app/daemon.h"
 #include "extender/admin_authorizer.h"
 #include "extender/api_nodes.h"
+#include "extender/cordon_taint.h"
 #include "extender/hpa_index.h"
 #include "extender/list_watcher.h"
 #include "extender/metrics.h"
@@ -24,6 +25,7 @@
 #include "extender/workload_checkpoint.h"
 #include "io/daemon_signals.h"
 #include "io/kube_client.h"
+#include "shared/annotations.h"
 #include "spdlog/spdlog.h"
 
 namespace headroom::extender {
@@ -149,6 +151,7 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
   PodPlacementTracker placements(view);
   PodIndex pod_index;
   ApiNodeTracker api_nodes(view);
+  NodeTaintIndex node_taints;
   std::unique_ptr<ListWatcher> pod_watch;
   std::unique_ptr<ListWatcher> node_watch;
   // HPAs, for --hpa-scaled-resources=keep: until they are listed every workload is judged as
@@ -172,11 +175,17 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
     actuation.hpa_for = hpa_for;
   }
   if (config.kube) {
-    node_watch = std::make_unique<ListWatcher>(
-        *kube.nodes, NodesWatch(),
-        ListWatcher::Handlers{[&](std::vector<nlohmann::json> nodes) { api_nodes.Replace(nodes); },
-                              [&](const WatchEvent& event) { api_nodes.Apply(event); }},
-        logger);
+    node_watch =
+        std::make_unique<ListWatcher>(*kube.nodes, NodesWatch(),
+                                      ListWatcher::Handlers{[&](std::vector<nlohmann::json> nodes) {
+                                                              api_nodes.Replace(nodes);
+                                                              node_taints.Replace(nodes);
+                                                            },
+                                                            [&](const WatchEvent& event) {
+                                                              api_nodes.Apply(event);
+                                                              node_taints.Apply(event);
+                                                            }},
+                                      logger);
     pod_watch =
         std::make_unique<ListWatcher>(*kube.pods, BoundPodsWatch(),
                                       ListWatcher::Handlers{[&](std::vector<nlohmann::json> pods) {
@@ -260,6 +269,21 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
     return !dry_run && !KillSwitchEngaged(kill_switch);
   };
 
+  // The load cordon as a node taint: only by the leader, never under the kill switch.
+  std::unique_ptr<CordonTainter> tainter;
+  if (config.cordon_taint) {
+    CordonTainter::Options taint_options;
+    taint_options.dry_run = actuation.dry_run;
+    taint_options.unknown_grace = config.view.report_stale_after;
+    taint_options.may_act = [leader = actuation.may_act, kill_switch = actuation.kill_switch_file] {
+      return (!leader || leader()) && !KillSwitchEngaged(kill_switch);
+    };
+    tainter =
+        std::make_unique<CordonTainter>(view, node_taints, *kube.writes, taint_options, logger);
+    logger->info("load cordon as a taint: {}={}:NoSchedule on load-cordoned nodes",
+                 std::string(kLoadCordonTaintKey), std::string(kLoadCordonTaintValue));
+  }
+
   // The HTTP listeners. The webhook and /repack carry secrets (bearer tokens, pods): HTTPS
   // listeners only.
   std::unique_ptr<AdminAuthorizer> repack_authorizer;
@@ -330,6 +354,18 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
     Worker hpa_watcher([&] {
       if (hpa_watch != nullptr) hpa_watch->Run();
     });
+    absl::Notification tainter_done;
+    Worker tainter_thread([&] {
+      if (tainter != nullptr) {
+        tainter->Run();
+        // Fail open: a stopped extender leaves no node tainted (the scheduler's extender is
+        // ignorable too), released while this replica still leads. A crash leaves the taints
+        // until the next start's grace (--report-stale-after) has passed.
+        const int released = tainter->ReleaseAll();
+        if (released > 0) logger->info("cordon taint: released {} node(s) at shutdown", released);
+      }
+      tainter_done.Notify();
+    });
     // Joined after the actuator: releases the Lease, so a successor need not wait for it.
     Worker elector_thread([&] {
       if (elector != nullptr) elector->Run();
@@ -351,6 +387,9 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
     if (pod_watch != nullptr) pod_watch->Stop();
     if (node_watch != nullptr) node_watch->Stop();
     if (hpa_watch != nullptr) hpa_watch->Stop();
+    if (tainter != nullptr) tainter->Stop();
+    // The taints go while the Lease is still held (bounded: shutdown stays prompt).
+    (void)tainter_done.WaitForNotificationWithTimeout(absl::Seconds(2));
     if (actuator != nullptr) actuator->Stop();
     if (elector != nullptr) elector->Stop();
   }  // the workers join here, in reverse order of their start

@@ -45,6 +45,10 @@ ABSL_FLAG(double, uncordon_below, 0.9,
           "Load cordon: a cordoned node takes pods again once load1 / CPUs is below this.");
 ABSL_FLAG(absl::Duration, cordon_min_duration, absl::Minutes(2),
           "Load cordon: the shortest time a node stays cordoned.");
+ABSL_FLAG(bool, cordon_taint, false,
+          "Load cordon as a taint: put the NoSchedule taint headroom.dev/load-cordon=load on a "
+          "load-cordoned node, so every scheduler keeps off it, and remove it on release. Only "
+          "headroom's own taint is touched; needs the Kubernetes API and patch on nodes.");
 ABSL_FLAG(absl::Duration, report_stale_after, absl::Minutes(3),
           "A node whose last report is older is judged as unknown (passed, never rejected).");
 ABSL_FLAG(std::string, grpc_tls_cert_file, "",
@@ -238,6 +242,10 @@ absl::Status ViewFromFlags(ExtenderConfig& config, const ActionConfig& actions) 
   view.cordon.uncordon_below = absl::GetFlag(FLAGS_uncordon_below);
   view.cordon.min_cordon_duration = absl::GetFlag(FLAGS_cordon_min_duration);
   view.cordon.stale_after = view.report_stale_after;
+  config.cordon_taint = absl::GetFlag(FLAGS_cordon_taint);
+  if (config.cordon_taint && !config.kube) {
+    return Invalid("--cordon-taint needs the Kubernetes API (--kubeconfig)");
+  }
   if (view.placement_ttl <= absl::ZeroDuration())
     return Invalid("--placement-ttl must be positive");
   if (absl::Status valid = view.cordon.Validate(); !valid.ok()) return valid;

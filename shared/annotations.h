@@ -55,7 +55,12 @@ inline constexpr absl::string_view kMemoryMarginAnnotation = "headroom.dev/memor
 // the resources headroom leaves as declared: "cpu", "memory" or "cpu,memory".
 inline constexpr absl::string_view kKeepDeclaredAnnotation = "headroom.dev/keep-declared";
 
-// Every headroom.dev/ key above, so a key outside it is reported as a typo.
+// Node taint (NoSchedule) headroom-extender puts on a load-cordoned node with --cordon-taint, so
+// every scheduler keeps off it; the value marks the taint as headroom's own.
+inline constexpr absl::string_view kLoadCordonTaintKey = "headroom.dev/load-cordon";
+inline constexpr absl::string_view kLoadCordonTaintValue = "load";
+
+// Every headroom.dev/ annotation and label key above, so a key outside it is reported as a typo.
 inline constexpr absl::string_view kKnownKeys[] = {
     kPolicyAnnotation,          kModeAnnotation,
     kDisableAnnotation,         kExcludeAnnotation,

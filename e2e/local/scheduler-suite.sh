@@ -38,11 +38,11 @@ start_control_plane
 pass "kube-apiserver $("$k8s_bin/kube-apiserver" --version | awk '{print $2}') ready on etcd $(etcd --version | awk '/etcd Version/ {print $3}')"
 
 # --- headroom-extender, then a kube-scheduler whose profile calls it
-start_extender() {
+start_extender() { # [EXTRA_FLAGS...]
   "$extender_bin" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
     --kubeconfig "$work/admin.kubeconfig" --state-dir "$work/extender-state" --log-level debug \
     --cordon-min-duration=5s \
-    ${HEADROOM_E2E_EXTENDER_ARGS:-} \
+    ${HEADROOM_E2E_EXTENDER_ARGS:-} "$@" \
     >>"$work/extender.log" 2>&1 &
   extender_pid=$!
   wait_for 20 curl -sf "http://127.0.0.1:$http_port/healthz"
@@ -268,6 +268,56 @@ if wait_for 30 bound big-5 && [[ $(node_of big-5) == node-hot ]]; then
 else
   fail "big-5 on '$(node_of big-5)', expected node-hot after its load dropped"
 fi
+
+# 4b. The load cordon as a taint (--cordon-taint): a load-cordoned node carries headroom's
+#     NoSchedule taint, so a scheduler that never calls the extender (here a second
+#     kube-scheduler with the default profile) keeps off it too; the taint goes on release and
+#     at shutdown, and a taint of headroom's key that someone else set is never touched.
+taints_of() { kubectl_ get node "$1" -o jsonpath='{range .spec.taints[*]}{.key}={.value}:{.effect} {end}'; }
+has_our_taint() { [[ $(taints_of "$1") == *"headroom.dev/load-cordon=load:NoSchedule"* ]]; }
+no_our_taint() { ! has_our_taint "$1"; }
+kubectl_ taint node node-full headroom.dev/load-cordon=manual:PreferNoSchedule >/dev/null || fail "tainting node-full by hand"
+kill "$extender_pid"; wait "$extender_pid" 2>/dev/null || true
+extender_pid=""
+start_extender --cordon-taint || die "headroom-extender did not start with --cordon-taint"
+report node-hot 8 '[]' && report node-full 0.5 "$(resident_json 3600 '[]')" || fail "re-sending reports"
+if wait_for 20 has_our_taint node-hot; then
+  pass "load-cordoned node-hot tainted: $(taints_of node-hot)"
+else
+  fail "node-hot not tainted: '$(taints_of node-hot)' ($(grep -m1 'cordon taint' "$work/extender.log"))"
+fi
+default_port=$(free_port)
+"$k8s_bin/kube-scheduler" --kubeconfig "$work/admin.kubeconfig" --leader-elect=false \
+  --bind-address 127.0.0.1 --secure-port "$default_port" >"$work/default-scheduler.log" 2>&1 &
+pids+=($!)
+wait_for 60 curl -skf "https://127.0.0.1:$default_port/healthz" || fail "default kube-scheduler not healthy"
+kubectl_ -n e2e apply -f - >/dev/null <<EOF || fail "creating pod plain"
+apiVersion: v1
+kind: Pod
+metadata: {name: plain, namespace: e2e}
+spec:
+  nodeSelector: {kubernetes.io/hostname: node-hot}
+  containers: [{name: app, image: busybox:local, resources: {requests: {cpu: 10m, memory: 16Mi}}}]
+EOF
+sleep 3
+[[ -z $(node_of plain) ]] && pass "the default scheduler keeps a pod off the tainted node-hot" ||
+  fail "the default scheduler bound plain to $(node_of plain) despite the taint"
+[[ $(taints_of node-full) == *"headroom.dev/load-cordon=manual:PreferNoSchedule"* ]] && no_our_taint node-full &&
+  no_our_taint node-c && no_our_taint node-d &&
+  pass "nodes that are not load-cordoned carry no headroom taint; the key set by hand on node-full is left alone" ||
+  fail "taints: node-full '$(taints_of node-full)', node-c '$(taints_of node-c)', node-d '$(taints_of node-d)'"
+report node-hot 0.2 '[]' || fail "re-sending node-hot's report"
+wait_for 20 no_our_taint node-hot && pass "node-hot's taint removed once its load cordon was released" ||
+  fail "node-hot still tainted after release: $(taints_of node-hot)"
+wait_for 30 bound plain && [[ $(node_of plain) == node-hot ]] &&
+  pass "the default scheduler then placed plain on node-hot" || fail "plain on '$(node_of plain)' after the release"
+report node-hot 8 '[]' || fail "re-sending node-hot's report"
+wait_for 20 has_our_taint node-hot || fail "node-hot not tainted again"
+kill -TERM "$extender_pid"; wait "$extender_pid" 2>/dev/null || true
+extender_pid=""
+no_our_taint node-hot && pass "SIGTERM: the extender removed its taint before exiting (fail open)" ||
+  fail "node-hot still tainted after the extender stopped: $(taints_of node-hot)"
+start_extender || die "headroom-extender did not restart"
 
 # 5. The extender down with ignorable: true does not stop scheduling.
 kill "$extender_pid"; wait "$extender_pid" 2>/dev/null || true
