@@ -23,9 +23,18 @@ prometheus::MetricFamily ScrapedValue(const std::string& name, const std::string
 // Adds a series to a family made by ScrapedValue (same type).
 void AddSeries(prometheus::MetricFamily& family, double value, const prometheus::Labels& labels);
 
-// The text exposition of every family of `registries`, then of `scraped`.
+// A family's name, help and type, as registered.
+struct FamilyHeader {
+  std::string name;
+  std::string help;
+  prometheus::MetricType type;
+};
+
+// The text exposition of every family of `registries`, then of `scraped`, then the HELP and
+// TYPE lines of each `declared` family that has no series yet.
 std::string ExpositionText(const std::vector<const prometheus::Collectable*>& registries,
-                           std::vector<prometheus::MetricFamily> scraped = {});
+                           std::vector<prometheus::MetricFamily> scraped = {},
+                           const std::vector<FamilyHeader>& declared = {});
 
 inline constexpr char kExpositionContentType[] = "text/plain; version=0.0.4";
 

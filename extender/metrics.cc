@@ -12,45 +12,47 @@ namespace {
 using prometheus::BuildCounter;
 using prometheus::MetricType;
 
+// The registry's families, each registered from here and declared to the exposition, so a
+// family nothing has counted yet still appears (HELP and TYPE).
+const app::FamilyHeader kRequests{"headroom_extender_requests_total",
+                                  "Extender requests by verb and HTTP status.",
+                                  MetricType::Counter};
+const app::FamilyHeader kLatency{"headroom_extender_request_duration_seconds",
+                                 "Time to answer a request.", MetricType::Histogram};
+const app::FamilyHeader kRejections{"headroom_extender_filter_rejections_total",
+                                    "Nodes rejected by filter, by reason.", MetricType::Counter};
+const app::FamilyHeader kAdmissions{"headroom_extender_admissions_total",
+                                    "Pod creations reviewed by the admission webhook, by outcome.",
+                                    MetricType::Counter};
+const app::FamilyHeader kActions{"headroom_extender_actions_total",
+                                 "Resizes and evictions the actuator decided, by outcome.",
+                                 MetricType::Counter};
+const app::FamilyHeader kReports{"headroom_extender_reports_total",
+                                 "Node reports received, by outcome.", MetricType::Counter};
+const app::FamilyHeader kUnverifiedPods{
+    "headroom_extender_unverified_pods_total",
+    "Reported pods the Kubernetes API does not confirm (counted on their node, never acted on).",
+    MetricType::Counter};
+const app::FamilyHeader kUnknownNodes{"headroom_extender_unknown_nodes_total",
+                                      "Nodes passed without a fresh report.", MetricType::Counter};
+
+template <typename Builder>
+auto& Registered(Builder builder, const app::FamilyHeader& header, prometheus::Registry& registry) {
+  return builder.Name(header.name).Help(header.help).Register(registry);
+}
+
 }  // namespace
 
 Metrics::Metrics()
     : registry_(std::make_shared<prometheus::Registry>()),
-      requests_(BuildCounter()
-                    .Name("headroom_extender_requests_total")
-                    .Help("Extender requests by verb and HTTP status.")
-                    .Register(*registry_)),
-      latency_(prometheus::BuildHistogram()
-                   .Name("headroom_extender_request_duration_seconds")
-                   .Help("Time to answer a request.")
-                   .Register(*registry_)),
-      rejections_(BuildCounter()
-                      .Name("headroom_extender_filter_rejections_total")
-                      .Help("Nodes rejected by filter, by reason.")
-                      .Register(*registry_)),
-      admissions_(BuildCounter()
-                      .Name("headroom_extender_admissions_total")
-                      .Help("Pod creations reviewed by the admission webhook, by outcome.")
-                      .Register(*registry_)),
-      actions_(BuildCounter()
-                   .Name("headroom_extender_actions_total")
-                   .Help("Resizes and evictions the actuator decided, by outcome.")
-                   .Register(*registry_)),
-      reports_(BuildCounter()
-                   .Name("headroom_extender_reports_total")
-                   .Help("Node reports received, by outcome.")
-                   .Register(*registry_)),
-      unverified_pods_(BuildCounter()
-                           .Name("headroom_extender_unverified_pods_total")
-                           .Help("Reported pods the Kubernetes API does not confirm (counted on "
-                                 "their node, never acted on).")
-                           .Register(*registry_)
-                           .Add({})),
-      unknown_nodes_(BuildCounter()
-                         .Name("headroom_extender_unknown_nodes_total")
-                         .Help("Nodes passed without a fresh report.")
-                         .Register(*registry_)
-                         .Add({})) {}
+      requests_(Registered(BuildCounter(), kRequests, *registry_)),
+      latency_(Registered(prometheus::BuildHistogram(), kLatency, *registry_)),
+      rejections_(Registered(BuildCounter(), kRejections, *registry_)),
+      admissions_(Registered(BuildCounter(), kAdmissions, *registry_)),
+      actions_(Registered(BuildCounter(), kActions, *registry_)),
+      reports_(Registered(BuildCounter(), kReports, *registry_)),
+      unverified_pods_(Registered(BuildCounter(), kUnverifiedPods, *registry_).Add({})),
+      unknown_nodes_(Registered(BuildCounter(), kUnknownNodes, *registry_).Add({})) {}
 
 Metrics::RequestSeries Metrics::SeriesFor(const std::string& verb, int status) {
   absl::MutexLock lock(&series_mu_);
@@ -138,7 +140,10 @@ std::string Metrics::Render(const ClusterGauges& cluster) const {
                                        "Nodes whose allocatable the Kubernetes API supplied.",
                                        MetricType::Gauge, static_cast<double>(cluster.api_nodes)));
   }
-  return app::ExpositionText({registry_.get()}, std::move(gauges));
+  static const std::vector<app::FamilyHeader> kDeclared = {
+      kRequests, kLatency, kRejections,     kAdmissions,
+      kActions,  kReports, kUnverifiedPods, kUnknownNodes};
+  return app::ExpositionText({registry_.get()}, std::move(gauges), kDeclared);
 }
 
 }  // namespace headroom::extender

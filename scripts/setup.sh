@@ -19,6 +19,7 @@ packages=(
   prometheus-cpp-dev  # both daemons' /metrics (app/metrics.h)
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
+  python3 python3-yaml  # scripts/check-dashboard.py
 )
 
 missing=()

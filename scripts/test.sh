@@ -28,6 +28,9 @@ echo "== release build (CLI, benchmarks)"
 cmake --preset release >/dev/null
 cmake --build --preset release
 
+echo "== monitoring: every dashboard query names a metric the binaries export (scripts/check-dashboard.sh)"
+bash scripts/check-dashboard.sh build/release
+
 echo "== asan build and tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan

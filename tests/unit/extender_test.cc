@@ -457,5 +457,13 @@ TEST(MetricsTest, RendersCountersAndHistograms) {
   EXPECT_THAT(text, HasSubstr("headroom_extender_report_age_seconds{which=\"oldest\"} 30\n"));
 }
 
+TEST(MetricsTest, AFamilyNothingCountedYetStillHasItsHelpAndType) {
+  const std::string text = Metrics().Render({});
+  EXPECT_THAT(text, HasSubstr("# TYPE headroom_extender_actions_total counter\n"));
+  EXPECT_THAT(text, HasSubstr("# HELP headroom_extender_admissions_total "));
+  EXPECT_THAT(text, HasSubstr("# TYPE headroom_extender_request_duration_seconds histogram\n"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("headroom_extender_actions_total{")));
+}
+
 }  // namespace
 }  // namespace headroom::extender
