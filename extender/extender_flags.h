@@ -49,7 +49,7 @@ struct ExtenderConfig {
   absl::Duration ready_after;
   bool repack_api = false;
   bool actuate = false;
-  bool cordon_taint = false;  // the load cordon as a node taint (cordon_taint.h)
+  bool cordon_taint = false;                     // the load cordon as a node taint (cordon_taint.h)
   std::optional<LeaderElectionConfig> election;  // with --actuate and --leader-elect
   Actuator::Options actuation;
 };
