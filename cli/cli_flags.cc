@@ -13,6 +13,7 @@
 #include "cli/repack_command.h"
 #include "cli/report_command.h"
 #include "cli/simulate_command.h"
+#include "cli/status_command.h"
 #include "cli/usage_text.h"
 
 ABSL_FLAG(std::string, input, "", "Input file, or - for standard input.");
@@ -45,6 +46,9 @@ ABSL_FLAG(double, cold_start, 0,
 ABSL_FLAG(std::string, pod_annotations, "",
           "simulate: a JSON object of annotations every simulated pod carries, e.g. "
           "'{\"headroom.dev/cpu-margin\":\"20%\"}' (docs/annotations.md).");
+ABSL_FLAG(std::string, extender_url, "http://127.0.0.1:8888",
+          "status, explain: headroom-extender's --http-address as a URL (e.g. after "
+          "kubectl -n headroom-system port-forward svc/headroom-extender 8888).");
 ABSL_FLAG(std::string, extender, "", "headroom-extender's gRPC address, host:port.");
 ABSL_FLAG(bool, check, true,
           "report: check the report locally first; --check=false sends it as it is.");
@@ -64,17 +68,17 @@ ABSL_FLAG(std::string, write_instance, "", "repack: also write the instance solv
 namespace headroom::cli {
 namespace {
 
-int RunOptimizeNodeWithFlags() {
+int RunOptimizeNodeWithFlags(const std::vector<std::string>&) {
   return RunOptimizeNode(absl::GetFlag(FLAGS_input), absl::GetFlag(FLAGS_pretty), std::cout,
                          std::cerr);
 }
 
-int RunRecommendWithFlags() {
+int RunRecommendWithFlags(const std::vector<std::string>&) {
   return RunRecommend(absl::GetFlag(FLAGS_input), absl::GetFlag(FLAGS_format),
                       absl::GetFlag(FLAGS_output), std::cout, std::cerr);
 }
 
-int RunSimulateWithFlags() {
+int RunSimulateWithFlags(const std::vector<std::string>&) {
   SimulateOptions options;
   options.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.pod_list = absl::GetFlag(FLAGS_pod_list);
@@ -108,7 +112,7 @@ int RunSimulateWithFlags() {
   return RunSimulate(options, std::cout, std::cerr);
 }
 
-int RunReportWithFlags() {
+int RunReportWithFlags(const std::vector<std::string>&) {
   return RunReport(
       absl::GetFlag(FLAGS_extender), absl::GetFlag(FLAGS_input), absl::GetFlag(FLAGS_timeout),
       {absl::GetFlag(FLAGS_extender_ca_file), absl::GetFlag(FLAGS_extender_cert_file),
@@ -116,7 +120,7 @@ int RunReportWithFlags() {
       absl::GetFlag(FLAGS_token_file), absl::GetFlag(FLAGS_check), std::cout, std::cerr);
 }
 
-int RunRepackWithFlags() {
+int RunRepackWithFlags(const std::vector<std::string>&) {
   RepackCommandOptions options;
   options.input = absl::GetFlag(FLAGS_input);
   options.generate = absl::GetFlag(FLAGS_generate);
@@ -132,6 +136,28 @@ int RunRepackWithFlags() {
   return RunRepack(options, std::cout, std::cerr);
 }
 
+StatusSource StatusSourceFromFlags() {
+  StatusSource source;
+  source.url = absl::GetFlag(FLAGS_extender_url);
+  source.ca_file = absl::GetFlag(FLAGS_extender_ca_file);
+  source.timeout = absl::GetFlag(FLAGS_timeout);
+  return source;
+}
+
+int RunStatusWithFlags(const std::vector<std::string>&) {
+  return RunStatus(StatusSourceFromFlags(), absl::GetFlag(FLAGS_output), std::cout, std::cerr);
+}
+
+int RunExplainWithFlags(const std::vector<std::string>& arguments) {
+  if (arguments.size() != 1) {
+    std::cerr << "headroom explain: name one pod as NAMESPACE/POD (see 'headroom explain "
+                 "--help')\n";
+    return kExitBadInput;
+  }
+  return RunExplain(StatusSourceFromFlags(), arguments[0], absl::GetFlag(FLAGS_output), std::cout,
+                    std::cerr);
+}
+
 }  // namespace
 
 const std::vector<Command>& Commands() {
@@ -141,6 +167,8 @@ const std::vector<Command>& Commands() {
       {"simulate", kSimulateUsage, &RunSimulateWithFlags},
       {"repack", kRepackUsage, &RunRepackWithFlags},
       {"report", kReportUsage, &RunReportWithFlags},
+      {"status", kStatusUsage, &RunStatusWithFlags},
+      {"explain", kExplainUsage, &RunExplainWithFlags, 1},
   };
   return commands;
 }

@@ -79,12 +79,13 @@ int RunCli(int argc, char** argv) {
   absl::SetProgramUsageMessage(std::string(command->usage));
   const std::vector<char*> positional =
       absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
-  if (positional.size() > 1) {
-    std::cerr << "headroom " << command->name << ": unexpected argument \"" << positional[1]
-              << "\" (see 'headroom " << command->name << " --help')\n";
+  if (positional.size() > 1 + command->max_arguments) {
+    std::cerr << "headroom " << command->name << ": unexpected argument \""
+              << positional[1 + command->max_arguments] << "\" (see 'headroom " << command->name
+              << " --help')\n";
     return kExitBadInput;
   }
-  return command->run();
+  return command->run(std::vector<std::string>(positional.begin() + 1, positional.end()));
 }
 
 }  // namespace headroom::cli

@@ -15,6 +15,8 @@ Commands:
   simulate        Replay a cluster on real usage under static, VPA, Crane and headroom sizing.
   repack          Plan re-placing running pods so pending higher-priority pods fit (dry run).
   report          Send one node report to a headroom-extender (debugging, tests).
+  status          What a running headroom-extender saves, node by node and workload by workload.
+  explain         What headroom does to one pod and why, in words and numbers.
 
 Run 'headroom <command> --help' for a command's flags. 'headroom --version' prints the
 version. Exit codes: 0 success, 1 runtime failure (I/O), 2 bad flags or malformed input.
@@ -158,6 +160,43 @@ Flags:
 
 Example:
   headroom repack --generate --nodes 16 --pods-per-node 4 --tiers 2 --utilisation 1.05 --timeout 1s
+)";
+
+inline constexpr char kStatusUsage[] =
+    R"(Usage: headroom status [--extender-url URL] [--output table|json]
+
+Reads a running headroom-extender's status API (GET /api/v1/status, docs/status.md) and
+prints the cluster's savings (declared requests against headroom's projection: every pod at
+its base plus one shared headroom per node), each reporting node (projection, load, cordon)
+and the largest workloads (declared, what headroom would request for a new replica now, history,
+OOM kills, why a workload is left alone).
+
+Flags:
+  --extender-url URL      headroom-extender's --http-address (default http://127.0.0.1:8888;
+                          in a cluster: kubectl -n headroom-system port-forward
+                          svc/headroom-extender 8888)
+  --extender-ca-file FILE for an https URL: the CA of the extender's certificate
+  --output table|json     words and tables (default), or the API's JSON
+  --timeout D             (default 5s)
+
+Example:
+  headroom status --extender-url http://127.0.0.1:8888
+)";
+
+inline constexpr char kExplainUsage[] =
+    R"(Usage: headroom explain NAMESPACE/POD [--extender-url URL] [--output table|json]
+
+Asks a running headroom-extender (GET /api/v1/explain) what headroom does to one pod and why:
+its node's projection and load, its workload, whether headroom sizes it (or what leaves it
+alone: an annotation, a namespace, an HPA), each container's declared values against what
+headroom would request with every guard rail that shaped it, its history and OOM kills, whether
+it may be evicted, and headroom's recent actions on it. Exit 2 when the extender knows no such
+pod.
+
+Flags: as for 'headroom status'.
+
+Example:
+  headroom explain shop/web-7d4b9c-x2x9q
 )";
 
 }  // namespace headroom::cli

@@ -94,6 +94,18 @@ bool Actuator::NamespaceExcluded(const std::string& pod_namespace) const {
                    pod_namespace) != options_.excluded_namespaces.end();
 }
 
+void Actuator::Journal(const std::string& action, const std::string& outcome,
+                       const std::string& pod_namespace, const std::string& name,
+                       const std::string& message, absl::Time now) {
+  if (options_.journal == nullptr) return;
+  std::string workload;
+  if (std::optional<ApiPod> pod = pods_.Find(pod_namespace, name); pod.has_value()) {
+    workload = WorkloadKeyOf(*pod);
+  }
+  options_.journal->Record(
+      {now, std::move(workload), absl::StrCat(pod_namespace, "/", name), action, outcome, message});
+}
+
 bool Actuator::Withheld(const std::string& action, const std::string& what) {
   if (options_.dry_run) {
     logger_->info("dry run: would {} {}", action, what);
@@ -125,7 +137,11 @@ void Actuator::RecordEvent(const std::string& pod_namespace, const std::string& 
 void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
   const std::string what =
       absl::StrCat(resize.pod_namespace, "/", resize.name, ": ", resize.message);
-  if (Withheld("resize", what)) return;
+  if (Withheld("resize", what)) {
+    Journal("resize", options_.dry_run ? "dry_run" : "kill_switch", resize.pod_namespace,
+            resize.name, resize.message, now);
+    return;
+  }
   auto [limiter, inserted] =
       resize_limiters_.try_emplace(resize.node, options_.resizes_per_node_per_minute * 60,
                                    std::max(1.0, options_.resizes_per_node_per_minute));
@@ -149,6 +165,9 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
     logger_->warn("resize of {}/{} refused (HTTP {}): {}", resize.pod_namespace, resize.name,
                   written->status, message);
     metrics_.CountAction("resize", "refused");
+    Journal("resize", "refused", resize.pod_namespace, resize.name,
+            absl::StrCat("HTTP ", written->status, ": ", message, " (wanted ", resize.message, ")"),
+            now);
     RecordEvent(
         resize.pod_namespace, resize.name, resize.uid, "Warning", "ResizeRefused",
         absl::StrCat("HTTP ", written->status, ": ", message, " (wanted ", resize.message, ")"),
@@ -157,6 +176,7 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
   }
   logger_->info("resized {}", what);
   metrics_.CountAction("resize", "applied");
+  Journal("resize", "applied", resize.pod_namespace, resize.name, resize.message, now);
   for (const ContainerResize& container : resize.containers) {
     shrinks_[ShrinkKey(resize.uid, container.name)] = container.last_shrink;
   }
@@ -180,7 +200,11 @@ bool Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
     metrics_.CountAction("evict", "backoff");
     return false;
   }
-  if (Withheld("evict", what)) return true;
+  if (Withheld("evict", what)) {
+    Journal("evict", options_.dry_run ? "dry_run" : "kill_switch", eviction.pod_namespace,
+            eviction.name, absl::StrCat(eviction.reason, ": ", eviction.message), now);
+    return true;
+  }
   if (std::string why; !eviction_budget_.TryTake(eviction.node, now, &why)) {
     logger_->info("eviction of {}/{} deferred: {}", eviction.pod_namespace, eviction.name, why);
     metrics_.CountAction("evict", "rate_limited");
@@ -199,6 +223,8 @@ bool Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
   if (written->status == 200 || written->status == 201) {
     logger_->info("evicted {}", what);
     metrics_.CountAction("evict", "evicted");
+    Journal("evict", "evicted", eviction.pod_namespace, eviction.name,
+            absl::StrCat(eviction.reason, ": ", eviction.message), now);
     RecordEvent(eviction.pod_namespace, eviction.name, eviction.uid, "Normal", "Evicted",
                 absl::StrCat(eviction.reason, ": ", eviction.message), now);
     return true;
@@ -214,6 +240,10 @@ bool Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
                 by_budget ? "blocked by a disruption budget" : "refused", written->status, message,
                 absl::FormatDuration(options_.blocked_eviction_backoff));
   metrics_.CountAction("evict", by_budget ? "blocked" : "refused");
+  Journal("evict", by_budget ? "blocked" : "refused", eviction.pod_namespace, eviction.name,
+          absl::StrCat(eviction.reason, ": ", eviction.message, "; HTTP ", written->status, ": ",
+                       message),
+          now);
   RecordEvent(eviction.pod_namespace, eviction.name, eviction.uid, "Warning", "EvictionBlocked",
               absl::StrCat(eviction.reason, ": ", eviction.message, "; the API refused (HTTP ",
                            written->status, "): ", message, "; not forced"),

@@ -30,6 +30,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "extender/action_journal.h"
 #include "extender/actuation_plan.h"
 #include "extender/cluster_view.h"
 #include "extender/metrics.h"
@@ -77,6 +78,8 @@ class Actuator {
     // Checked before every pass: false skips it (another replica holds the leader Lease).
     // nullptr: always act.
     std::function<bool()> may_act;
+    // Where each action and its outcome are recorded for the status page; nullptr: nowhere.
+    ActionJournal* journal = nullptr;
   };
 
   Actuator(ClusterView& view, PodIndex& pods, io::KubeClient& kube, Metrics& metrics,
@@ -90,6 +93,10 @@ class Actuator {
 
  private:
   bool NamespaceExcluded(const std::string& pod_namespace) const;
+  // Records an action's outcome in options_.journal, under the pod's workload.
+  void Journal(const std::string& action, const std::string& outcome,
+               const std::string& pod_namespace, const std::string& name,
+               const std::string& message, absl::Time now);
   void Resize(const PlannedResize& resize, absl::Time now);
   // True when the pod was evicted, or would have been in dry run or under the kill switch.
   bool Evict(const PlannedEviction& eviction, absl::Time now);

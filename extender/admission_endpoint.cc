@@ -8,7 +8,8 @@
 namespace headroom::extender {
 
 io::HttpResponse ServeAdmission(const std::string& body, const ClusterView& view,
-                                const AdmissionOptions& options, bool apply, Metrics& metrics) {
+                                const AdmissionOptions& options, bool apply, Metrics& metrics,
+                                ActionJournal* journal) {
   const absl::Status nesting = CheckJsonNesting(body);
   const nlohmann::json review =
       nesting.ok() ? nlohmann::json::parse(body, nullptr, false) : nlohmann::json();
@@ -35,6 +36,10 @@ io::HttpResponse ServeAdmission(const std::string& body, const ClusterView& view
     spdlog::info("admission {} ({}){}: {}", decision->pod, decision->workload_key,
                  apply ? "" : " [dry run or kill switch: not applied]", decision->annotation);
     metrics.CountAdmission(apply ? "mutated" : "not_applied");
+    if (journal != nullptr) {
+      journal->Record({absl::Now(), decision->workload_key, decision->pod, "admit",
+                       apply ? "applied" : "not_applied", decision->annotation});
+    }
   }
   io::HttpResponse response;
   response.body = AdmissionResponse(*decision, apply)

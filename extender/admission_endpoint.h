@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "extender/action_journal.h"
 #include "extender/admission.h"
 #include "extender/cluster_view.h"
 #include "extender/metrics.h"
@@ -15,7 +16,9 @@
 
 namespace headroom::extender {
 
+// `journal` (may be null) records each pod the webhook sized.
 io::HttpResponse ServeAdmission(const std::string& body, const ClusterView& view,
-                                const AdmissionOptions& options, bool apply, Metrics& metrics);
+                                const AdmissionOptions& options, bool apply, Metrics& metrics,
+                                ActionJournal* journal = nullptr);
 
 }  // namespace headroom::extender

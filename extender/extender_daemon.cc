@@ -12,6 +12,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "app/daemon.h"
+#include "extender/action_journal.h"
 #include "extender/admin_authorizer.h"
 #include "extender/api_nodes.h"
 #include "extender/cordon_taint.h"
@@ -21,6 +22,7 @@
 #include "extender/pod_index.h"
 #include "extender/pod_placements.h"
 #include "extender/report_service.h"
+#include "extender/status.h"
 #include "extender/tls_certificate.h"
 #include "extender/workload_checkpoint.h"
 #include "io/daemon_signals.h"
@@ -245,6 +247,24 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
     };
   }
 
+  // What headroom did, for the status page; the actuator and the webhook record into it.
+  ActionJournal journal;
+  actuation.journal = &journal;
+  options.journal = &journal;
+  std::unique_ptr<StatusBoard> status;
+  if (config.status_api) {
+    StatusBoard::Options status_options;
+    status_options.guard = config.server.admission.guard;
+    status_options.defaults.allow_below_declared =
+        config.server.admission.guard.allow_below_declared;
+    status_options.hpa_for = options.admission.hpa_for;
+    status_options.hpa_mode = config.server.admission.hpa_mode;
+    status_options.excluded_namespaces = config.server.admission.excluded_namespaces;
+    status = std::make_unique<StatusBoard>(view, config.kube ? &pod_index : nullptr, journal,
+                                           status_options);
+    options.status = status.get();
+  }
+
   // The actuator, acting only while it holds the leader Lease.
   std::unique_ptr<LeaderElector> elector;
   if (config.election) {
@@ -304,6 +324,7 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
     ServerOptions webhook_options = options;
     webhook_options.tls = webhook_certificate->get();
     webhook_options.serve_admission = true;
+    webhook_options.status = nullptr;  // the page and its API: on --http-address only
     webhook_options.repack_authorizer = repack_authorizer.get();
     webhook_server = std::make_unique<ExtenderHttpServer>(view, metrics, webhook_options);
     const absl::StatusOr<int> webhook_bound =
@@ -353,6 +374,12 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
     });
     Worker hpa_watcher([&] {
       if (hpa_watch != nullptr) hpa_watch->Run();
+    });
+    Worker status_sampler([&] {
+      if (status == nullptr) return;
+      do {
+        status->Sample();
+      } while (!stopping.WaitForNotificationWithTimeout(config.status_sample_interval));
     });
     absl::Notification tainter_done;
     Worker tainter_thread([&] {

@@ -49,6 +49,12 @@ ABSL_FLAG(bool, cordon_taint, false,
           "Load cordon as a taint: put the NoSchedule taint headroom.dev/load-cordon=load on a "
           "load-cordoned node, so every scheduler keeps off it, and remove it on release. Only "
           "headroom's own taint is touched; needs the Kubernetes API and patch on nodes.");
+ABSL_FLAG(bool, status_api, true,
+          "Serve the status page (/ui) and its read-only API (/api/v1/status, /api/v1/explain) "
+          "on --http-address: savings, nodes, workloads and recent actions. They show workload "
+          "and pod names to whoever reaches the port (docs/security.md).");
+ABSL_FLAG(absl::Duration, status_sample_interval, absl::Minutes(1),
+          "How often the status page's history samples the cluster totals (1440 points kept).");
 ABSL_FLAG(absl::Duration, report_stale_after, absl::Minutes(3),
           "A node whose last report is older is judged as unknown (passed, never rejected).");
 ABSL_FLAG(std::string, grpc_tls_cert_file, "",
@@ -243,6 +249,11 @@ absl::Status ViewFromFlags(ExtenderConfig& config, const ActionConfig& actions) 
   view.cordon.min_cordon_duration = absl::GetFlag(FLAGS_cordon_min_duration);
   view.cordon.stale_after = view.report_stale_after;
   config.cordon_taint = absl::GetFlag(FLAGS_cordon_taint);
+  config.status_api = absl::GetFlag(FLAGS_status_api);
+  config.status_sample_interval = absl::GetFlag(FLAGS_status_sample_interval);
+  if (config.status_sample_interval < absl::Seconds(1)) {
+    return Invalid("--status-sample-interval must be at least 1s");
+  }
   if (config.cordon_taint && !config.kube) {
     return Invalid("--cordon-taint needs the Kubernetes API (--kubeconfig)");
   }

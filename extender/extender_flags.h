@@ -49,7 +49,11 @@ struct ExtenderConfig {
   absl::Duration ready_after;
   bool repack_api = false;
   bool actuate = false;
-  bool cordon_taint = false;                     // the load cordon as a node taint (cordon_taint.h)
+  bool cordon_taint = false;
+  bool status_api = true;  // GET /api/v1/status, /api/v1/explain and /ui (status.h)
+  absl::Duration status_sample_interval =
+      absl::Minutes(1);  // the page's history                     // the load cordon as a node
+                         // taint (cordon_taint.h)
   std::optional<LeaderElectionConfig> election;  // with --actuate and --leader-elect
   Actuator::Options actuation;
 };

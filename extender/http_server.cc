@@ -7,6 +7,7 @@
 #include "app/metrics.h"
 #include "extender/admission_endpoint.h"
 #include "extender/judge.h"
+#include "extender/status_page.h"
 #include "extender/tls_certificate.h"
 #include "io/http_server.h"
 #include "shared/log_text.h"
@@ -47,7 +48,8 @@ void ExtenderHttpServer::Healthy(const io::HttpRequest&, io::HttpResponse& respo
 
 void ExtenderHttpServer::Admit(const io::HttpRequest& request, io::HttpResponse& response) {
   const bool apply = !options_.mutation_enabled || options_.mutation_enabled();
-  response = ServeAdmission(request.body, view_, options_.admission, apply, metrics_);
+  response =
+      ServeAdmission(request.body, view_, options_.admission, apply, metrics_, options_.journal);
 }
 
 void ExtenderHttpServer::Filter(const io::HttpRequest& request, io::HttpResponse& response) {
@@ -105,6 +107,44 @@ void ExtenderHttpServer::Scrape(const io::HttpRequest&, io::HttpResponse& respon
   response.body = metrics_.Render(gauges);
 }
 
+void ExtenderHttpServer::Status(const io::HttpRequest&, io::HttpResponse& response) {
+  response.body = options_.status->StatusJson();
+}
+
+void ExtenderHttpServer::Explain(const io::HttpRequest& request, io::HttpResponse& response) {
+  const std::string pod = request.QueryParam("pod");
+  const size_t slash = pod.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == pod.size() ||
+      pod.find('/', slash + 1) != std::string::npos || pod.size() > 317) {
+    response = io::JsonError(400, "want ?pod=NAMESPACE/NAME");
+    return;
+  }
+  absl::StatusOr<nlohmann::json> explained =
+      options_.status->Explain(pod.substr(0, slash), pod.substr(slash + 1));
+  if (!explained.ok()) {
+    response = io::JsonError(absl::IsNotFound(explained.status()) ? 404 : 500,
+                             explained.status().message());
+    return;
+  }
+  response.body = explained->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void ExtenderHttpServer::Page(const io::HttpRequest& request, io::HttpResponse& response) {
+  response.headers = {{"Content-Security-Policy", kStatusPagePolicy},
+                      {"X-Content-Type-Options", "nosniff"},
+                      {"Cache-Control", "no-cache"}};
+  if (request.path == "/ui/app.js") {
+    response.content_type = "text/javascript; charset=utf-8";
+    response.body = std::string(StatusPageScript());
+  } else if (request.path == "/ui/app.css") {
+    response.content_type = "text/css; charset=utf-8";
+    response.body = std::string(StatusPageStyle());
+  } else {
+    response.content_type = "text/html; charset=utf-8";
+    response.body = std::string(StatusPageHtml());
+  }
+}
+
 void ExtenderHttpServer::Route() {
   using Member = void (ExtenderHttpServer::*)(const io::HttpRequest&, io::HttpResponse&);
   // The route table. Every route with a verb is timed and counted under it
@@ -133,6 +173,18 @@ void ExtenderHttpServer::Route() {
        io::HttpServer::Blocking::kNo},
       {true, "GET", "/readyz", nullptr, &ExtenderHttpServer::Ready, io::HttpServer::Blocking::kNo},
       {true, "GET", "/metrics", nullptr, &ExtenderHttpServer::Scrape,
+       io::HttpServer::Blocking::kNo},
+      {options_.status != nullptr, "GET", "/api/v1/status", "status", &ExtenderHttpServer::Status,
+       io::HttpServer::Blocking::kYes},
+      {options_.status != nullptr, "GET", "/api/v1/explain", "explain",
+       &ExtenderHttpServer::Explain, io::HttpServer::Blocking::kYes},
+      {options_.status != nullptr, "GET", "/ui", nullptr, &ExtenderHttpServer::Page,
+       io::HttpServer::Blocking::kNo},
+      {options_.status != nullptr, "GET", "/ui/", nullptr, &ExtenderHttpServer::Page,
+       io::HttpServer::Blocking::kNo},
+      {options_.status != nullptr, "GET", "/ui/app.js", nullptr, &ExtenderHttpServer::Page,
+       io::HttpServer::Blocking::kNo},
+      {options_.status != nullptr, "GET", "/ui/app.css", nullptr, &ExtenderHttpServer::Page,
        io::HttpServer::Blocking::kNo},
   };
   for (const Entry& entry : table) {

@@ -6,6 +6,9 @@
 //   GET /metrics                                     Prometheus text
 //   POST <prefix>/repack                             a repacking plan (dry run; docs/repack.md);
 //                                                    only with an authorizer (admin_authorizer.h)
+//   GET /api/v1/status, GET /api/v1/explain?pod=NS/NAME, GET /ui (page, app.js, app.css)
+//                                                    what headroom sees and would do (status.h,
+//                                                    status_page.h); only with a status board
 //   POST /admission/pods                             the mutating admission webhook
 //                                                    (admission.h; docs/actuation.md); only when
 //                                                    serve_admission (main: HTTPS listeners)
@@ -26,6 +29,7 @@
 #include "extender/metrics.h"
 #include "extender/readiness.h"
 #include "extender/repack_endpoint.h"
+#include "extender/status.h"
 #include "shared/placement.h"
 
 namespace headroom::io {
@@ -62,6 +66,10 @@ struct ServerOptions {
   std::function<Readiness()> readiness;
   // Adds gauges the server does not own (the pod watch) to /metrics; optional.
   std::function<void(Metrics::ClusterGauges&)> add_gauges;
+  // Records the webhook's sizings (status page); nullptr: not recorded.
+  ActionJournal* journal = nullptr;
+  // Serves GET /api/v1/status, /api/v1/explain and the page under /ui; nullptr: not served.
+  StatusBoard* status = nullptr;
 };
 
 class ExtenderHttpServer {
@@ -89,6 +97,9 @@ class ExtenderHttpServer {
   void Healthy(const io::HttpRequest& request, io::HttpResponse& response);
   void Ready(const io::HttpRequest& request, io::HttpResponse& response);
   void Scrape(const io::HttpRequest& request, io::HttpResponse& response);
+  void Status(const io::HttpRequest& request, io::HttpResponse& response);   // status.h
+  void Explain(const io::HttpRequest& request, io::HttpResponse& response);  // status.h
+  void Page(const io::HttpRequest& request, io::HttpResponse& response);     // status_page.h
 
   std::unique_ptr<RepackEndpoint> repack_;  // with a repack authorizer
 

@@ -326,6 +326,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   void Respond(HttpResponse answer, unsigned version, bool keep_alive) {
     response_.emplace(static_cast<http::status>(answer.status), version);
     response_->set(http::field::content_type, answer.content_type);
+    for (const auto& [name, value] : answer.headers) response_->set(name, value);
     response_->body() = std::move(answer.body);
     response_->keep_alive(keep_alive && !server_->stopping);
     response_->prepare_payload();

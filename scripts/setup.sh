@@ -20,6 +20,7 @@ packages=(
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   python3 python3-yaml  # scripts/check-dashboard.py
+  chromium  # e2e/local/ui-suite.sh: the status page in a real headless browser
 )
 
 missing=()

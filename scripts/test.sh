@@ -50,6 +50,9 @@ bash e2e/local/actuation-suite.sh build/release
 echo "== the whole loop on one cluster: every component together (e2e/local/system-suite.sh)"
 bash e2e/local/system-suite.sh build/release
 
+echo "== the status page in headless chromium, headroom status and explain (e2e/local/ui-suite.sh)"
+bash e2e/local/ui-suite.sh build/release
+
 echo "== hostile input: the release extender under one attack per class (e2e/local/hostile-suite.sh)"
 bash e2e/local/hostile-suite.sh build/release
 

@@ -1,0 +1,209 @@
+// The status API (extender/status.h), the action journal and the CLI's formatting of both.
+
+#include "extender/status.h"
+
+#include "cli/status_command.h"
+#include "extender/action_journal.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace headroom::extender {
+namespace {
+
+using json = nlohmann::json;
+using ::testing::HasSubstr;
+
+constexpr int64_t kMi = int64_t{1} << 20;
+constexpr int64_t kGi = int64_t{1} << 30;
+const absl::Time kNow = absl::FromUnixSeconds(1'795'341'600);
+
+ReportedPod Pod(std::string ns, std::string name, std::string workload, int64_t cpu_base,
+                int64_t cpu_peak, int64_t mem, int64_t oom = 0) {
+  ReportedPod pod;
+  pod.pod_namespace = std::move(ns);
+  pod.name = std::move(name);
+  pod.uid = "uid-" + pod.name;
+  pod.workload_key = std::move(workload);
+  pod.requests = {1000, kGi};
+  ContainerDemand c;
+  c.name = "app";
+  c.cpu = CpuStats{cpu_base, cpu_peak};
+  c.memory = MemoryStats{mem, mem, mem, oom};
+  c.history = absl::Hours(30);
+  c.declared_requests = {1000, kGi};
+  c.declared_limits = {0, 2 * kGi};
+  pod.containers = {c};
+  return pod;
+}
+
+NodeReport Report(std::string node, double load1, std::vector<ReportedPod> pods) {
+  NodeReport report;
+  report.node = std::move(node);
+  report.reported_at = kNow - absl::Seconds(5);
+  report.allocatable = {4000, 8 * kGi};
+  report.load1 = load1;
+  report.cpus = 4;
+  report.pods = std::move(pods);
+  return report;
+}
+
+TEST(StatusTotals, Table) {
+  NodeFootprint a;
+  a.name = "a";
+  a.allocatable = {4000, 8 * kGi};
+  a.base_total = {1000, 2 * kGi};
+  a.max_headroom = {500, kGi};
+  a.pod_count = 3;
+  NodeFootprint b = a;
+  b.name = "b";
+  b.base_total = {3800, kGi};  // 3800 + 500 > 4000: over
+  const NodeStatus na = NodeStatusOf(a, {3000, 6 * kGi}, {2000, 4 * kGi}, absl::Seconds(7));
+  const NodeStatus nb = NodeStatusOf(b, {1000, kGi}, {1000, kGi}, absl::Seconds(1));
+  EXPECT_EQ(na.projected, (ResourceAmounts{1500, 3 * kGi}));
+  EXPECT_TRUE(na.fits);
+  EXPECT_FALSE(nb.fits);
+  const ClusterTotals totals = TotalsOf({na, nb});
+  EXPECT_EQ(totals.nodes, 2);
+  EXPECT_EQ(totals.pods, 6);
+  EXPECT_EQ(totals.declared, (ResourceAmounts{4000, 7 * kGi}));
+  EXPECT_EQ(totals.projected, (ResourceAmounts{5800, 5 * kGi}));
+  // 7Gi of 2 x 8Gi fills 0.875 nodes; 4000m of 2 x 4000m fills 1: the larger.
+  EXPECT_DOUBLE_EQ(totals.nodes_declared, 1.0);
+  EXPECT_DOUBLE_EQ(Saving(4000, 1000), 0.75);
+  EXPECT_DOUBLE_EQ(Saving(0, 1000), 0);
+}
+
+class StatusBoardTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(
+        view_
+            .ApplyReport(Report(
+                "node-a", 0.5,
+                {Pod("shop", "web-1", "shop/Deployment/web", 300, 450, 200 * kMi),
+                 Pod("shop", "cache-0", "shop/StatefulSet/cache", 100, 150, 400 * kMi, 384 * kMi),
+                 Pod("kube-system", "dns-1", "kube-system/Deployment/dns", 50, 80, 50 * kMi)}))
+            .ok());
+    ASSERT_TRUE(
+        view_
+            .ApplyReport(Report("node-hot", 12,
+                                {Pod("shop", "web-2", "shop/Deployment/web", 300, 450, 200 * kMi)}))
+            .ok());
+  }
+  StatusBoard Board(const PodIndex* pods = nullptr, size_t history_points = 1440) {
+    StatusBoard::Options options;
+    options.guard.allow_below_declared = true;
+    options.defaults.allow_below_declared = true;
+    options.excluded_namespaces = {"kube-system"};
+    options.history_points = history_points;
+    return StatusBoard(view_, pods, journal_, options, [this] { return now_; });
+  }
+
+  ClusterView view_{{}};
+  ActionJournal journal_;
+  absl::Time now_ = kNow;
+};
+
+TEST_F(StatusBoardTest, ClusterNodesAndWorkloads) {
+  journal_.Record(
+      {kNow, "shop/Deployment/web", "shop/web-1", "resize", "applied", "cpu 1 -> 500m"});
+  StatusBoard board = Board();
+  const json status = json::parse(board.StatusJson());
+  EXPECT_EQ(status["cluster"]["nodes"], 2);
+  EXPECT_EQ(status["cluster"]["pods"], 4);
+  EXPECT_EQ(status["cluster"]["declared"]["cpuMillis"], 4000);
+  EXPECT_GT(status["cluster"]["savings"]["cpu"].get<double>(), 0.5);
+  ASSERT_EQ(status["nodes"].size(), 2u);
+  EXPECT_EQ(status["nodes"][1]["name"], "node-hot");
+  EXPECT_TRUE(status["nodes"][1]["cordoned"].get<bool>());
+  EXPECT_THAT(status["nodes"][1]["cordonReason"].get<std::string>(), HasSubstr("load1 12.00"));
+  // Largest declared CPU first: web (2 replicas) before the single-replica ones.
+  ASSERT_EQ(status["workloadsTotal"], 3);
+  const json& web = status["workloads"][0];
+  EXPECT_EQ(web["key"], "shop/Deployment/web");
+  EXPECT_EQ(web["replicas"], 2);
+  // The webhook's sizing: the CPU peak, 450m; the memory peak 200Mi.
+  EXPECT_EQ(web["recommended"]["cpuMillis"], 450);
+  EXPECT_EQ(web["recommended"]["memoryBytes"], 200 * kMi);
+  ASSERT_EQ(web["actions"].size(), 1u);
+  EXPECT_EQ(web["actions"][0]["message"], "cpu 1 -> 500m");
+  for (const json& w : status["workloads"]) {
+    if (w["key"] == "shop/StatefulSet/cache") EXPECT_TRUE(w["oomKilled"].get<bool>());
+    if (w["key"] == "kube-system/Deployment/dns") {
+      EXPECT_EQ(w["sizing"], "namespace kube-system is excluded");
+      EXPECT_EQ(w["recommended"]["cpuMillis"], 1000);
+    }
+  }
+}
+
+TEST_F(StatusBoardTest, CachedForAFewSecondsAndHistoryIsBounded) {
+  StatusBoard board = Board(nullptr, /*history_points=*/2);
+  const std::string first = board.StatusJson();
+  ASSERT_TRUE(view_.ApplyReport(Report("node-c", 0.1, {})).ok());
+  EXPECT_EQ(board.StatusJson(), first);  // within cache_for
+  now_ += absl::Seconds(6);
+  EXPECT_NE(board.StatusJson(), first);
+  for (int i = 0; i < 3; ++i) {
+    board.Sample();
+    now_ += absl::Seconds(6);
+  }
+  EXPECT_EQ(json::parse(board.StatusJson())["history"].size(), 2u);
+}
+
+TEST_F(StatusBoardTest, ExplainSaysWhatAndWhyInWords) {
+  PodIndex pods;
+  pods.Replace({json::parse(R"({"metadata": {"namespace": "shop", "name": "web-2", "uid": "u2",
+      "annotations": {"headroom.dev/exclude": "true"}},
+      "spec": {"nodeName": "node-hot", "containers": [{"name": "app",
+      "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}})")});
+  StatusBoard board = Board(&pods);
+  absl::StatusOr<json> oom = board.Explain("shop", "cache-0");
+  ASSERT_TRUE(oom.ok()) << oom.status();
+  const std::string words = oom->at("explanation").dump();
+  EXPECT_THAT(words, HasSubstr("runs on node-a"));
+  EXPECT_THAT(words, HasSubstr("OOM-killed at 384Mi"));
+  // 2 x the 7-day max 400Mi.
+  EXPECT_EQ(oom->at("containers")[0]["recommended"]["memoryLimitBytes"], 800 * kMi);
+
+  absl::StatusOr<json> excluded = board.Explain("shop", "web-2");
+  ASSERT_TRUE(excluded.ok()) << excluded.status();
+  EXPECT_THAT(excluded->at("explanation").dump(), HasSubstr("annotated headroom.dev/exclude"));
+  EXPECT_THAT(excluded->at("explanation").dump(), HasSubstr("load-cordoned"));
+  EXPECT_EQ(excluded->at("containers")[0]["recommended"]["cpuRequestMillis"], 1000);
+
+  absl::StatusOr<json> system = board.Explain("kube-system", "dns-1");
+  ASSERT_TRUE(system.ok());
+  EXPECT_THAT(system->at("explanation").dump(), HasSubstr("namespace kube-system is excluded"));
+
+  EXPECT_EQ(board.Explain("shop", "nope").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(ActionJournal, NewestFirstAndBounded) {
+  ActionJournal journal(3);
+  for (int i = 0; i < 5; ++i) {
+    journal.Record({kNow + absl::Seconds(i), i % 2 ? "w/odd" : "w/even", absl::StrCat("p", i),
+                    "resize", "applied", absl::StrCat(i)});
+  }
+  EXPECT_EQ(journal.size(), 3u);
+  const std::vector<JournalEntry> even = journal.ForWorkload("w/even", 10);
+  ASSERT_EQ(even.size(), 2u);  // 0 fell out
+  EXPECT_EQ(even[0].message, "4");
+  EXPECT_EQ(even[1].message, "2");
+  EXPECT_EQ(journal.ForPod("p3", 10).size(), 1u);
+  EXPECT_TRUE(journal.ForWorkload("", 10).empty());
+}
+
+TEST_F(StatusBoardTest, TheCliPrintsTheNumbers) {
+  StatusBoard board = Board();
+  const std::string text = cli::FormatStatus(json::parse(board.StatusJson()));
+  EXPECT_THAT(text, HasSubstr("2 nodes reporting, 4 pods"));
+  EXPECT_THAT(text, HasSubstr("CPU     declared 4 -> projected"));
+  EXPECT_THAT(text, HasSubstr("node-hot"));
+  EXPECT_THAT(text, HasSubstr("load-cordoned: load1 12.00"));
+  EXPECT_THAT(text, HasSubstr("shop/Deployment/web         2         1 1Gi         450m 200Mi"));
+  const std::string explained = cli::FormatExplanation(*board.Explain("shop", "cache-0"));
+  EXPECT_THAT(explained, HasSubstr("pod shop/cache-0\n  - runs on node-a"));
+}
+
+}  // namespace
+}  // namespace headroom::extender
