@@ -9,9 +9,12 @@
 # actuation suite (admission webhook, pods/resize, Eviction API) with a real
 # kube-controller-manager and a kubelet on containerd, the system suite (every component
 # together on one cluster: headroom-nri on the kubelet's containerd reporting to the extender
-# behind headroom-scheduler, the webhook and the actuator), and the hostile-input suite (attacks on
-# the release extender over loopback, with peak-RSS bounds). Installs
-# missing Debian packages first (scripts/setup.sh).
+# behind headroom-scheduler, the webhook and the actuator), the status page in headless chromium
+# (e2e/local/ui-suite.sh), and the hostile-input suite (attacks on the release extender over
+# loopback, with peak-RSS bounds). Also checks the Grafana dashboard against the metrics the
+# binaries export (scripts/check-dashboard.sh) and the Helm chart against deploy/
+# (scripts/check-helm.sh; helm is built once by scripts/helm-deps.sh). Installs missing Debian
+# packages first (scripts/setup.sh).
 #
 # Usage: bash scripts/test.sh
 set -euo pipefail
@@ -42,6 +45,9 @@ bash e2e/local/nri-suite.sh build/release
 
 echo "== end-to-end: headroom-extender behind real kube-scheduler + kube-apiserver (e2e/local/scheduler-suite.sh)"
 bash scripts/k8s-deps.sh
+echo "== the Helm chart: generated from deploy/, lint, and the default render equals deploy/ (scripts/check-helm.sh)"
+bash scripts/helm-deps.sh
+bash scripts/check-helm.sh
 bash e2e/local/scheduler-suite.sh build/release
 
 echo "== end-to-end: webhook, resize and evictions with a real kubelet + apiserver (e2e/local/actuation-suite.sh)"

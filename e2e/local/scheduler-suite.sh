@@ -73,6 +73,23 @@ else
   fail "deploy/ manifests do not validate: $(tail -3 "$work"/dry-run-*.log 2>/dev/null)"
 fi
 
+# --- the Helm chart (deploy/helm/headroom, generated from deploy/): its render with the
+#     defaults and one with every option changed, against this apiserver's schemas and
+#     admission. scripts/helm-deps.sh builds helm.
+helm_bin=${HELM:-$cache/bin/helm}
+chart_options=actuation.dryRun=true,scheduling.cordonTaint=true,policy.allowBelowDeclared=true,policy.hpaScaledResources=resize,statusApi=false,scheduling.scoring=pack
+if [[ ! -x $helm_bin ]]; then
+  fail "no helm at $helm_bin (scripts/helm-deps.sh)"
+elif "$helm_bin" template headroom "$repo/deploy/helm/headroom" -n headroom-system --kube-version "${HEADROOM_K8S_VERSION:-v1.34.3}" >"$work/helm-default.yaml" 2>"$work/helm.log" &&
+  "$helm_bin" template headroom "$repo/deploy/helm/headroom" -n headroom-system --kube-version "${HEADROOM_K8S_VERSION:-v1.34.3}" --set "$chart_options" >"$work/helm-options.yaml" 2>>"$work/helm.log" &&
+  kubectl_ apply --dry-run=server -f "$work/helm-default.yaml" >"$work/helm-dry-run.log" 2>&1 &&
+  kubectl_ apply --dry-run=server -f "$work/helm-options.yaml" >>"$work/helm-dry-run.log" 2>&1 &&
+  grep -q 'cordon-taint: true' "$work/helm-options.yaml" && grep -q -- '- --dry-run' "$work/helm-options.yaml"; then
+  pass "helm chart: $(grep -c '^kind:' "$work/helm-default.yaml") objects (defaults) and a render with $chart_options pass kubectl apply --dry-run=server"
+else
+  fail "helm chart renders do not validate: $(tail -3 "$work/helm.log" "$work/helm-dry-run.log" 2>/dev/null)"
+fi
+
 # --- four nodes, each 4 CPU / 8 GiB / 110 pods, as kube-scheduler sees them
 create_nodes 4 8Gi node-full node-hot node-c node-d || die "creating nodes"
 kubectl_ create namespace e2e >/dev/null
