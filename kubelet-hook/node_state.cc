@@ -28,6 +28,13 @@ void NodeState::Upsert(const TrackedContainer& container) {
     }
   }
   containers_[container.id] = container;
+  // The workload's own base percentile, if any (a workload with statistics follows its pods'
+  // current annotation; none is created only to hold the default).
+  if (const auto it = workloads_.find(container.stats_key); it != workloads_.end()) {
+    it->second.base_percentile = container.tuning.base_percentile;
+  } else if (container.tuning.base_percentile.has_value()) {
+    WorkloadFor(container.stats_key).base_percentile = container.tuning.base_percentile;
+  }
 }
 
 void NodeState::Remove(const std::string& id) {
@@ -96,7 +103,7 @@ void NodeState::SetSizedCpu(const std::string& stats_key, int64_t millis) {
 
 std::optional<MemoryStats> NodeState::MemoryHistoryLocked(const Workload& workload,
                                                           absl::Time now) const {
-  const UsageSnapshot snapshot = workload.stats.Snapshot(now);
+  const UsageSnapshot snapshot = workload.stats.Snapshot(now, workload.base_percentile);
   std::optional<MemoryStats> memory = snapshot.memory;
   if (!memory.has_value()) memory = workload.restored_memory;
   int64_t oom = 0;
@@ -120,7 +127,7 @@ std::optional<CpuStats> NodeState::CpuHistory(const std::string& stats_key, absl
   absl::ReaderMutexLock lock(&mu_);
   auto it = workloads_.find(stats_key);
   if (it == workloads_.end()) return std::nullopt;
-  std::optional<CpuStats> cpu = it->second.stats.Snapshot(now).cpu;
+  std::optional<CpuStats> cpu = it->second.stats.Snapshot(now, it->second.base_percentile).cpu;
   return cpu.has_value() ? cpu : it->second.restored_cpu;
 }
 
@@ -155,7 +162,7 @@ std::map<std::string, WorkloadRecord> NodeState::Records(absl::Time now) const {
     record.first_sample = workload.stats.first_sample();
     record.ooms.assign(workload.stats.oom_records().begin(), workload.stats.oom_records().end());
     record.sized_cpu_millis = workload.sized_cpu_millis;
-    const UsageSnapshot snapshot = workload.stats.Snapshot(now);
+    const UsageSnapshot snapshot = workload.stats.Snapshot(now, workload.base_percentile);
     record.last_memory = snapshot.memory.has_value() ? snapshot.memory : workload.restored_memory;
     record.last_cpu = snapshot.cpu.has_value() ? snapshot.cpu : workload.restored_cpu;
     out.emplace(key, std::move(record));

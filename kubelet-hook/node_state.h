@@ -130,6 +130,8 @@ class NodeState {
     std::optional<int64_t> sized_cpu_millis;
     std::optional<MemoryStats> restored_memory;
     std::optional<CpuStats> restored_cpu;
+    // headroom.dev/base-percentile of the workload's pods (the last container tracked).
+    std::optional<double> base_percentile;
   };
   Workload& WorkloadFor(const std::string& stats_key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<MemoryStats> MemoryHistoryLocked(const Workload& workload, absl::Time now) const

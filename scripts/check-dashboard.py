@@ -55,6 +55,8 @@ def workloads(deploy_dir):
     import pathlib
     found = []
     for path in sorted(pathlib.Path(deploy_dir).rglob("*.yaml")):
+        if "helm" in path.relative_to(deploy_dir).parts:
+            continue  # the chart's templates are generated from these files (not plain YAML)
         with open(path, encoding="utf-8") as f:
             for doc in yaml.safe_load_all(f):
                 if isinstance(doc, dict) and doc.get("kind") in ("Deployment", "DaemonSet"):

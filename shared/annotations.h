@@ -52,8 +52,10 @@ inline constexpr absl::string_view kMaxMemoryAnnotation = "headroom.dev/max-memo
 // a margin added to what headroom would request: "20%" or "0.2";
 inline constexpr absl::string_view kCpuMarginAnnotation = "headroom.dev/cpu-margin";
 inline constexpr absl::string_view kMemoryMarginAnnotation = "headroom.dev/memory-margin";
-// the resources headroom leaves as declared: "cpu", "memory" or "cpu,memory".
+// the resources headroom leaves as declared: "cpu", "memory" or "cpu,memory";
 inline constexpr absl::string_view kKeepDeclaredAnnotation = "headroom.dev/keep-declared";
+// the percentile of the base instead of P75: "90", "P90" or "0.9" (50 to 100).
+inline constexpr absl::string_view kBasePercentileAnnotation = "headroom.dev/base-percentile";
 
 // Node taint (NoSchedule) headroom-extender puts on a load-cordoned node with --cordon-taint, so
 // every scheduler keeps off it; the value marks the taint as headroom's own.
@@ -62,16 +64,27 @@ inline constexpr absl::string_view kLoadCordonTaintValue = "load";
 
 // Every headroom.dev/ annotation and label key above, so a key outside it is reported as a typo.
 inline constexpr absl::string_view kKnownKeys[] = {
-    kPolicyAnnotation,          kModeAnnotation,
-    kDisableAnnotation,         kExcludeAnnotation,
-    kEvictionRankingAnnotation, kEvictionEnabledLabel,
-    kEvictionPolicyAnnotation,  kAllowBelowDeclaredAnnotation,
-    kAllowDisruptionAnnotation, kDoNotDisruptAnnotation,
-    kDeclaredAnnotation,        kWorkloadAnnotation,
-    kMinCpuAnnotation,          kMaxCpuAnnotation,
-    kMinMemoryAnnotation,       kMaxMemoryAnnotation,
-    kCpuMarginAnnotation,       kMemoryMarginAnnotation,
-    kKeepDeclaredAnnotation,    kWebhookLabel,
+    kPolicyAnnotation,
+    kModeAnnotation,
+    kDisableAnnotation,
+    kExcludeAnnotation,
+    kEvictionRankingAnnotation,
+    kEvictionEnabledLabel,
+    kEvictionPolicyAnnotation,
+    kAllowBelowDeclaredAnnotation,
+    kAllowDisruptionAnnotation,
+    kDoNotDisruptAnnotation,
+    kDeclaredAnnotation,
+    kWorkloadAnnotation,
+    kMinCpuAnnotation,
+    kMaxCpuAnnotation,
+    kMinMemoryAnnotation,
+    kMaxMemoryAnnotation,
+    kCpuMarginAnnotation,
+    kMemoryMarginAnnotation,
+    kKeepDeclaredAnnotation,
+    kBasePercentileAnnotation,
+    kWebhookLabel,
     kAdmissionAnnotation,
 };
 inline constexpr absl::string_view kAnnotationPrefix = "headroom.dev/";

@@ -85,6 +85,10 @@ struct WorkloadTuning {
   // Why a resource is kept, when not the workload's headroom.dev/keep-declared (e.g. an HPA).
   std::string keep_cpu_why;
   std::string keep_memory_why;
+  // The percentile of the short-window base instead of the configured one (P75, seed 000):
+  // headroom.dev/base-percentile. Read where samples become statistics (headroom-nri, the
+  // simulator), so it reaches placement, the node optimisation and the reports.
+  std::optional<double> base_percentile;
 
   bool operator==(const WorkloadTuning&) const = default;
 };

@@ -81,8 +81,8 @@ std::optional<int64_t> ResourceUsage::DailyBase(absl::Time now) const {
   return daily_base_.Max(now, kHoursPerDay * kHour);
 }
 
-std::optional<int64_t> ResourceUsage::Base(absl::Time now) const {
-  return base_.Percentile(percentile_, now);
+std::optional<int64_t> ResourceUsage::Base(absl::Time now, std::optional<double> percentile) const {
+  return base_.Percentile(percentile.value_or(percentile_), now);
 }
 
 std::optional<int64_t> ResourceUsage::Peak(absl::Time now) const {
@@ -142,9 +142,10 @@ std::optional<int64_t> ContainerUsageStats::OomMemory(absl::Time now) const {
   return result;
 }
 
-UsageSnapshot ContainerUsageStats::Snapshot(absl::Time now) const {
+UsageSnapshot ContainerUsageStats::Snapshot(absl::Time now,
+                                            std::optional<double> base_percentile) const {
   UsageSnapshot snapshot;
-  std::optional<int64_t> cpu_base = cpu_.Base(now);
+  std::optional<int64_t> cpu_base = cpu_.Base(now, base_percentile);
   std::optional<int64_t> cpu_peak = cpu_.Peak(now);
   if (cpu_base.has_value() && cpu_peak.has_value()) {
     // The daily base is the steady state's daily peak: a short-window base above it is a spike.
@@ -152,7 +153,7 @@ UsageSnapshot ContainerUsageStats::Snapshot(absl::Time now) const {
     snapshot.cpu = CpuStats{*cpu_base, std::max(*cpu_base, *cpu_peak), daily_base,
                             std::max(daily_base, cpu_.DailyPeak(now).value_or(0))};
   }
-  std::optional<int64_t> memory_base = memory_.Base(now);
+  std::optional<int64_t> memory_base = memory_.Base(now, base_percentile);
   std::optional<int64_t> memory_peak = memory_.Peak(now);
   if (memory_base.has_value() && memory_peak.has_value()) {
     MemoryStats memory;

@@ -95,7 +95,9 @@ class ResourceUsage {
   // Adds a sample; InvalidArgument (and nothing recorded) if older than the newest one.
   absl::Status Add(absl::Time at, int64_t value);
 
-  std::optional<int64_t> Base(absl::Time now) const;
+  // The base at the configured percentile, or at `percentile` (0..1) when given.
+  std::optional<int64_t> Base(absl::Time now,
+                              std::optional<double> percentile = std::nullopt) const;
   std::optional<int64_t> Peak(absl::Time now) const;
   // Max over the whole peak history (7 days by default), and over the last 24 hours.
   std::optional<int64_t> HistoryMax(absl::Time now) const;
@@ -133,7 +135,10 @@ class ContainerUsageStats {
   // Records the memory in use when the container was OOM-killed.
   void RecordOom(absl::Time at, int64_t memory_bytes);
 
-  UsageSnapshot Snapshot(absl::Time now) const;
+  // `base_percentile`: the workload's own (headroom.dev/base-percentile) instead of the
+  // configured one.
+  UsageSnapshot Snapshot(absl::Time now,
+                         std::optional<double> base_percentile = std::nullopt) const;
 
   // When the first sample was taken (nullopt: none yet), and how long ago that was.
   std::optional<absl::Time> first_sample() const { return first_sample_; }

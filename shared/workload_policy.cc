@@ -112,6 +112,15 @@ WorkloadTuning ResolveTuning(const Annotations& workload, const Annotations& pod
                   tuning.cpu_margin, warnings);
   ParseMarginInto(Lookup(workload, pod, kMemoryMarginAnnotation), kMemoryMarginAnnotation,
                   tuning.memory_margin, warnings);
+  if (const std::string* value = Lookup(workload, pod, kBasePercentileAnnotation)) {
+    absl::StatusOr<double> parsed = ParseBasePercentile(*value);
+    if (parsed.ok()) {
+      tuning.base_percentile = *parsed;
+    } else {
+      Warn(warnings, kBasePercentileAnnotation,
+           absl::StrCat(parsed.status().message(), "; ignored"));
+    }
+  }
   if (const std::string* value = Lookup(workload, pod, kKeepDeclaredAnnotation)) {
     WorkloadTuning kept;
     if (absl::Status status = ParseKeepDeclared(*value, kept); status.ok()) {
@@ -159,6 +168,24 @@ absl::StatusOr<double> ParseMargin(absl::string_view text) {
   if (value < 0 || value > 10) {
     return absl::InvalidArgumentError(
         absl::StrCat("margin \"", absl::CEscape(text), "\" is outside 0% to 1000%"));
+  }
+  return value;
+}
+
+absl::StatusOr<double> ParseBasePercentile(absl::string_view text) {
+  absl::string_view body = absl::StripAsciiWhitespace(text);
+  const bool named = absl::ConsumePrefix(&body, "P") || absl::ConsumePrefix(&body, "p");
+  const bool percent = absl::ConsumeSuffix(&body, "%");
+  double value = 0;
+  if (!absl::SimpleAtod(body, &value) || !std::isfinite(value)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", absl::CEscape(text), "\" is not a percentile such as 90, P90 or 0.9"));
+  }
+  // "90", "P90" and "90%" are percents; a bare number up to 1 is a fraction.
+  if (named || percent || value > 1) value /= 100;
+  if (value < 0.5 || value > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("percentile \"", absl::CEscape(text), "\" is outside 50 to 100"));
   }
   return value;
 }

@@ -30,6 +30,9 @@ absl::StatusOr<SizingPolicy> ParseSizingPolicy(absl::string_view text);
 // Parses a margin: "20%" or "0.2", at least 0 and at most 10 (1000%).
 absl::StatusOr<double> ParseMargin(absl::string_view text);
 
+// Parses a base percentile: "90", "P90", "90%" or "0.9", between 0.5 and 1.
+absl::StatusOr<double> ParseBasePercentile(absl::string_view text);
+
 // Parses kKeepDeclaredAnnotation: "cpu", "memory" or both, comma-separated, into `tuning`.
 absl::Status ParseKeepDeclared(absl::string_view text, WorkloadTuning& tuning);
 

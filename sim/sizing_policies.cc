@@ -301,7 +301,7 @@ class HeadroomPolicy : public SizingPolicy {
     const size_t workload = workload_of_[pod];
     std::optional<std::pair<absl::Time, UsageSnapshot>>& entry = cache_[workload];
     if (!entry.has_value() || entry->first != now) {
-      entry.emplace(now, stats_[workload].Snapshot(now));
+      entry.emplace(now, stats_[workload].Snapshot(now, Policy(pod, 1).tuning.base_percentile));
     }
     return entry->second;
   }

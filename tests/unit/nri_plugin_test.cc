@@ -434,6 +434,24 @@ TEST(NriPlugin, AWorkloadThatKeepsItsMemoryGetsNoLimitAfterAnOom) {
             64 * kMi);
 }
 
+TEST(NriPlugin, AWorkloadsBasePercentileShapesItsStatistics) {
+  const absl::Time now = absl::FromUnixSeconds(1795331119);
+  NodeState state;
+  NriPlugin plugin({}, state, [now] { return now; });
+  NriStub stub(plugin.Handlers());
+  for (int m = 0; m < 10; ++m) {  // CPU 100m x minute over the 10-minute base window
+    state.AddCpuSample("ns/Pod/a#app", now - absl::Minutes(9 - m), 100 * m);
+  }
+  Create(stub, CreateRequest("a", "c1", 0, kMi));
+  EXPECT_EQ(state.CpuHistory("ns/Pod/a#app", now)->base_millis, 675);  // P75 of 0..900
+  napi::CreateContainerRequest request = CreateRequest("a", "c2", 0, kMi);
+  napi::StringEntry* annotation = request.mutable_pod()->add_annotations();
+  annotation->set_key("headroom.dev/base-percentile");
+  annotation->set_value("P90");
+  Create(stub, request);
+  EXPECT_EQ(state.CpuHistory("ns/Pod/a#app", now)->base_millis, 810);  // P90
+}
+
 TEST(NriPlugin, DryRunAndExcludedNamespacesChangeNothing) {
   NodeState state;
   NriPlugin dry({.dry_run = true}, state, [] { return absl::UnixEpoch(); });

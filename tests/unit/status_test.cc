@@ -128,7 +128,9 @@ TEST_F(StatusBoardTest, ClusterNodesAndWorkloads) {
   ASSERT_EQ(web["actions"].size(), 1u);
   EXPECT_EQ(web["actions"][0]["message"], "cpu 1 -> 500m");
   for (const json& w : status["workloads"]) {
-    if (w["key"] == "shop/StatefulSet/cache") EXPECT_TRUE(w["oomKilled"].get<bool>());
+    if (w["key"] == "shop/StatefulSet/cache") {
+      EXPECT_TRUE(w["oomKilled"].get<bool>());
+    }
     if (w["key"] == "kube-system/Deployment/dns") {
       EXPECT_EQ(w["sizing"], "namespace kube-system is excluded");
       EXPECT_EQ(w["recommended"]["cpuMillis"], 1000);

@@ -43,6 +43,11 @@ TEST(UsageStatsTest, BaseIsP75OverTenMinutesForCpuAndThirtyForMemory) {
   EXPECT_EQ(snapshot.memory->peak_bytes, 39000);
   EXPECT_EQ(snapshot.memory->max_7d_bytes, 39000);
   EXPECT_EQ(snapshot.memory->oom_bytes, 0);
+  // A workload's own percentile (headroom.dev/base-percentile): P90 = 30 + 0.9 x 9 = 38.1.
+  const UsageSnapshot p90 = stats.Snapshot(At(0, 12, 39), 0.9);
+  EXPECT_EQ(p90.cpu->base_millis, 3810);
+  EXPECT_EQ(p90.memory->base_bytes, 36100);  // 10 + 0.9 x 29 = 36.1
+  EXPECT_EQ(p90.cpu->peak_millis, 3900);
 }
 
 // Feeds one CPU sample every `step` in [from, to], `spike` at `spike_at` and 100m otherwise.

@@ -138,6 +138,20 @@ TEST(WorkloadPolicyTest, UnknownKeysAreReportedWithTheNearestKnownOne) {
   EXPECT_FALSE(p.tuning.max_cpu_millis.has_value());
 }
 
+TEST(BasePercentileParseTest, Table) {
+  EXPECT_THAT(ParseBasePercentile("90"), IsOkAndHolds(0.9));
+  EXPECT_THAT(ParseBasePercentile("P95"), IsOkAndHolds(0.95));
+  EXPECT_THAT(ParseBasePercentile(" 0.8 "), IsOkAndHolds(0.8));
+  EXPECT_THAT(ParseBasePercentile("100%"), IsOkAndHolds(1.0));
+  EXPECT_THAT(ParseBasePercentile("40"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("outside 50 to 100")));
+  EXPECT_THAT(ParseBasePercentile("high"), StatusIs(absl::StatusCode::kInvalidArgument));
+  const WorkloadPolicy p =
+      ResolveWorkloadPolicy({}, {{"headroom.dev/base-percentile", "P90"}}, "Deployment", 2);
+  EXPECT_TRUE(p.warnings.empty());
+  EXPECT_EQ(p.tuning.base_percentile, 0.9);
+}
+
 TEST(MarginParseTest, Table) {
   EXPECT_THAT(ParseMargin("20%"), IsOkAndHolds(0.2));
   EXPECT_THAT(ParseMargin(" 0.5 "), IsOkAndHolds(0.5));
