@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/display.h"
 #include "cli/exit_codes.h"
 #include "httplib.h"
 #include "shared/quantity.h"
@@ -35,25 +36,6 @@ std::string Duration(int64_t seconds) {
   if (seconds >= 3600) return absl::StrFormat("%.1fh", seconds / 3600.0);
   if (seconds >= 60) return absl::StrCat(seconds / 60, "m");
   return absl::StrCat(seconds, "s");
-}
-
-// Columns padded to their widest cell.
-std::string Table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()));
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      absl::StrAppend(&line, row[i]);
-      if (i + 1 < row.size()) line.append(widths[i] - row[i].size() + 2, ' ');
-    }
-    absl::StrAppend(&out, line, "\n");
-  }
-  return out;
 }
 
 absl::StatusOr<json> Get(const StatusSource& source, const std::string& path, int* status) {
@@ -121,7 +103,7 @@ std::string FormatStatus(const json& status) {
          absl::StrCat(Mem(node["projected"]), "/", Mem(node["allocatable"])),
          absl::StrCat(Int(node, "pods")), absl::StrFormat("%.2f", node.value("load", 0.0)), state});
   }
-  absl::StrAppend(&out, "\n", Table(nodes));
+  absl::StrAppend(&out, "\n", FormatTable(nodes));
   const json& workloads = status.value("workloads", json::array());
   std::vector<std::vector<std::string>> rows = {
       {"WORKLOAD", "REPLICAS", "DECLARED/POD", "HEADROOM/POD", "HISTORY", "OOM", "SIZING"}};
@@ -132,7 +114,7 @@ std::string FormatStatus(const json& status) {
                     Duration(Int(w, "historySeconds")), w.value("oomKilled", false) ? "yes" : "",
                     Text(w, "sizing")});
   }
-  absl::StrAppend(&out, "\n", Table(rows));
+  absl::StrAppend(&out, "\n", FormatTable(rows));
   absl::StrAppend(&out, "(", workloads.size(), " of ", Int(status, "workloadsTotal"),
                   " workloads, largest declared CPU first; explain a pod with "
                   "'headroom explain NAMESPACE/POD')\n");
