@@ -26,14 +26,6 @@ const DeclaredResources* Named(const std::vector<DeclaredResources>& list, absl:
   return it == list.end() ? nullptr : &*it;
 }
 
-int64_t Sum(const std::vector<DeclaredResources>& containers, bool cpu) {
-  int64_t sum = 0;
-  for (const DeclaredResources& c : containers) {
-    sum += (cpu ? c.cpu_request_millis : c.memory_request_bytes).value_or(0);
-  }
-  return sum;
-}
-
 // The shared plan's view of one reported pod, with what the API says about it.
 PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
                  const ApiView& view) {
@@ -58,7 +50,7 @@ PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
   demand.daemonset = demand.daemonset || api->owner_kind == "DaemonSet";
   demand.ranking = policy.ranking.ranking;
   // The API is authoritative for what the pod requests.
-  demand.requests = {Sum(api->containers, true), Sum(api->containers, false)};
+  demand.requests = RequestsOf(api->containers);
   demand.optimizable = !reported.containers.empty() && SizingBlockedBy(policy).empty();
   state.allow_below_declared = policy.allow_below_declared;
   state.tuning = policy.tuning;

@@ -29,6 +29,15 @@ absl::StatusOr<std::optional<int64_t>> Quantity(const json& resources, const cha
 
 }  // namespace
 
+ResourceAmounts RequestsOf(const std::vector<DeclaredResources>& containers) {
+  ResourceAmounts sum;
+  for (const DeclaredResources& c : containers) {
+    sum =
+        SaturatingSum(sum, {c.cpu_request_millis.value_or(0), c.memory_request_bytes.value_or(0)});
+  }
+  return sum;
+}
+
 absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredResources(const json& pod,
                                                                        absl::string_view field) {
   std::vector<DeclaredResources> out;

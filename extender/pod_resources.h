@@ -13,6 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 #include "shared/kubelet_eviction.h"
+#include "shared/resource.h"
 
 namespace headroom::extender {
 
@@ -25,6 +26,9 @@ struct DeclaredResources {
 
   bool operator==(const DeclaredResources&) const = default;
 };
+
+// The containers' requests summed (an unset request counts 0), saturating.
+ResourceAmounts RequestsOf(const std::vector<DeclaredResources>& containers);
 
 // spec.<field>[*] of a Pod ("containers" or "initContainers"); an absent list is empty.
 // InvalidArgument naming the field for a list that is not one, or a bad quantity.

@@ -10,17 +10,11 @@
 #include "extender/actuation_plan.h"
 #include "shared/node_actions.h"
 #include "shared/quantity.h"
-#include "shared/wide_int.h"
 
 namespace headroom::extender {
 namespace {
 
 using json = nlohmann::json;
-
-ResourceAmounts Plus(const ResourceAmounts& a, const ResourceAmounts& b) {
-  return {SaturateToInt64(static_cast<WideInt>(a.cpu_millis) + b.cpu_millis),
-          SaturateToInt64(static_cast<WideInt>(a.memory_bytes) + b.memory_bytes)};
-}
 
 json Amounts(const ResourceAmounts& amounts) {
   return {{"cpuMillis", amounts.cpu_millis}, {"memoryBytes", amounts.memory_bytes}};
@@ -40,14 +34,6 @@ std::string Describe(const SizedValues& values) {
   return absl::StrCat("cpu ", cpu(values.cpu_request_millis), ", memory ",
                       mem(values.memory_request_bytes), " (limit ", mem(values.memory_limit_bytes),
                       ")");
-}
-
-ResourceAmounts SumRequests(const std::vector<DeclaredResources>& containers) {
-  ResourceAmounts sum;
-  for (const DeclaredResources& c : containers) {
-    sum = Plus(sum, {c.cpu_request_millis.value_or(0), c.memory_request_bytes.value_or(0)});
-  }
-  return sum;
 }
 
 std::string Rfc3339(absl::Time at) {
@@ -91,7 +77,7 @@ NodeStatus NodeStatusOf(const NodeFootprint& footprint, const ResourceAmounts& d
   node.requested = requested;
   node.base_sum = footprint.base_total;
   node.shared_headroom = footprint.max_headroom;
-  node.projected = Plus(footprint.base_total, footprint.max_headroom);
+  node.projected = ProjectedFootprint(footprint, PodFootprint{});
   node.pods = footprint.pod_count;
   node.fits = node.projected.cpu_millis <= node.allocatable.cpu_millis &&
               node.projected.memory_bytes <= node.allocatable.memory_bytes;
@@ -107,10 +93,10 @@ ClusterTotals TotalsOf(const std::vector<NodeStatus>& nodes) {
   for (const NodeStatus& node : nodes) {
     ++totals.nodes;
     totals.pods += node.pods;
-    totals.allocatable = Plus(totals.allocatable, node.allocatable);
-    totals.declared = Plus(totals.declared, node.declared);
-    totals.requested = Plus(totals.requested, node.requested);
-    totals.projected = Plus(totals.projected, node.projected);
+    totals.allocatable = SaturatingSum(totals.allocatable, node.allocatable);
+    totals.declared = SaturatingSum(totals.declared, node.declared);
+    totals.requested = SaturatingSum(totals.requested, node.requested);
+    totals.projected = SaturatingSum(totals.projected, node.projected);
   }
   const auto worth = [&](const ResourceAmounts& amounts) {
     double most = 0;
@@ -145,7 +131,7 @@ StatusBoard::StatusBoard(ClusterView& view, const PodIndex* pods, const ActionJo
 std::pair<ResourceAmounts, ResourceAmounts> StatusBoard::PodRequests(const ReportedPod& pod) const {
   if (pods_ != nullptr) {
     if (std::optional<ApiPod> api = pods_->Find(pod.pod_namespace, pod.name); api.has_value()) {
-      return {SumRequests(DeclaredOf(*api)), SumRequests(api->containers)};
+      return {RequestsOf(DeclaredOf(*api)), RequestsOf(api->containers)};
     }
   }
   return {pod.requests, pod.requests};
@@ -163,8 +149,8 @@ std::vector<NodeStatus> StatusBoard::Nodes(const std::vector<NodeReport>& report
     ResourceAmounts requested;
     for (const ReportedPod& pod : reports[i].pods) {
       const auto [pod_declared, pod_requested] = PodRequests(pod);
-      declared = Plus(declared, pod_declared);
-      requested = Plus(requested, pod_requested);
+      declared = SaturatingSum(declared, pod_declared);
+      requested = SaturatingSum(requested, pod_requested);
     }
     nodes.push_back(
         NodeStatusOf(*footprints[i], declared, requested, now - reports[i].reported_at));
@@ -309,12 +295,13 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports) {
       }
       json c = ContainerJson(key, container.name, values, policy,
                              SizingBlocked(seen.pod->pod_namespace, policy), nullptr);
-      recommended = Plus(recommended, {c["recommended"]["cpuRequestMillis"].is_number()
-                                           ? c["recommended"]["cpuRequestMillis"].get<int64_t>()
-                                           : 0,
-                                       c["recommended"]["memoryRequestBytes"].is_number()
-                                           ? c["recommended"]["memoryRequestBytes"].get<int64_t>()
-                                           : 0});
+      recommended =
+          SaturatingSum(recommended, {c["recommended"]["cpuRequestMillis"].is_number()
+                                          ? c["recommended"]["cpuRequestMillis"].get<int64_t>()
+                                          : 0,
+                                      c["recommended"]["memoryRequestBytes"].is_number()
+                                          ? c["recommended"]["memoryRequestBytes"].get<int64_t>()
+                                          : 0});
       if (c.contains("memory") && c["memory"]["oomBytes"].get<int64_t>() > 0) oom = true;
       if (c.contains("historySeconds")) {
         history = std::max(history, absl::Seconds(c["historySeconds"].get<int64_t>()));

@@ -5,11 +5,6 @@
 #include "shared/wide_int.h"
 
 namespace headroom {
-namespace {
-
-int64_t SaturatingAdd(int64_t a, int64_t b) { return SaturateToInt64(static_cast<WideInt>(a) + b); }
-
-}  // namespace
 
 // The daily base when known; a short-window base above it is a spike, headroom's to share.
 int64_t PlanningBase(const CpuStats& cpu) {

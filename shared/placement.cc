@@ -22,9 +22,7 @@ double FreeShare(int64_t allocatable, int64_t used) {
 
 void NodeFootprint::Add(const PodFootprint& pod) {
   ++pod_count;
-  base_total = {
-      SaturateToInt64(static_cast<WideInt>(base_total.cpu_millis) + pod.base.cpu_millis),
-      SaturateToInt64(static_cast<WideInt>(base_total.memory_bytes) + pod.base.memory_bytes)};
+  base_total = SaturatingSum(base_total, pod.base);
   max_headroom = {std::max(max_headroom.cpu_millis, pod.headroom.cpu_millis),
                   std::max(max_headroom.memory_bytes, pod.headroom.memory_bytes)};
 }

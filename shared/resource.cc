@@ -5,8 +5,13 @@
 #include <string>
 
 #include "shared/quantity.h"
+#include "shared/wide_int.h"
 
 namespace headroom {
+
+ResourceAmounts SaturatingSum(const ResourceAmounts& a, const ResourceAmounts& b) {
+  return {SaturatingAdd(a.cpu_millis, b.cpu_millis), SaturatingAdd(a.memory_bytes, b.memory_bytes)};
+}
 
 std::string FormatAmount(Resource resource, int64_t amount) {
   return resource == Resource::kCpu ? FormatCpuMillis(amount) : FormatMemoryBytes(amount);

@@ -28,6 +28,9 @@ struct ResourceAmounts {
   }
 };
 
+// a + b per resource, saturating (never wrapping) at int64's range.
+ResourceAmounts SaturatingSum(const ResourceAmounts& a, const ResourceAmounts& b);
+
 // Formats an amount of `resource` as Kubernetes quantity text ("1500m", "512Mi").
 std::string FormatAmount(Resource resource, int64_t amount);
 

@@ -16,4 +16,9 @@ inline int64_t SaturateToInt64(WideInt value) {
   return static_cast<int64_t>(value);
 }
 
+// a + b, saturating.
+inline int64_t SaturatingAdd(int64_t a, int64_t b) {
+  return SaturateToInt64(static_cast<WideInt>(a) + b);
+}
+
 }  // namespace headroom
