@@ -36,6 +36,18 @@ std::string Describe(const SizedValues& values) {
                       ")");
 }
 
+SizedValues DeclaredValues(const DeclaredResources& d) {
+  return {d.cpu_request_millis, d.memory_request_bytes, d.memory_limit_bytes};
+}
+
+// A reported container's declared values (a memory limit of 0: none).
+SizedValues DeclaredValues(const ContainerDemand& c) {
+  return {c.declared_requests.cpu_millis, c.declared_requests.memory_bytes,
+          c.declared_limits.memory_bytes > 0
+              ? std::optional<int64_t>(c.declared_limits.memory_bytes)
+              : std::nullopt};
+}
+
 std::string Rfc3339(absl::Time at) {
   return absl::FormatTime(absl::RFC3339_sec, at, absl::UTCTimeZone());
 }
@@ -181,74 +193,83 @@ std::string StatusBoard::SizingBlocked(const std::string& pod_namespace,
   return SizingBlockedBy(policy);
 }
 
-json StatusBoard::ContainerJson(const std::string& workload_key, const std::string& container,
-                                const SizedValues& declared, const WorkloadPolicy& policy,
-                                const std::string& blocked, std::vector<std::string>* words) {
-  json out = {{"name", container}, {"declared", Sized(declared)}};
-  const std::optional<ClusterView::ContainerStats> stats =
-      view_.WorkloadContainer(workload_key, container);
-  SizedValues recommended = declared;
-  std::vector<std::string> reasons;
+StatusBoard::ContainerStatus StatusBoard::SizeContainer(const std::string& workload_key,
+                                                        const std::string& container,
+                                                        const SizedValues& declared,
+                                                        const WorkloadPolicy& policy,
+                                                        const std::string& blocked) const {
+  ContainerStatus status{container, declared, declared,
+                         blocked,   {},       view_.WorkloadContainer(workload_key, container)};
   if (!blocked.empty()) {
-    reasons.push_back(absl::StrCat("left as declared: ", blocked));
-  } else if (stats.has_value()) {
-    GuardResult sized = SizeNewContainer(*stats, declared, policy.allow_below_declared,
+    status.reasons.push_back(absl::StrCat("left as declared: ", blocked));
+  } else if (status.stats.has_value()) {
+    GuardResult sized = SizeNewContainer(*status.stats, declared, policy.allow_below_declared,
                                          policy.tuning, options_.guard);
-    recommended = sized.values;
-    for (const Reason& reason : sized.reasons) reasons.push_back(reason.message);
+    status.recommended = sized.values;
+    for (const Reason& reason : sized.reasons) status.reasons.push_back(reason.message);
   } else {
-    reasons.push_back("no statistics yet: left as declared");
+    status.reasons.push_back("no statistics yet: left as declared");
   }
-  out["recommended"] = Sized(recommended);
-  out["reasons"] = reasons;
-  if (stats.has_value()) {
-    out["historySeconds"] = absl::ToInt64Seconds(stats->history);
-    if (stats->cpu.has_value()) {
-      out["cpu"] = {{"baseMillis", stats->cpu->base_millis},
-                    {"peakMillis", stats->cpu->peak_millis},
-                    {"dailyBaseMillis", stats->cpu->daily_base_millis}};
+  return status;
+}
+
+namespace {
+
+json ContainerJson(const StatusBoard::ContainerStatus& c) {
+  json out = {{"name", c.name},
+              {"declared", Sized(c.declared)},
+              {"recommended", Sized(c.recommended)},
+              {"reasons", c.reasons}};
+  if (c.stats.has_value()) {
+    out["historySeconds"] = absl::ToInt64Seconds(c.stats->history);
+    if (c.stats->cpu.has_value()) {
+      out["cpu"] = {{"baseMillis", c.stats->cpu->base_millis},
+                    {"peakMillis", c.stats->cpu->peak_millis},
+                    {"dailyBaseMillis", c.stats->cpu->daily_base_millis}};
     }
-    if (stats->memory.has_value()) {
-      out["memory"] = {{"baseBytes", stats->memory->base_bytes},
-                       {"peakBytes", stats->memory->peak_bytes},
-                       {"max7dBytes", stats->memory->max_7d_bytes},
-                       {"oomBytes", stats->memory->oom_bytes}};
+    if (c.stats->memory.has_value()) {
+      out["memory"] = {{"baseBytes", c.stats->memory->base_bytes},
+                       {"peakBytes", c.stats->memory->peak_bytes},
+                       {"max7dBytes", c.stats->memory->max_7d_bytes},
+                       {"oomBytes", c.stats->memory->oom_bytes}};
     }
-  }
-  if (words != nullptr) {
-    std::string line =
-        absl::StrCat("container ", container, ": declared ", Describe(declared), "; headroom ",
-                     blocked.empty() ? "would request " : "keeps ", Describe(recommended));
-    if (stats.has_value()) {
-      absl::StrAppend(&line, "; observed for ",
-                      absl::FormatDuration(absl::Trunc(stats->history, absl::Minutes(1))));
-      if (stats->cpu.has_value()) {
-        absl::StrAppend(&line, ", cpu base ", FormatCpuMillis(stats->cpu->base_millis), " peak ",
-                        FormatCpuMillis(stats->cpu->peak_millis));
-      }
-      if (stats->memory.has_value()) {
-        absl::StrAppend(&line, ", memory base ", FormatMemoryBytes(stats->memory->base_bytes),
-                        " peak ", FormatMemoryBytes(stats->memory->peak_bytes), " 7-day max ",
-                        FormatMemoryBytes(stats->memory->max_7d_bytes));
-        if (stats->memory->oom_bytes > 0) {
-          absl::StrAppend(&line, ", OOM-killed at ", FormatMemoryBytes(stats->memory->oom_bytes),
-                          " (the memory limit is at least twice that)");
-        }
-      }
-    }
-    if (!reasons.empty()) absl::StrAppend(&line, " [", absl::StrJoin(reasons, "] ["), "]");
-    words->push_back(std::move(line));
   }
   return out;
 }
 
-json StatusBoard::Workloads(const std::vector<NodeReport>& reports) {
+std::string ContainerWords(const StatusBoard::ContainerStatus& c) {
+  std::string line =
+      absl::StrCat("container ", c.name, ": declared ", Describe(c.declared), "; headroom ",
+                   c.blocked.empty() ? "would request " : "keeps ", Describe(c.recommended));
+  if (c.stats.has_value()) {
+    absl::StrAppend(&line, "; observed for ",
+                    absl::FormatDuration(absl::Trunc(c.stats->history, absl::Minutes(1))));
+    if (c.stats->cpu.has_value()) {
+      absl::StrAppend(&line, ", cpu base ", FormatCpuMillis(c.stats->cpu->base_millis), " peak ",
+                      FormatCpuMillis(c.stats->cpu->peak_millis));
+    }
+    if (c.stats->memory.has_value()) {
+      absl::StrAppend(&line, ", memory base ", FormatMemoryBytes(c.stats->memory->base_bytes),
+                      " peak ", FormatMemoryBytes(c.stats->memory->peak_bytes), " 7-day max ",
+                      FormatMemoryBytes(c.stats->memory->max_7d_bytes));
+      if (c.stats->memory->oom_bytes > 0) {
+        absl::StrAppend(&line, ", OOM-killed at ", FormatMemoryBytes(c.stats->memory->oom_bytes),
+                        " (the memory limit is at least twice that)");
+      }
+    }
+  }
+  if (!c.reasons.empty()) absl::StrAppend(&line, " [", absl::StrJoin(c.reasons, "] ["), "]");
+  return line;
+}
+
+}  // namespace
+
+json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* total) {
   const Counts counts = pods_ != nullptr ? pods_->WorkloadCounts() : Counts{};
   struct Seen {
     const ReportedPod* pod = nullptr;  // a replica, for its containers and declared requests
     int replicas = 0;
     ResourceAmounts declared;  // per replica
-    std::string node;
   };
   std::map<std::string, Seen> workloads;
   for (const NodeReport& report : reports) {
@@ -258,11 +279,11 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports) {
       if (seen.pod == nullptr) {
         seen.pod = &pod;
         seen.declared = PodRequests(pod).first;
-        seen.node = report.node;
       }
       ++seen.replicas;
     }
   }
+  *total = workloads.size();
   std::vector<std::pair<std::string, Seen>> largest(workloads.begin(), workloads.end());
   std::sort(largest.begin(), largest.end(), [](const auto& a, const auto& b) {
     const int64_t ca = a.second.declared.cpu_millis * a.second.replicas;
@@ -276,6 +297,7 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports) {
     if (pods_ != nullptr) api = pods_->Find(seen.pod->pod_namespace, seen.pod->name);
     std::string workload_key = key;
     const WorkloadPolicy policy = PolicyFor(api, counts, &workload_key);
+    const std::string blocked = SizingBlocked(seen.pod->pod_namespace, policy);
     std::vector<DeclaredResources> declared;
     if (api.has_value()) declared = DeclaredOf(*api);
     json containers = json::array();
@@ -283,32 +305,19 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports) {
     bool oom = false;
     absl::Duration history = absl::ZeroDuration();
     for (const ContainerDemand& container : seen.pod->containers) {
-      SizedValues values{container.declared_requests.cpu_millis,
-                         container.declared_requests.memory_bytes,
-                         container.declared_limits.memory_bytes > 0
-                             ? std::optional<int64_t>(container.declared_limits.memory_bytes)
-                             : std::nullopt};
+      SizedValues values = DeclaredValues(container);
       for (const DeclaredResources& d : declared) {
-        if (d.name == container.name) {
-          values = {d.cpu_request_millis, d.memory_request_bytes, d.memory_limit_bytes};
-        }
+        if (d.name == container.name) values = DeclaredValues(d);
       }
-      json c = ContainerJson(key, container.name, values, policy,
-                             SizingBlocked(seen.pod->pod_namespace, policy), nullptr);
-      recommended =
-          SaturatingSum(recommended, {c["recommended"]["cpuRequestMillis"].is_number()
-                                          ? c["recommended"]["cpuRequestMillis"].get<int64_t>()
-                                          : 0,
-                                      c["recommended"]["memoryRequestBytes"].is_number()
-                                          ? c["recommended"]["memoryRequestBytes"].get<int64_t>()
-                                          : 0});
-      if (c.contains("memory") && c["memory"]["oomBytes"].get<int64_t>() > 0) oom = true;
-      if (c.contains("historySeconds")) {
-        history = std::max(history, absl::Seconds(c["historySeconds"].get<int64_t>()));
+      const ContainerStatus c = SizeContainer(key, container.name, values, policy, blocked);
+      recommended = SaturatingSum(recommended, {c.recommended.cpu_request_millis.value_or(0),
+                                                c.recommended.memory_request_bytes.value_or(0)});
+      if (c.stats.has_value()) {
+        oom = oom || (c.stats->memory.has_value() && c.stats->memory->oom_bytes > 0);
+        history = std::max(history, c.stats->history);
       }
-      containers.push_back(std::move(c));
+      containers.push_back(ContainerJson(c));
     }
-    const std::string blocked = SizingBlocked(seen.pod->pod_namespace, policy);
     out.push_back(
         {{"key", key},
          {"replicas", seen.replicas},
@@ -344,15 +353,7 @@ json StatusBoard::Build(absl::Time now) {
                           {"reportAgeSeconds", absl::ToInt64Seconds(node.report_age)}});
   }
   size_t workload_total = 0;
-  {
-    absl::flat_hash_map<std::string, bool> keys;
-    for (const NodeReport& report : reports) {
-      for (const ReportedPod& pod : report.pods) {
-        if (pod.verified && !pod.workload_key.empty() && !pod.daemonset) keys[pod.workload_key];
-      }
-    }
-    workload_total = keys.size();
-  }
+  json workloads = Workloads(reports, &workload_total);
   json history = json::array();
   for (const HistoryPoint& point : history_) {
     history.push_back({{"at", absl::ToUnixSeconds(point.at)},
@@ -362,9 +363,9 @@ json StatusBoard::Build(absl::Time now) {
                        {"projected", Amounts(point.totals.projected)},
                        {"allocatable", Amounts(point.totals.allocatable)}});
   }
-  return {{"generatedAt", Rfc3339(now)},     {"cluster", TotalsJson(totals)},
-          {"history", std::move(history)},   {"nodes", std::move(nodes_json)},
-          {"workloads", Workloads(reports)}, {"workloadsTotal", workload_total},
+  return {{"generatedAt", Rfc3339(now)},       {"cluster", TotalsJson(totals)},
+          {"history", std::move(history)},     {"nodes", std::move(nodes_json)},
+          {"workloads", std::move(workloads)}, {"workloadsTotal", workload_total},
           {"apiConnected", pods_ != nullptr}};
 }
 
@@ -449,24 +450,19 @@ absl::StatusOr<json> StatusBoard::Explain(const std::string& pod_namespace,
   }
   std::vector<DeclaredResources> declared;
   if (api.has_value()) declared = DeclaredOf(*api);
-  json containers = json::array();
+  std::vector<std::pair<std::string, SizedValues>> sized;
   if (!declared.empty()) {
-    for (const DeclaredResources& d : declared) {
-      containers.push_back(
-          ContainerJson(workload_key, d.name,
-                        {d.cpu_request_millis, d.memory_request_bytes, d.memory_limit_bytes},
-                        policy, blocked, &words));
-    }
+    for (const DeclaredResources& d : declared) sized.emplace_back(d.name, DeclaredValues(d));
   } else if (reported != nullptr) {
     for (const ContainerDemand& c : reported->containers) {
-      containers.push_back(
-          ContainerJson(workload_key, c.name,
-                        {c.declared_requests.cpu_millis, c.declared_requests.memory_bytes,
-                         c.declared_limits.memory_bytes > 0
-                             ? std::optional<int64_t>(c.declared_limits.memory_bytes)
-                             : std::nullopt},
-                        policy, blocked, &words));
+      sized.emplace_back(c.name, DeclaredValues(c));
     }
+  }
+  json containers = json::array();
+  for (const auto& [name, values] : sized) {
+    const ContainerStatus c = SizeContainer(workload_key, name, values, policy, blocked);
+    words.push_back(ContainerWords(c));
+    containers.push_back(ContainerJson(c));
   }
   out["containers"] = std::move(containers);
   if (api.has_value()) {

@@ -89,6 +89,16 @@ class StatusBoard {
 
   // The status document (cached for options.cache_for).
   std::string StatusJson();
+  // One container as the status shows it: sized once, written as JSON and as words.
+  struct ContainerStatus {
+    std::string name;
+    SizedValues declared;
+    SizedValues recommended;
+    std::string blocked;  // why left as declared; "" when sized
+    std::vector<std::string> reasons;
+    std::optional<ClusterView::ContainerStats> stats;
+  };
+
   // One pod explained; NotFound when neither a report nor the API knows it.
   absl::StatusOr<nlohmann::json> Explain(const std::string& pod_namespace, const std::string& name);
   // Appends the cluster totals now to the history (call once a minute).
@@ -97,7 +107,8 @@ class StatusBoard {
  private:
   nlohmann::json Build(absl::Time now);
   std::vector<NodeStatus> Nodes(const std::vector<NodeReport>& reports, absl::Time now);
-  nlohmann::json Workloads(const std::vector<NodeReport>& reports);
+  // The largest workloads; `total` gets how many there are in all.
+  nlohmann::json Workloads(const std::vector<NodeReport>& reports, size_t* total);
   // The pod's requests as declared and now, from the API when it knows the pod.
   std::pair<ResourceAmounts, ResourceAmounts> PodRequests(const ReportedPod& pod) const;
   using Counts = absl::flat_hash_map<std::string, WorkloadCount>;
@@ -105,9 +116,11 @@ class StatusBoard {
                            std::string* workload_key) const;
   // Why headroom leaves the pod's resources as declared ("" when it sizes them).
   std::string SizingBlocked(const std::string& pod_namespace, const WorkloadPolicy& policy) const;
-  nlohmann::json ContainerJson(const std::string& workload_key, const std::string& container,
-                               const SizedValues& declared, const WorkloadPolicy& policy,
-                               const std::string& blocked, std::vector<std::string>* words);
+  // One container sized as the webhook would size a new replica (or left as declared, why
+  // in `blocked`).
+  ContainerStatus SizeContainer(const std::string& workload_key, const std::string& container,
+                                const SizedValues& declared, const WorkloadPolicy& policy,
+                                const std::string& blocked) const;
 
   ClusterView& view_;
   const PodIndex* pods_;
