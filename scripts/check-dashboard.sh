@@ -15,7 +15,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+source "$repo/e2e/check-lib.sh"  # free_port, wait_for
 
 cat >"$work/kubeconfig" <<KUBE
 apiVersion: v1
@@ -33,13 +33,7 @@ mkdir -p "$work/nri-state"
 "$build/kubelet-hook/headroom-nri" --socket "$work/none.sock" --http-address "127.0.0.1:$nri_port" \
   --state-dir "$work/nri-state" >"$work/nri.log" 2>&1 &
 pids+=($!)
-scrape() { # PORT FILE
-  for _ in $(seq 50); do
-    curl -sf "http://127.0.0.1:$1/metrics" >"$2" && return 0
-    sleep 0.2
-  done
-  return 1
-}
+scrape() { wait_for 10 curl -sf -o "$2" "http://127.0.0.1:$1/metrics"; }  # PORT FILE
 scrape "$ext_port" "$work/extender.metrics" || { cat "$work/extender.log" >&2; echo "check-dashboard: headroom-extender /metrics did not answer" >&2; exit 1; }
 scrape "$nri_port" "$work/nri.metrics" || { cat "$work/nri.log" >&2; echo "check-dashboard: headroom-nri /metrics did not answer" >&2; exit 1; }
 python3 "$repo/scripts/check-dashboard.py" "${HEADROOM_DASHBOARD:-$repo/deploy/monitoring/grafana-dashboard.json}" \

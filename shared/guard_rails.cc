@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "shared/annotations.h"
 #include "shared/quantity.h"
 #include "shared/wide_int.h"
 
@@ -125,8 +126,8 @@ std::optional<int64_t> MaxBound(const WorkloadTuning& tuning, Value value) {
 }
 
 absl::string_view BoundKey(Value value, bool min) {
-  if (value == Value::kCpuRequest) return min ? "headroom.dev/min-cpu" : "headroom.dev/max-cpu";
-  return min ? "headroom.dev/min-memory" : "headroom.dev/max-memory";
+  if (value == Value::kCpuRequest) return min ? kMinCpuAnnotation : kMaxCpuAnnotation;
+  return min ? kMinMemoryAnnotation : kMaxMemoryAnnotation;
 }
 
 void RaiseToMinBound(int64_t& amount, Value value, const WorkloadTuning& tuning,
@@ -161,8 +162,9 @@ SizedValues WithoutOptedOut(SizedValues proposed, const WorkloadTuning& tuning,
   const auto keep = [&](absl::string_view resource, const std::string& why) {
     reasons.push_back(
         {"KeptByWorkload",
-         absl::StrCat(resource, " left as it is: ",
-                      why.empty() ? "the workload's headroom.dev/keep-declared" : why)});
+         absl::StrCat(
+             resource, " left as it is: ",
+             why.empty() ? absl::StrCat("the workload's ", kKeepDeclaredAnnotation) : why)});
   };
   if (tuning.keep_cpu && proposed.cpu_request_millis.has_value()) {
     proposed.cpu_request_millis.reset();
