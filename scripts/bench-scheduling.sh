@@ -118,7 +118,11 @@ for ((round = 1; round <= rounds; round++)); do
     run "$config" "$round" | tee -a "$work/runs.txt" >&2
   done
 done
-calls=$(curl -sf "http://127.0.0.1:$http_port/metrics" | awk '/^headroom_extender_request_duration_seconds_(sum|count)\{verb="filter"\}/ {print $2}' | paste -sd' ')
+# (prometheus-cpp writes _count before _sum: pick each by name.)
+calls=$(curl -sf "http://127.0.0.1:$http_port/metrics" | awk '
+  /^headroom_extender_request_duration_seconds_sum\{verb="filter"\}/ { sum = $2 }
+  /^headroom_extender_request_duration_seconds_count\{verb="filter"\}/ { count = $2 }
+  END { print sum, count }')
 
 echo
 echo "scheduling $pods pods on $nodes nodes, $rounds interleaved rounds (release build, $(nproc) cores, Kubernetes v1.34.3)"
