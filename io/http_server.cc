@@ -1,5 +1,6 @@
 #include "io/http_server.h"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -92,7 +93,12 @@ struct HttpServer::Impl {
     for (int i = 0; i < options.threads; ++i) {
       contexts.push_back(std::make_unique<asio::io_context>(1));
       work.push_back(asio::make_work_guard(*contexts.back()));
+      sweeps.push_back(std::make_unique<Sweep>());
+      sweep_timers.push_back(std::make_unique<asio::steady_timer>(*contexts.back()));
     }
+    sweep_every = std::clamp(
+        std::min({options.idle_timeout, options.request_timeout, options.write_timeout}) / 5,
+        absl::Milliseconds(10), absl::Milliseconds(250));
     acceptor.emplace(*contexts.front());
     stop_timer.emplace(*contexts.front());
   }
@@ -140,6 +146,43 @@ struct HttpServer::Impl {
     }
     close();
   }
+  // Timeouts without a timer per operation (re-arming one costs a timerfd_settime system call
+  // per read and write, four per request): each connection keeps its deadline in a plain
+  // field, and each thread's sweep closes the connections past theirs every `sweep_every`.
+  struct Deadlined {
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    virtual void Close() = 0;
+    virtual ~Deadlined() = default;
+  };
+  struct Sweep {    // the connections of one thread
+    std::mutex mu;  // a connection may end on another thread (a blocking handler's)
+    std::list<std::weak_ptr<Deadlined>> sessions;
+  };
+  std::vector<std::unique_ptr<Sweep>> sweeps;  // outlive the contexts (and their sessions)
+  absl::Duration sweep_every;
+  void SweepLater(size_t index) {
+    Sweep& sweep = *sweeps[index];
+    asio::steady_timer& timer = *sweep_timers[index];
+    timer.expires_after(Chrono(sweep_every));
+    timer.async_wait([this, &sweep, index](beast::error_code ec) {
+      if (ec) return;
+      const auto now = std::chrono::steady_clock::now();
+      std::vector<std::shared_ptr<Deadlined>> expired;
+      {
+        std::lock_guard<std::mutex> lock(sweep.mu);
+        for (const std::weak_ptr<Deadlined>& weak : sweep.sessions) {
+          std::shared_ptr<Deadlined> session = weak.lock();
+          if (session != nullptr && session->deadline <= now) expired.push_back(std::move(session));
+        }
+      }
+      for (const auto& session : expired) {
+        session->deadline = std::chrono::steady_clock::time_point::max();
+        session->Close();
+      }
+      SweepLater(index);
+    });
+  }
+
   std::atomic<bool> stopping{false};
   std::atomic<bool> running{false};
   asio::ssl::context tls;
@@ -148,6 +191,7 @@ struct HttpServer::Impl {
   size_t next_context = 0;  // round robin, on the acceptor's thread
   std::optional<tcp::acceptor> acceptor;
   std::optional<asio::steady_timer> stop_timer;
+  std::vector<std::unique_ptr<asio::steady_timer>> sweep_timers;  // one per context
   asio::thread_pool blocking{2};
 
   // The route for a request, or the server's own 404 or 405 answer.
@@ -182,33 +226,47 @@ struct HttpServer::Impl {
 
 namespace {
 
+// A request of a few hundred node names arrives in one read.
+constexpr size_t kReadChunk = 16 << 10;
+
 template <class Stream>
-class Session : public std::enable_shared_from_this<Session<Stream>> {
+class Session : public HttpServer::Impl::Deadlined,
+                public std::enable_shared_from_this<Session<Stream>> {
  public:
   static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
 
   template <class... Args>
-  explicit Session(HttpServer::Impl& server, Args&&... args)
+  explicit Session(HttpServer::Impl& server, HttpServer::Impl::Sweep& sweep, Args&&... args)
       : server_(&server),
+        sweep_(&sweep),
         stream_(std::forward<Args>(args)...),
         buffer_(std::max<size_t>(server.options.max_header_bytes * 2, 64 << 10)) {
     ++server_->open;
   }
-  ~Session() {
+  ~Session() override {
     if (tracked_) server_->Untrack(*tracked_);
+    if (registered_) {
+      std::lock_guard<std::mutex> lock(sweep_->mu);
+      sweep_->sessions.erase(*registered_);
+    }
     --server_->open;
   }
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
   void Start() {
+    {
+      std::lock_guard<std::mutex> lock(sweep_->mu);
+      registered_ = sweep_->sessions.insert(sweep_->sessions.end(), this->weak_from_this());
+    }
+    buffer_.reserve(kReadChunk);
     tracked_ = server_->Track([weak = this->weak_from_this()] {
       if (auto self = weak.lock()) {
         asio::post(self->stream_.get_executor(), [self] { self->Close(); });
       }
     });
     if constexpr (kTls) {
-      Lowest().expires_after(Chrono(server_->options.request_timeout));
+      ExpiresAfter(server_->options.request_timeout);
       stream_.async_handshake(asio::ssl::stream_base::server,
                               [self = this->shared_from_this()](beast::error_code ec) {
                                 if (ec) return self->Close();
@@ -221,6 +279,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
  private:
   beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
+  void ExpiresAfter(absl::Duration timeout) {
+    deadline = std::chrono::steady_clock::now() + Chrono(timeout);
+  }
 
   // Idle until a request's first bytes arrive (idle_timeout), then the whole request has
   // request_timeout.
@@ -232,8 +293,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
         std::min<size_t>(server_->options.max_header_bytes, UINT32_MAX)));
     parser_->body_limit(server_->options.max_body_bytes);
     if (buffer_.size() > 0) return ReadHeader();
-    Lowest().expires_after(Chrono(server_->options.idle_timeout));
-    stream_.async_read_some(buffer_.prepare(4096),
+    ExpiresAfter(server_->options.idle_timeout);
+    stream_.async_read_some(buffer_.prepare(kReadChunk),
                             [self = this->shared_from_this()](beast::error_code ec, size_t bytes) {
                               if (ec) return self->Close();
                               self->buffer_.commit(bytes);
@@ -242,7 +303,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   }
 
   void ReadHeader() {
-    Lowest().expires_after(Chrono(server_->options.request_timeout));
+    ExpiresAfter(server_->options.request_timeout);
     http::async_read_header(
         stream_, buffer_, *parser_,
         [self = this->shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
@@ -292,6 +353,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     const HttpServer::Impl::Route* route = server_->Find(request, refusal);
     if (route == nullptr) return Respond(std::move(refusal), version, keep_alive);
     if (!route->blocking) return Respond(server_->Run(*route, request), version, keep_alive);
+    // The request is read: no deadline while the handler runs (Respond sets the write's).
+    deadline = std::chrono::steady_clock::time_point::max();
     asio::post(server_->blocking, [self = this->shared_from_this(), route,
                                    request = std::move(request), version, keep_alive] {
       HttpResponse answer = self->server_->Run(*route, request);
@@ -330,7 +393,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     response_->body() = std::move(answer.body);
     response_->keep_alive(keep_alive && !server_->stopping);
     response_->prepare_payload();
-    Lowest().expires_after(Chrono(server_->options.write_timeout));
+    ExpiresAfter(server_->options.write_timeout);
     http::async_write(stream_, *response_,
                       [self = this->shared_from_this()](beast::error_code ec, size_t) {
                         const bool again = !ec && self->response_->keep_alive();
@@ -339,6 +402,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                         // A large request's bytes are not kept for the next one.
                         if (self->buffer_.capacity() > (256 << 10) && self->buffer_.size() == 0) {
                           self->buffer_.shrink_to_fit();
+                          self->buffer_.reserve(kReadChunk);
                         }
                         self->WaitForRequest();
                       });
@@ -350,7 +414,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   void Linger() {
     beast::error_code ignored;
     Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
-    Lowest().expires_after(std::chrono::seconds(1));
+    ExpiresAfter(absl::Seconds(1));
     Drain();
   }
   void Drain() {
@@ -363,13 +427,15 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                             });
   }
 
-  void Close() {
+  void Close() override {
     beast::error_code ignored;
     Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
     Lowest().close();
   }
 
   HttpServer::Impl* server_;
+  HttpServer::Impl::Sweep* sweep_;
+  std::optional<std::list<std::weak_ptr<HttpServer::Impl::Deadlined>>::iterator> registered_;
   std::optional<HttpServer::Impl::LruEntry> tracked_;
   Stream stream_;
   beast::flat_buffer buffer_;
@@ -383,8 +449,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 }  // namespace
 
 void HttpServer::Impl::Accept() {
-  asio::io_context& context = *contexts[next_context++ % contexts.size()];
-  acceptor->async_accept(context, [this](beast::error_code ec, tcp::socket socket) {
+  const size_t index = next_context++ % contexts.size();
+  acceptor->async_accept(*contexts[index], [this, index](beast::error_code ec, tcp::socket socket) {
     if (ec) {
       if (!acceptor->is_open() || stopping) return;
       // Out of descriptors or an aborted connection: keep accepting.
@@ -398,13 +464,14 @@ void HttpServer::Impl::Accept() {
       socket.set_option(tcp::no_delay(true), ignored);
       // The session starts on the thread of the context that owns its socket.
       const auto executor = socket.get_executor();
-      asio::post(executor, [this, socket = std::move(socket)]() mutable {
+      asio::post(executor, [this, index, socket = std::move(socket)]() mutable {
+        Sweep& sweep = *sweeps[index];
         if (options.tls) {
-          std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(*this, std::move(socket),
-                                                                          tls)
+          std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(*this, sweep,
+                                                                          std::move(socket), tls)
               ->Start();
         } else {
-          std::make_shared<Session<beast::tcp_stream>>(*this, std::move(socket))->Start();
+          std::make_shared<Session<beast::tcp_stream>>(*this, sweep, std::move(socket))->Start();
         }
       });
     }
@@ -444,6 +511,7 @@ absl::Status HttpServer::Serve() {
   if (!impl_->acceptor->is_open()) return absl::FailedPreconditionError("Serve before Bind");
   if (impl_->stopping) return absl::OkStatus();
   impl_->Accept();
+  for (size_t i = 0; i < impl_->sweeps.size(); ++i) impl_->SweepLater(i);
   impl_->running = true;
   std::vector<std::thread> threads;
   for (size_t i = 1; i < impl_->contexts.size(); ++i) {

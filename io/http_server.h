@@ -11,8 +11,11 @@
 //     from Content-Length before it is read);
 //   - time: a connection may stay idle between requests for idle_timeout; once a request's
 //     first byte arrives, the whole request must arrive within request_timeout, so a client
-//     that drips bytes is cut off; writing an answer is bounded by write_timeout;
-//   - memory: each request gets a fresh parser, so a large body is freed once answered.
+//     that drips bytes is cut off; writing an answer is bounded by write_timeout. Deadlines
+//     are plain fields that each thread sweeps every timeout / 5 (at most 250 ms, at least
+//     10 ms), so a timeout may be that much late; no timer is re-armed per read or write;
+//   - memory: each request gets a fresh parser, so a large body is freed once answered; each
+//     connection reads into a 16 KiB buffer (a request of a few hundred names in one read).
 // No Range support, no compression (answers are small or on loopback). Keep-alive is honoured,
 // listening uses the system's full backlog, and TCP_NODELAY is set. Stop() stops accepting,
 // lets answers in flight finish for a short grace and ends Serve() within about half a second,

@@ -207,6 +207,25 @@ TEST_F(HttpServerTest, SlowClientsAreCutOffAndNeverStarveHealth) {
   EXPECT_EQ(cut, slow.size()) << "requests that never complete are cut after request_timeout";
 }
 
+TEST_F(HttpServerTest, AnIdleKeepAliveConnectionIsClosedAfterIdleTimeout) {
+  HttpServerOptions options;
+  options.idle_timeout = absl::Milliseconds(300);
+  Start(options);
+  Connection idle(port_);
+  ASSERT_TRUE(idle.Send(Get("/healthz")));
+  ASSERT_TRUE(absl::StartsWith(idle.ReadResponse(), "HTTP/1.1 200"));
+  Connection busy(port_);
+  // `busy` keeps asking more often than the idle timeout and stays open.
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_TRUE(busy.Send(Get("/healthz")));
+    ASSERT_TRUE(absl::StartsWith(busy.ReadResponse(), "HTTP/1.1 200")) << i;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  idle.Read(std::chrono::milliseconds(200));
+  EXPECT_TRUE(idle.closed()) << "an idle connection outlived idle_timeout";
+  EXPECT_FALSE(busy.closed());
+}
+
 TEST_F(HttpServerTest, AtTheCapTheLeastActiveConnectionMakesRoom) {
   HttpServerOptions options;
   options.max_connections = 8;
@@ -257,6 +276,7 @@ TEST_F(HttpServerTest, ABlockingHandlerHoldsNoConnectionThread) {
   // One connection thread only: were the slow handler run on it, /healthz would wait for it.
   HttpServerOptions options;
   options.threads = 1;
+  options.request_timeout = absl::Milliseconds(200);
   std::atomic<bool> release{false};
   std::atomic<bool> entered{false};
   server_ = std::make_unique<HttpServer>(options);
@@ -283,6 +303,8 @@ TEST_F(HttpServerTest, ABlockingHandlerHoldsNoConnectionThread) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ASSERT_TRUE(entered);
   EXPECT_TRUE(Healthy()) << "a blocking handler must not hold the connection thread";
+  // Longer than request_timeout: the request was read in time, its handler may take longer.
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
   release = true;
   const std::string answer = slow.ReadResponse();
   EXPECT_TRUE(absl::StartsWith(answer, "HTTP/1.1 200")) << answer;
