@@ -121,10 +121,11 @@ absl::flat_hash_map<std::string, LoadCordonState> ClusterView::LoadCordons(absl:
   return cordons;
 }
 
-const NodeFootprint* ClusterView::JudgedNodeLocked(absl::string_view name, absl::Time now,
+const NodeFootprint* ClusterView::JudgedNodeLocked(absl::string_view name, size_t hash,
+                                                   absl::Time now,
                                                    const std::vector<const PodFootprint*>& placed,
                                                    NodeFootprint& scratch) {
-  const auto it = nodes_.find(name);
+  const auto it = nodes_.find(name, hash);
   if (it == nodes_.end() || now - it->second.report.reported_at > options_.report_stale_after) {
     return nullptr;
   }
@@ -134,7 +135,8 @@ const NodeFootprint* ClusterView::JudgedNodeLocked(absl::string_view name, absl:
   // The API's allocatable, when it lists the node, over the reported one.
   footprint.allocatable = state.report.allocatable;
   footprint.max_pods = state.report.max_pods;
-  if (const auto api = api_nodes_.find(name); api != api_nodes_.end()) {
+  if (const auto api = api_nodes_.empty() ? api_nodes_.end() : api_nodes_.find(name, hash);
+      api != api_nodes_.end()) {
     footprint.allocatable = api->second.allocatable;
     if (api->second.max_pods.has_value()) footprint.max_pods = *api->second.max_pods;
   }
@@ -150,16 +152,19 @@ void ClusterView::VisitNodes(const std::vector<absl::string_view>& names, absl::
   ExpirePlacementsLocked(now);
   std::vector<const PodFootprint*> placed;
   NodeFootprint scratch;
+  // The three maps share their hash function: each name is hashed once.
+  const auto hasher = nodes_.hash_function();
   for (size_t i = 0; i < names.size(); ++i) {
     placed.clear();
+    const size_t hash = hasher(names[i]);
     if (!placed_by_node_.empty()) {
-      if (const auto it = placed_by_node_.find(names[i]); it != placed_by_node_.end()) {
+      if (const auto it = placed_by_node_.find(names[i], hash); it != placed_by_node_.end()) {
         for (const Placement& placement : it->second) {
           if (now - placement.at <= options_.placement_ttl) placed.push_back(&placement.footprint);
         }
       }
     }
-    visit(i, JudgedNodeLocked(names[i], now, placed, scratch));
+    visit(i, JudgedNodeLocked(names[i], hash, now, placed, scratch));
   }
 }
 

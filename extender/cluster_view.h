@@ -126,7 +126,8 @@ class ClusterView {
   };
   // The node as judged at `now` (nullptr: no fresh report): its stored footprint brought up
   // to date, or, with recent placements (`placed`) on it, `scratch` holding it with them.
-  const NodeFootprint* JudgedNodeLocked(absl::string_view name, absl::Time now,
+  // `hash` is the name's hash (the node maps share one hash function).
+  const NodeFootprint* JudgedNodeLocked(absl::string_view name, size_t hash, absl::Time now,
                                         const std::vector<const PodFootprint*>& placed,
                                         NodeFootprint& scratch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ExpirePlacementsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -415,7 +415,7 @@ std::string EncodeHostPriorities(const std::vector<HostPriority>& priorities) {
     out += "{\"Host\":";
     AppendJsonString(out, priorities[i].host);
     out += ",\"Score\":";
-    out += std::to_string(priorities[i].score);
+    absl::StrAppend(&out, priorities[i].score);  // no temporary string
     out += '}';
   }
   out += ']';

@@ -1,0 +1,133 @@
+// What headroom-extender's scheduler endpoints cost without HTTP: decoding an ExtenderArgs
+// body, judging its nodes (filter, prioritize) and writing the answer, at 100, 500 and 5000
+// node names, against a cluster view in the state of a scheduling burst: every node reported
+// with 5 pods, listed by the API, and with 2 recent placements no report covers yet. Measured,
+// never asserted (scripts/bench.sh runs it; the numbers are in docs/benchmarks.md).
+
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "extender/cluster_view.h"
+#include "extender/extender_wire.h"
+#include "extender/judge.h"
+#include "nlohmann/json.hpp"
+
+#ifndef HEADROOM_SOURCE_DIR
+#error "HEADROOM_SOURCE_DIR must be defined"
+#endif
+
+namespace headroom::extender {
+namespace {
+
+constexpr int64_t kGi = 1LL << 30;
+
+std::string NodeName(int i) { return "node-" + std::to_string(i); }
+
+// A real kube-scheduler filter request (tests/testdata), with `nodes` names.
+std::string Body(int nodes) {
+  std::ifstream in(std::string(HEADROOM_SOURCE_DIR) +
+                   "/tests/testdata/kube-scheduler-extender/run1-002-filter.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json fixture = nlohmann::json::parse(text.str());
+  nlohmann::json body = {{"Pod", fixture["Pod"]}, {"Nodes", nullptr}};
+  nlohmann::json names = nlohmann::json::array();
+  for (int i = 0; i < nodes; ++i) names.push_back(NodeName(i));
+  body["NodeNames"] = names;
+  return body.dump();
+}
+
+// Every node reported (5 pods), listed by the API, with 2 placements not yet reported.
+struct Cluster {
+  explicit Cluster(int nodes) : view(ClusterView::Options{}) {
+    const absl::Time now = absl::Now();
+    for (int i = 0; i < nodes; ++i) {
+      NodeReport report;
+      report.node = NodeName(i);
+      report.reported_at = now;
+      report.allocatable = {32000, 128 * kGi};
+      report.cpus = 32;
+      report.load1 = 0.5;
+      for (int p = 0; p < 5; ++p) {
+        ReportedPod pod;
+        pod.pod_namespace = "bench";
+        pod.name = "busy-" + std::to_string(p);
+        pod.uid = report.node + "-" + pod.name;
+        const int64_t base = 1000 + (i % 20) * 100;
+        pod.containers.push_back({"c", CpuStats{base, base + 500}, MemoryStats{kGi, kGi, kGi, 0}});
+        report.pods.push_back(pod);
+      }
+      (void)view.ApplyReport(report);
+      view.SetApiNode(report.node, {{32000, 128 * kGi}, 110});
+      for (int p = 0; p < 2; ++p) {
+        view.RecordPlacement(report.node + "-placed-" + std::to_string(p), report.node,
+                             {{100, 128 << 20}, {0, 0}}, now);
+      }
+    }
+  }
+  ClusterView view;
+};
+
+void BM_Decode(benchmark::State& state) {
+  const std::string body = Body(static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(body, true);
+    benchmark::DoNotOptimize(args);
+  }
+}
+BENCHMARK(BM_Decode)->Arg(100)->Arg(500)->Arg(5000)->Unit(benchmark::kMicrosecond);
+
+// The filter endpoint's work: decode, judge, write the answer.
+void BM_Filter(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  Cluster cluster(nodes);
+  const std::string body = Body(nodes);
+  for (auto _ : state) {
+    absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(body, true);
+    const FilterOutcome outcome = FilterNodes(*args, cluster.view, absl::Now());
+    std::string answer = EncodeFilterResult(*args, outcome.result);
+    benchmark::DoNotOptimize(answer);
+  }
+}
+BENCHMARK(BM_Filter)->Arg(100)->Arg(500)->Arg(5000)->Unit(benchmark::kMicrosecond);
+
+// The prioritize endpoint's work: decode, score, write the answer.
+void BM_Prioritize(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  Cluster cluster(nodes);
+  const std::string body = Body(nodes);
+  for (auto _ : state) {
+    absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(body, false);
+    std::string answer =
+        EncodeHostPriorities(PrioritizeNodes(*args, cluster.view, absl::Now(), ScoringConfig{}));
+    benchmark::DoNotOptimize(answer);
+  }
+}
+BENCHMARK(BM_Prioritize)->Arg(100)->Arg(500)->Arg(5000)->Unit(benchmark::kMicrosecond);
+
+// Judging alone (the view's lock held for the whole visit).
+void BM_VisitNodes(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  Cluster cluster(nodes);
+  std::vector<std::string> names;
+  for (int i = 0; i < nodes; ++i) names.push_back(NodeName(i));
+  const std::vector<absl::string_view> views(names.begin(), names.end());
+  for (auto _ : state) {
+    int64_t sum = 0;
+    cluster.view.VisitNodes(views, absl::Now(), [&](size_t, const NodeFootprint* node) {
+      if (node != nullptr) sum += node->base_total.cpu_millis;
+    });
+    benchmark::DoNotOptimize(sum);
+  }
+}
+BENCHMARK(BM_VisitNodes)->Arg(100)->Arg(500)->Arg(5000)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace headroom::extender
+
+BENCHMARK_MAIN();
