@@ -60,25 +60,41 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
     });
     parts.push_back({report.node, report.reported_at, std::move(stats)});
   }
-  NodeState& state = nodes_[report.node];
+  const auto [it, added] = nodes_.try_emplace(report.node);
+  NodeState& state = it->second;
+  if (added) {  // placements recorded before its first report now live with it
+    if (auto pending = pending_placed_.find(report.node); pending != pending_placed_.end()) {
+      state.placed = std::move(pending->second);
+      pending_placed_.erase(pending);
+    }
+  }
+  const auto api = api_nodes_.find(report.node);
+  state.api = api != api_nodes_.end() ? std::optional<ApiNode>(api->second) : std::nullopt;
   state.report = report;
+  state.reported_at = report.reported_at;
   state.footprint = std::move(footprint);
   state.cordon_evaluated = absl::InfinitePast();
   return absl::OkStatus();
+}
+
+void ClusterView::ExpirePlacementsLocked(std::vector<Placement>& placed, absl::Time now) {
+  std::erase_if(placed, [&](const Placement& placement) {
+    if (now - placement.at <= options_.placement_ttl) return false;
+    placements_.erase(placement.pod_uid);
+    return true;
+  });
 }
 
 void ClusterView::ExpirePlacementsLocked(absl::Time now) {
   // A scan of every placement at most once a second: judging skips expired ones by itself.
   if (now - placements_swept_ < absl::Seconds(1) && now >= placements_swept_) return;
   placements_swept_ = now;
-  for (auto node = placed_by_node_.begin(); node != placed_by_node_.end();) {
-    std::erase_if(node->second, [&](const Placement& placement) {
-      if (now - placement.at <= options_.placement_ttl) return false;
-      placements_.erase(placement.pod_uid);
-      return true;
-    });
+  if (placements_.empty()) return;
+  for (auto& [name, state] : nodes_) ExpirePlacementsLocked(state.placed, now);
+  for (auto node = pending_placed_.begin(); node != pending_placed_.end();) {
+    ExpirePlacementsLocked(node->second, now);
     if (node->second.empty()) {
-      placed_by_node_.erase(node++);
+      pending_placed_.erase(node++);
     } else {
       ++node;
     }
@@ -88,10 +104,13 @@ void ClusterView::ExpirePlacementsLocked(absl::Time now) {
 void ClusterView::ErasePlacementLocked(const std::string& pod_uid) {
   const auto it = placements_.find(pod_uid);
   if (it == placements_.end()) return;
-  if (const auto node = placed_by_node_.find(it->second); node != placed_by_node_.end()) {
-    std::erase_if(node->second,
-                  [&](const Placement& placement) { return placement.pod_uid == pod_uid; });
-    if (node->second.empty()) placed_by_node_.erase(node);
+  const auto same_pod = [&](const Placement& placement) { return placement.pod_uid == pod_uid; };
+  if (const auto node = nodes_.find(it->second); node != nodes_.end()) {
+    std::erase_if(node->second.placed, same_pod);
+  } else if (const auto pending = pending_placed_.find(it->second);
+             pending != pending_placed_.end()) {
+    std::erase_if(pending->second, same_pod);
+    if (pending->second.empty()) pending_placed_.erase(pending);
   }
   placements_.erase(it);
 }
@@ -121,50 +140,38 @@ absl::flat_hash_map<std::string, LoadCordonState> ClusterView::LoadCordons(absl:
   return cordons;
 }
 
-const NodeFootprint* ClusterView::JudgedNodeLocked(absl::string_view name, size_t hash,
-                                                   absl::Time now,
-                                                   const std::vector<const PodFootprint*>& placed,
+const NodeFootprint* ClusterView::JudgedNodeLocked(NodeState* state, absl::Time now,
                                                    NodeFootprint& scratch) {
-  const auto it = nodes_.find(name, hash);
-  if (it == nodes_.end() || now - it->second.report.reported_at > options_.report_stale_after) {
-    return nullptr;
-  }
-  NodeState& state = it->second;
-  NodeFootprint& footprint = state.footprint;  // brought up to date in place: no copy
-  UpdateCordonLocked(state, now);
+  if (state == nullptr || now - state->reported_at > options_.report_stale_after) return nullptr;
+  NodeFootprint& footprint = state->footprint;  // brought up to date in place: no copy
+  UpdateCordonLocked(*state, now);
   // The API's allocatable, when it lists the node, over the reported one.
-  footprint.allocatable = state.report.allocatable;
-  footprint.max_pods = state.report.max_pods;
-  if (const auto api = api_nodes_.empty() ? api_nodes_.end() : api_nodes_.find(name, hash);
-      api != api_nodes_.end()) {
-    footprint.allocatable = api->second.allocatable;
-    if (api->second.max_pods.has_value()) footprint.max_pods = *api->second.max_pods;
+  footprint.allocatable = state->report.allocatable;
+  footprint.max_pods = state->report.max_pods;
+  if (state->api.has_value()) {
+    footprint.allocatable = state->api->allocatable;
+    if (state->api->max_pods.has_value()) footprint.max_pods = *state->api->max_pods;
   }
-  if (placed.empty()) return &footprint;
-  scratch = footprint;
-  for (const PodFootprint* pod : placed) scratch.Add(*pod);
-  return &scratch;
+  NodeFootprint* judged = &footprint;
+  for (const Placement& placement : state->placed) {
+    if (now - placement.at > options_.placement_ttl) continue;  // swept later
+    if (judged != &scratch) {
+      scratch = footprint;
+      judged = &scratch;
+    }
+    scratch.Add(placement.footprint);
+  }
+  return judged;
 }
 
 void ClusterView::VisitNodes(const std::vector<absl::string_view>& names, absl::Time now,
                              absl::FunctionRef<void(size_t, const NodeFootprint*)> visit) {
   absl::MutexLock lock(&mu_);
   ExpirePlacementsLocked(now);
-  std::vector<const PodFootprint*> placed;
   NodeFootprint scratch;
-  // The three maps share their hash function: each name is hashed once.
-  const auto hasher = nodes_.hash_function();
   for (size_t i = 0; i < names.size(); ++i) {
-    placed.clear();
-    const size_t hash = hasher(names[i]);
-    if (!placed_by_node_.empty()) {
-      if (const auto it = placed_by_node_.find(names[i], hash); it != placed_by_node_.end()) {
-        for (const Placement& placement : it->second) {
-          if (now - placement.at <= options_.placement_ttl) placed.push_back(&placement.footprint);
-        }
-      }
-    }
-    visit(i, JudgedNodeLocked(names[i], hash, now, placed, scratch));
+    const auto it = nodes_.find(names[i]);  // one lookup per node
+    visit(i, JudgedNodeLocked(it == nodes_.end() ? nullptr : &it->second, now, scratch));
   }
 }
 
@@ -195,7 +202,9 @@ bool ClusterView::HasRoomForLocked(const std::string& workload_container) const 
 size_t ClusterView::ExpireNodes(absl::Time now) {
   absl::MutexLock lock(&mu_);
   return absl::erase_if(nodes_, [&](const auto& entry) {
-    return now - entry.second.report.reported_at > options_.node_retention;
+    if (now - entry.second.reported_at <= options_.node_retention) return false;
+    for (const Placement& placement : entry.second.placed) placements_.erase(placement.pod_uid);
+    return true;
   });
 }
 
@@ -272,16 +281,22 @@ void ClusterView::ImportWorkloads(const std::map<std::string, ContainerStats>& w
 void ClusterView::SetApiNode(const std::string& name, const ApiNode& node) {
   absl::MutexLock lock(&mu_);
   api_nodes_[name] = node;
+  if (const auto it = nodes_.find(name); it != nodes_.end()) it->second.api = node;
 }
 
 void ClusterView::ForgetApiNode(const std::string& name) {
   absl::MutexLock lock(&mu_);
   api_nodes_.erase(name);
+  if (const auto it = nodes_.find(name); it != nodes_.end()) it->second.api.reset();
 }
 
 void ClusterView::ReplaceApiNodes(absl::flat_hash_map<std::string, ApiNode> nodes) {
   absl::MutexLock lock(&mu_);
   api_nodes_ = std::move(nodes);
+  for (auto& [name, state] : nodes_) {
+    const auto api = api_nodes_.find(name);
+    state.api = api != api_nodes_.end() ? std::optional<ApiNode>(api->second) : std::nullopt;
+  }
 }
 
 size_t ClusterView::ApiNodeCount() const {
@@ -308,14 +323,16 @@ void ClusterView::RecordPlacement(const std::string& pod_uid, const std::string&
                                   const PodFootprint& footprint, absl::Time now) {
   absl::MutexLock lock(&mu_);
   // A report that already lists the pod counts it; counting it again would be twice.
-  if (const auto known = nodes_.find(node); known != nodes_.end()) {
+  const auto known = nodes_.find(node);
+  if (known != nodes_.end()) {
     for (const ReportedPod& pod : known->second.report.pods) {
       if (pod.uid == pod_uid && pod.verified) return;
     }
   }
-  ErasePlacementLocked(pod_uid);
+  ErasePlacementLocked(pod_uid);  // (erases no node: `known` stays valid)
   placements_[pod_uid] = node;
-  placed_by_node_[node].push_back({pod_uid, footprint, now});
+  (known != nodes_.end() ? known->second.placed : pending_placed_[node])
+      .push_back({pod_uid, footprint, now});
 }
 
 size_t ClusterView::NodeCount() const {

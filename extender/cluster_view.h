@@ -117,33 +117,39 @@ class ClusterView {
   std::vector<NodeReport> FreshReports(absl::Time now) const;
 
  private:
-  struct NodeState {
-    NodeReport report;
-    NodeFootprint footprint;  // the reported pods, aggregated when the report arrives
-    LoadCordonState cordon;
-    // The cordon is re-evaluated at most once a second (its messages are formatted text).
-    absl::Time cordon_evaluated = absl::InfinitePast();
-  };
-  // The node as judged at `now` (nullptr: no fresh report): its stored footprint brought up
-  // to date, or, with recent placements (`placed`) on it, `scratch` holding it with them.
-  // `hash` is the name's hash (the node maps share one hash function).
-  const NodeFootprint* JudgedNodeLocked(absl::string_view name, size_t hash, absl::Time now,
-                                        const std::vector<const PodFootprint*>& placed,
-                                        NodeFootprint& scratch) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ExpirePlacementsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Re-evaluates the node's load cordon, at most once a second.
-  void UpdateCordonLocked(NodeState& state, absl::Time now) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ErasePlacementLocked(const std::string& pod_uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Whether statistics of this workload container may be kept (max_workload_containers).
-  bool HasRoomForLocked(const std::string& workload_container) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   struct Placement {
     std::string pod_uid;
     PodFootprint footprint;
     absl::Time at;
   };
-
+  // A reported node. What judging reads on every scheduling request comes first and is found
+  // with the node's one lookup: its footprint, the API's allocatable and its recent
+  // placements (mirrored here from api_nodes_ and kept here rather than in pending_placed_).
+  struct NodeState {
+    NodeFootprint footprint;  // the reported pods, aggregated when the report arrives
+    absl::Time reported_at;   // report.reported_at
+    // The cordon is re-evaluated at most once a second (its messages are formatted text).
+    absl::Time cordon_evaluated = absl::InfinitePast();
+    std::optional<ApiNode> api;
+    std::vector<Placement> placed;
+    LoadCordonState cordon;
+    NodeReport report;
+  };
+  // The node as judged at `now` (nullptr: no fresh report): its stored footprint brought up
+  // to date, or, with recent placements on it, `scratch` holding it with them.
+  const NodeFootprint* JudgedNodeLocked(NodeState* state, absl::Time now, NodeFootprint& scratch)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ExpirePlacementsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Re-evaluates the node's load cordon, at most once a second.
+  void UpdateCordonLocked(NodeState& state, absl::Time now) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ErasePlacementLocked(const std::string& pod_uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Drops expired placements from `placed` (and from the index by pod UID).
+  void ExpirePlacementsLocked(std::vector<Placement>& placed, absl::Time now)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether statistics of this workload container may be kept (max_workload_containers).
+  bool HasRoomForLocked(const std::string& workload_container) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // One node's part of a workload container's statistics ("" : from the checkpoint).
   struct Contribution {
     std::string node;
@@ -156,9 +162,9 @@ class ClusterView {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, NodeState> nodes_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::vector<Contribution>> workloads_ ABSL_GUARDED_BY(mu_);
-  // Recent placements by node, so that a scheduling request looks up its nodes' placements
-  // instead of scanning all of them; and each placed pod's node, by pod UID.
-  absl::flat_hash_map<std::string, std::vector<Placement>> placed_by_node_ ABSL_GUARDED_BY(mu_);
+  // Recent placements on nodes that have not reported yet (a reported node keeps its own,
+  // NodeState::placed); and each placed pod's node, by pod UID.
+  absl::flat_hash_map<std::string, std::vector<Placement>> pending_placed_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::string> placements_ ABSL_GUARDED_BY(mu_);
   absl::Time placements_swept_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   absl::flat_hash_map<std::string, ApiNode> api_nodes_ ABSL_GUARDED_BY(mu_);

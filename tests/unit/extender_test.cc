@@ -314,6 +314,26 @@ TEST(JudgeTest, PlacementsCountOnTheirOwnNodeAndExpireEvenBetweenSweeps) {
               ElementsAre("n1", "n2"));
 }
 
+TEST(JudgeTest, WhatIsKnownOfANodeBeforeItsFirstReportCountsOnceItReports) {
+  ClusterView view({});
+  view.SetApiNode("n", {{2000, 8 * kGi}, std::nullopt});  // the API says 2 CPUs
+  view.RecordPlacement("p1", "n", {{1600, kGi}, {0, 0}}, kNow);
+  // No report yet: unknown, passed.
+  EXPECT_THAT(FilterNodes(Args({"n"}), view, kNow).result.passed, ElementsAre("n"));
+  ASSERT_THAT(view.ApplyReport(Report("n", {})), IsOk());  // the report says 4 CPUs
+  // 1600m placed + 500m base + 500m headroom > the API's 2000m.
+  FilterOutcome outcome = FilterNodes(Args({"n"}), view, kNow);
+  ASSERT_EQ(outcome.result.failed.count("n"), 1u);
+  EXPECT_THAT(outcome.result.failed["n"], HasSubstr("allocatable 2"));
+  view.ForgetPlacement("p1");
+  EXPECT_THAT(FilterNodes(Args({"n"}), view, kNow).result.passed, ElementsAre("n"));
+  // A node forgotten for not reporting takes its placements with it.
+  view.RecordPlacement("p2", "n", {{100, kGi}, {0, 0}}, kNow);
+  EXPECT_EQ(view.PlacementCount(), 1u);
+  EXPECT_EQ(view.ExpireNodes(kNow + absl::Hours(2)), 1u);
+  EXPECT_EQ(view.PlacementCount(), 0u);
+}
+
 TEST(ClusterViewTest, RefusesBadReportsWithoutChangingAnything) {
   ClusterView view({});
   EXPECT_THAT(view.ApplyReport(Report("", {})),
