@@ -203,6 +203,13 @@ std::optional<ContainerRecord> NodeState::RestoredContainer(const std::string& i
   return it->second;
 }
 
+size_t NodeState::ForgetRestoredContainers() {
+  absl::MutexLock lock(&mu_);
+  const size_t count = restored_containers_.size();
+  restored_containers_.clear();
+  return count;
+}
+
 size_t NodeState::workload_count() const {
   absl::ReaderMutexLock lock(&mu_);
   return workloads_.size();

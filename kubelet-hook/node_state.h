@@ -120,6 +120,9 @@ class NodeState {
   void RestoreContainers(std::map<std::string, ContainerRecord> containers);
   // What was remembered of container `id` before a restart; nullopt when nothing.
   std::optional<ContainerRecord> RestoredContainer(const std::string& id) const;
+  // After a whole Synchronize every running container is tracked: the records of the others
+  // (containers gone while the plugin was down) are dropped. Returns how many.
+  size_t ForgetRestoredContainers();
 
   size_t workload_count() const;
 

@@ -135,8 +135,12 @@ napi::SynchronizeResponse NriPlugin::Synchronize(const std::vector<napi::PodSand
     }
     state_.Upsert(tracked);
   }
-  spdlog::info("nri: synchronized {} pods, {} containers; {} updated", pods.size(),
-               containers.size(), updates);
+  // What the checkpoint held of containers the runtime no longer runs is of no further use.
+  const size_t forgotten = state_.ForgetRestoredContainers();
+  spdlog::info(
+      "nri: synchronized {} pods, {} containers; {} updated; {} checkpointed container "
+      "records dropped (every running container is tracked now)",
+      pods.size(), containers.size(), updates, forgotten);
   adjustments_made_ += updates;
   return reply;
 }

@@ -595,6 +595,31 @@ TEST(NriPlugin, ANewConnectionForgetsAnUnfinishedSynchronize) {
   EXPECT_EQ(state.Get("c-live")->pod_name, "live");
 }
 
+TEST(NriPlugin, SynchronizeUsesTheCheckpointedRecordsThenDropsThem) {
+  NodeState state;
+  NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+  NriStub stub(plugin.Handlers());
+  // Before a restart the plugin had adjusted c1 (declared 1 CPU) and c-gone, which ended
+  // while it was down.
+  ContainerRecord adjusted;
+  adjusted.declared = {1024, 100000, 100000, 256 * kMi};
+  adjusted.last_shrink.cpu_request = absl::UnixEpoch() - absl::Minutes(5);
+  state.RestoreContainers({{"c1", adjusted}, {"c-gone", adjusted}});
+  const napi::CreateContainerRequest c = CreateRequest("a", "c1", -1, 64 * kMi);
+  napi::SynchronizeRequest sync;
+  *sync.add_pods() = c.pod();
+  *sync.add_containers() = c.container();
+  sync.mutable_containers(0)->set_pod_sandbox_id(c.pod().id());
+  sync.mutable_containers(0)->set_state(napi::CONTAINER_RUNNING);
+  (void)stub.Handle(PluginRequest("Synchronize", sync));
+  ASSERT_TRUE(state.Get("c1").has_value());
+  EXPECT_EQ(state.Get("c1")->declared, adjusted.declared) << "the checkpoint's, not the runtime's";
+  EXPECT_EQ(state.Get("c1")->last_shrink.cpu_request, adjusted.last_shrink.cpu_request);
+  EXPECT_FALSE(state.RestoredContainer("c-gone").has_value());
+  EXPECT_FALSE(state.RestoredContainer("c1").has_value());
+  EXPECT_EQ(state.ForgetRestoredContainers(), 0u);
+}
+
 TEST(ValidatePluginIdentity, FollowsNriRules) {
   EXPECT_TRUE(ValidatePluginIdentity("headroom", "50").ok());
   EXPECT_FALSE(ValidatePluginIdentity("headroom", "7").ok());
