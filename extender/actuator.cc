@@ -87,7 +87,42 @@ Actuator::Actuator(ClusterView& view, PodIndex& pods, io::KubeClient& kube, Metr
       logger_(std::move(logger)),
       eviction_budget_(options_.budget),
       cpu_over_(options_.actions.cpu_eviction_after),
-      oom_cooldown_(options_.oom) {}
+      oom_cooldown_(options_.oom) {
+  if (!options_.shrink_ledger_configmap.empty()) {
+    absl::StatusOr<ShrinkLedgerStore> store =
+        ShrinkLedgerStore::Create(kube_, options_.shrink_ledger_configmap);
+    if (store.ok()) {
+      ledger_store_ = *std::move(store);
+    } else {  // the flag parser refuses such a name: not reached from main
+      logger_->error("{}; the shrink ledger stays in memory only",
+                     std::string(store.status().message()));
+    }
+  }
+}
+
+void Actuator::LoadLedger() {
+  absl::StatusOr<ShrinkLedger> stored = ledger_store_->Load();
+  if (!stored.ok()) {
+    logger_->warn("shrink ledger: cannot read ConfigMap {}: {}; no resize until it can be read",
+                  ledger_store_->name(), std::string(stored.status().message()));
+    return;
+  }
+  MergeShrinkLedger(shrinks_, *stored);
+  ledger_loaded_ = true;
+  logger_->info("shrink ledger: {} containers' last shrink steps read from ConfigMap {}",
+                stored->size(), ledger_store_->name());
+}
+
+void Actuator::SaveLedger() {
+  if (absl::Status saved = ledger_store_->Save(shrinks_); !saved.ok()) {
+    logger_->warn("shrink ledger: cannot write ConfigMap {}: {}; retried after the next pass",
+                  ledger_store_->name(), std::string(saved.message()));
+    return;
+  }
+  ledger_dirty_ = false;
+  logger_->debug("shrink ledger: {} entries written to ConfigMap {}", shrinks_.size(),
+                 ledger_store_->name());
+}
 
 bool Actuator::NamespaceExcluded(const std::string& pod_namespace) const {
   return std::find(options_.excluded_namespaces.begin(), options_.excluded_namespaces.end(),
@@ -178,7 +213,9 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
   metrics_.CountAction("resize", "applied");
   Journal("resize", "applied", resize.pod_namespace, resize.name, resize.message, now);
   for (const ContainerResize& container : resize.containers) {
-    shrinks_[ShrinkKey(resize.uid, container.name)] = container.last_shrink;
+    ShrinkTimes& known = shrinks_[ShrinkKey(resize.uid, container.name)];
+    if (known != container.last_shrink) ledger_dirty_ = true;
+    known = container.last_shrink;
   }
   RecordEvent(resize.pod_namespace, resize.name, resize.uid, "Normal", "Resized", resize.message,
               now);
@@ -300,6 +337,7 @@ void Actuator::RunOnce(absl::Time now) {
                   kill_switch_logged_ ? "engaged: no changes are made" : "released: changes resume",
                   options_.kill_switch_file);
   }
+  if (!LedgerKnown()) LoadLedger();
   ApiView api;
   api.find = [this](const ReportedPod& reported) -> std::optional<ApiPod> {
     if (NamespaceExcluded(reported.pod_namespace)) return std::nullopt;
@@ -322,7 +360,11 @@ void Actuator::RunOnce(absl::Time now) {
       if (!shortfall.empty()) logger_->info("node {}: {}", report.node, shortfall);
       last = shortfall;
     }
-    for (const PlannedResize& resize : plan.resizes) Resize(resize, now);
+    if (LedgerKnown()) {
+      for (const PlannedResize& resize : plan.resizes) Resize(resize, now);
+    } else if (!plan.resizes.empty()) {
+      metrics_.CountAction("resize", "ledger_unknown");  // LoadLedger said why
+    }
     for (const PlannedEviction& eviction : plan.evictions) {
       // The next nodes' plans and the OOM flow count one replica fewer.
       if (Evict(eviction, now)) CountEvicted(api.counts, eviction.workload, eviction.ready);
@@ -340,6 +382,7 @@ void Actuator::RunOnce(absl::Time now) {
     }
     return true;  // no step bound left to enforce
   });
+  if (ledger_dirty_ && ledger_store_.has_value()) SaveLedger();
   eviction_budget_.Forget(now);
   cpu_over_.Prune(now);
   absl::erase_if(shortfalls_, [&](const auto& entry) {
@@ -350,7 +393,11 @@ void Actuator::RunOnce(absl::Time now) {
 
 void Actuator::Run() {
   while (!stop_.HasBeenNotified()) {
-    if (!options_.may_act || options_.may_act()) RunOnce(absl::Now());
+    if (!options_.may_act || options_.may_act()) {
+      RunOnce(absl::Now());
+    } else {
+      ledger_loaded_ = false;  // the leader writes it: read it again on taking over
+    }
     stop_.WaitForNotificationWithTimeout(options_.interval);
   }
 }

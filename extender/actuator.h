@@ -35,6 +35,7 @@
 #include "extender/cluster_view.h"
 #include "extender/metrics.h"
 #include "extender/pod_index.h"
+#include "extender/shrink_ledger_store.h"
 #include "io/kube_client.h"
 #include "shared/disruption.h"
 #include "shared/oom_policy.h"
@@ -80,6 +81,9 @@ class Actuator {
     std::function<bool()> may_act;
     // Where each action and its outcome are recorded for the status page; nullptr: nowhere.
     ActionJournal* journal = nullptr;
+    // "namespace/name" of the ConfigMap that also holds the shrink ledger
+    // (shrink_ledger_store.h); "" : in memory only.
+    std::string shrink_ledger_configmap;
   };
 
   Actuator(ClusterView& view, PodIndex& pods, io::KubeClient& kube, Metrics& metrics,
@@ -109,6 +113,15 @@ class Actuator {
                    const std::string& message, absl::Time now);
   // Counts and logs a decision that is not carried out (dry run / kill switch); true if so.
   bool Withheld(const std::string& action, const std::string& what);
+  // Before acting (at start and whenever this replica becomes the leader): adds the stored
+  // shrink ledger to the one in memory. Until it could be read, nothing that shrinks is
+  // applied (LedgerKnown).
+  void LoadLedger();
+  // After a pass that shrank something: stores the ledger (a failure is logged, retried
+  // after the next pass).
+  void SaveLedger();
+  // Whether the shrink ledger is complete: no store, or the store has been read.
+  bool LedgerKnown() const { return !ledger_store_.has_value() || ledger_loaded_; }
 
   ClusterView& view_;
   PodIndex& pods_;
@@ -124,6 +137,9 @@ class Actuator {
   EvictionBudget eviction_budget_;
   SustainedConditions cpu_over_;  // by node: since when its CPU bases exceed its CPU
   ShrinkLedger shrinks_;
+  std::optional<ShrinkLedgerStore> ledger_store_;
+  bool ledger_loaded_ = false;  // since this replica last became the actor
+  bool ledger_dirty_ = false;   // shrinks_ gained entries not stored yet
   absl::flat_hash_map<std::string, std::string> shortfalls_;    // by node: the last one logged
   absl::flat_hash_map<std::string, absl::Time> blocked_until_;  // by pod UID
   absl::flat_hash_set<std::string> handled_oom_kills_;          // killed container IDs

@@ -54,7 +54,7 @@ start_extender() { # extra flags
   "$extender_bin" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
     --webhook-address "127.0.0.1:$https_port" --webhook-tls-cert-file "$work/extender.crt" --webhook-tls-key-file "$work/extender.key" \
     --kubeconfig "$work/admin.kubeconfig" --log-level debug --actuate --actuation-interval 1s \
-    --kill-switch-file "$work/kill-switch" \
+    --kill-switch-file "$work/kill-switch" --shrink-ledger-configmap default/headroom-extender-state \
     --report-auth=insecure --verify-report-pods=false "$@" >>"$work/extender.log" 2>&1 &
   extender_pid=$!
   wait_for 20 curl -sf --cacert "$work/ca.crt" "https://127.0.0.1:$https_port/healthz"
@@ -257,6 +257,27 @@ fi
 memory_limit=$(cat /sys/fs/cgroup/memory$cgroup_root/kubepods/burstable/pod$(kubectl_ -n e2e get pod resizable -o jsonpath='{.metadata.uid}')/*/memory.limit_in_bytes 2>/dev/null | sort -n | head -1)
 [[ $memory_limit == 268435456 ]] && pass "the container's cgroup memory limit is now 256Mi (the runtime applied it)" ||
   fail "the container's cgroup memory limit reads '${memory_limit:-?}', not 256Mi"
+
+# === 6b. The shrink step survives a restart: the ledger is kept in a ConfigMap =============
+# The plan still wants resizable at 200m; the guard rails hold it at 250m until an hour after
+# the step. A restarted extender reads when that step was from the ConfigMap (it created it:
+# the suite's admin may) and takes no second step.
+ledger() { kubectl_ -n default get configmap headroom-extender-state -o jsonpath='{.data.shrinkLedger}' 2>/dev/null; }
+resizable_uid=$(kubectl_ -n e2e get pod resizable -o jsonpath='{.metadata.uid}')
+ledger_written() { [[ $(ledger) == *"\"$resizable_uid/app\":{\"cpuRequest\""* ]]; }
+wait_for 10 ledger_written && pass "the shrink step is kept in ConfigMap default/headroom-extender-state: $(ledger | cut -c1-140)" ||
+  fail "no shrink step for $resizable_uid/app in ConfigMap default/headroom-extender-state (got: $(ledger))"
+stop_extender
+start_extender || die "headroom-extender did not restart"
+send_node_report
+ledger_read() { grep -q "shrink ledger: [1-9][0-9]* containers' last shrink steps read from ConfigMap default/headroom-extender-state" "$work/extender.log"; }
+if wait_for 10 ledger_read && sleep 5 &&
+  [[ $(kubectl_ -n e2e get pod resizable -o jsonpath='{.spec.containers[0].resources.requests.cpu}') == 250m ]] &&
+  [[ $(events_for resizable Resized | wc -l) == 1 ]]; then
+  pass "after a restart the actuator read the ledger and took no second shrink step within the interval (still 250m after 5 passes)"
+else
+  fail "after a restart: requests.cpu $(kubectl_ -n e2e get pod resizable -o jsonpath='{.spec.containers[0].resources.requests.cpu}'), Resized events $(events_for resizable Resized | wc -l) (see $work/extender.log)"
+fi
 
 # === 7. Evictions only through the Eviction API: a PodDisruptionBudget is never forced ======
 blocked_event() { [[ -n $(events_for guarded EvictionBlocked) ]]; }

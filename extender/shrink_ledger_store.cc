@@ -1,0 +1,168 @@
+#include "extender/shrink_ledger_store.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+#include "shared/json_nesting.h"
+
+namespace headroom::extender {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr char kDataKey[] = "shrinkLedger";
+
+// The three values of ShrinkTimes and their JSON keys.
+struct Field {
+  const char* key;
+  std::optional<absl::Time> ShrinkTimes::*member;
+};
+constexpr Field kFields[] = {{"cpuRequest", &ShrinkTimes::cpu_request},
+                             {"memoryRequest", &ShrinkTimes::memory_request},
+                             {"memoryLimit", &ShrinkTimes::memory_limit}};
+
+std::string Rfc3339(absl::Time at) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", at, absl::UTCTimeZone());
+}
+
+absl::Time Latest(const ShrinkTimes& times) {
+  absl::Time latest = absl::InfinitePast();
+  for (const Field& field : kFields) {
+    if (const auto& at = times.*field.member; at.has_value()) latest = std::max(latest, *at);
+  }
+  return latest;
+}
+
+}  // namespace
+
+std::string EncodeShrinkLedger(const ShrinkLedger& ledger) {
+  std::vector<const ShrinkLedger::value_type*> entries;
+  entries.reserve(ledger.size());
+  for (const auto& entry : ledger) entries.push_back(&entry);
+  // The newest first, then by key (a stable text for the same ledger).
+  std::sort(entries.begin(), entries.end(), [](const auto* a, const auto* b) {
+    const absl::Time ta = Latest(a->second);
+    const absl::Time tb = Latest(b->second);
+    return ta != tb ? ta > tb : a->first < b->first;
+  });
+  if (entries.size() > kMaxShrinkLedgerEntries) entries.resize(kMaxShrinkLedgerEntries);
+  json out = json::object();
+  for (const auto* entry : entries) {
+    json times = json::object();
+    for (const Field& field : kFields) {
+      if (const auto& at = entry->second.*field.member; at.has_value()) {
+        times[field.key] = Rfc3339(*at);
+      }
+    }
+    out[entry->first] = std::move(times);
+  }
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+absl::StatusOr<ShrinkLedger> DecodeShrinkLedger(absl::string_view text) {
+  if (absl::Status nesting = CheckJsonNesting(text, 4); !nesting.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("shrink ledger: ", nesting.message()));
+  }
+  const json document = json::parse(text.begin(), text.end(), nullptr, false);
+  if (!document.is_object()) {
+    return absl::InvalidArgumentError("shrink ledger: not a JSON object");
+  }
+  if (document.size() > kMaxShrinkLedgerEntries) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shrink ledger: ", document.size(), " entries, more than ", kMaxShrinkLedgerEntries));
+  }
+  ShrinkLedger ledger;
+  for (const auto& [key, value] : document.items()) {
+    if (!value.is_object()) {
+      return absl::InvalidArgumentError(absl::StrCat("shrink ledger: ", key, ": not an object"));
+    }
+    ShrinkTimes times;
+    for (const Field& field : kFields) {
+      const auto it = value.find(field.key);
+      if (it == value.end() || it->is_null()) continue;
+      absl::Time at;
+      std::string error;
+      if (!it->is_string() ||
+          !absl::ParseTime(absl::RFC3339_full, it->get<std::string>(), &at, &error)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("shrink ledger: ", key, ".", field.key, ": not an RFC 3339 time"));
+      }
+      times.*field.member = at;
+    }
+    ledger[key] = times;
+  }
+  return ledger;
+}
+
+void MergeShrinkLedger(ShrinkLedger& into, const ShrinkLedger& from) {
+  for (const auto& [key, times] : from) {
+    ShrinkTimes& merged = into[key];
+    for (const Field& field : kFields) {
+      const auto& theirs = times.*field.member;
+      auto& ours = merged.*field.member;
+      if (theirs.has_value() && (!ours.has_value() || *theirs > *ours)) ours = theirs;
+    }
+  }
+}
+
+absl::StatusOr<ShrinkLedgerStore> ShrinkLedgerStore::Create(io::KubeClient& kube,
+                                                            absl::string_view configmap) {
+  const std::vector<std::string> parts = absl::StrSplit(configmap, '/');
+  if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shrink ledger ConfigMap \"", configmap, "\": expected NAMESPACE/NAME"));
+  }
+  return ShrinkLedgerStore(kube, parts[0], parts[1]);
+}
+
+ShrinkLedgerStore::ShrinkLedgerStore(io::KubeClient& kube, std::string configmap_namespace,
+                                     std::string name)
+    : kube_(&kube),
+      namespace_(std::move(configmap_namespace)),
+      configmap_(std::move(name)),
+      name_(absl::StrCat(namespace_, "/", configmap_)) {}
+
+std::string ShrinkLedgerStore::Path() const {
+  return absl::StrCat("/api/v1/namespaces/", namespace_, "/configmaps/", configmap_);
+}
+
+absl::StatusOr<ShrinkLedger> ShrinkLedgerStore::Load() {
+  absl::StatusOr<std::string> body = kube_->Get(Path(), absl::Seconds(10));
+  if (absl::IsNotFound(body.status())) return ShrinkLedger{};
+  if (!body.ok()) return body.status();
+  const json configmap = json::parse(*body, nullptr, false);
+  if (!configmap.is_object()) return absl::UnavailableError("ConfigMap: not JSON");
+  const auto data = configmap.find("data");
+  if (data == configmap.end() || !data->is_object()) return ShrinkLedger{};
+  const auto text = data->find(kDataKey);
+  if (text == data->end() || !text->is_string()) return ShrinkLedger{};
+  return DecodeShrinkLedger(text->get<std::string>());
+}
+
+absl::Status ShrinkLedgerStore::Save(const ShrinkLedger& ledger) {
+  const std::string text = EncodeShrinkLedger(ledger);
+  const json patch = {{"data", {{kDataKey, text}}}};
+  absl::StatusOr<io::KubeClient::WriteResult> written = kube_->Write(
+      "PATCH", Path(), patch.dump(), "application/merge-patch+json", absl::Seconds(10));
+  if (written.ok() && written->status == 404) {
+    const json configmap = {{"apiVersion", "v1"},
+                            {"kind", "ConfigMap"},
+                            {"metadata", {{"name", configmap_}, {"namespace", namespace_}}},
+                            {"data", {{kDataKey, text}}}};
+    written = kube_->Write("POST", absl::StrCat("/api/v1/namespaces/", namespace_, "/configmaps"),
+                           configmap.dump(), "application/json", absl::Seconds(10));
+  }
+  if (!written.ok()) return written.status();
+  if (written->status != 200 && written->status != 201) {
+    return absl::UnavailableError(absl::StrCat("ConfigMap ", name_, ": HTTP ", written->status,
+                                               ": ", io::ApiStatusMessage(written->body)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace headroom::extender
