@@ -88,40 +88,52 @@ Actuator::Actuator(ClusterView& view, PodIndex& pods, io::KubeClient& kube, Metr
       eviction_budget_(options_.budget),
       cpu_over_(options_.actions.cpu_eviction_after),
       oom_cooldown_(options_.oom) {
-  if (!options_.shrink_ledger_configmap.empty()) {
-    absl::StatusOr<ShrinkLedgerStore> store =
-        ShrinkLedgerStore::Create(kube_, options_.shrink_ledger_configmap);
+  if (!options_.state_configmap.empty()) {
+    absl::StatusOr<ActuatorStateStore> store =
+        ActuatorStateStore::Create(kube_, options_.state_configmap);
     if (store.ok()) {
-      ledger_store_ = *std::move(store);
+      state_store_ = *std::move(store);
     } else {  // the flag parser refuses such a name: not reached from main
-      logger_->error("{}; the shrink ledger stays in memory only",
+      logger_->error("{}; the actuator's state stays in memory only",
                      std::string(store.status().message()));
     }
   }
 }
 
-void Actuator::LoadLedger() {
-  absl::StatusOr<ShrinkLedger> stored = ledger_store_->Load();
-  if (!stored.ok()) {
-    logger_->warn("shrink ledger: cannot read ConfigMap {}: {}; no resize until it can be read",
-                  ledger_store_->name(), std::string(stored.status().message()));
-    return;
-  }
-  MergeShrinkLedger(shrinks_, *stored);
-  ledger_loaded_ = true;
-  logger_->info("shrink ledger: {} containers' last shrink steps read from ConfigMap {}",
-                stored->size(), ledger_store_->name());
+absl::Duration Actuator::EvictionMemory() const {
+  const double per_hour = options_.budget.per_node_per_hour;
+  return std::max(absl::Minutes(1), absl::Hours(std::max(1.0, per_hour) / per_hour));
 }
 
-void Actuator::SaveLedger() {
-  if (absl::Status saved = ledger_store_->Save(shrinks_); !saved.ok()) {
-    logger_->warn("shrink ledger: cannot write ConfigMap {}: {}; retried after the next pass",
-                  ledger_store_->name(), std::string(saved.message()));
+void Actuator::LoadState(absl::Time now) {
+  absl::StatusOr<ActuatorState> stored = state_store_->Load();
+  if (!stored.ok()) {
+    logger_->warn(
+        "actuator state: cannot read ConfigMap {}: {}; no resize or eviction until it can be read",
+        state_store_->name(), std::string(stored.status().message()));
     return;
   }
-  ledger_dirty_ = false;
-  logger_->debug("shrink ledger: {} entries written to ConfigMap {}", shrinks_.size(),
-                 ledger_store_->name());
+  MergeShrinkLedger(shrinks_, stored->shrinks);
+  recent_evictions_ = MergeEvictions(recent_evictions_, stored->evictions, now - EvictionMemory());
+  // The budgets as the evictions of the last hour left them, whoever took them.
+  eviction_budget_ = RebuiltEvictionBudget(options_.budget, recent_evictions_);
+  state_loaded_ = true;
+  logger_->info(
+      "actuator state: {} containers' last shrink steps and {} evictions of the last {} read "
+      "from ConfigMap {}",
+      stored->shrinks.size(), stored->evictions.size(), absl::FormatDuration(EvictionMemory()),
+      state_store_->name());
+}
+
+void Actuator::SaveState() {
+  if (absl::Status saved = state_store_->Save({shrinks_, recent_evictions_}); !saved.ok()) {
+    logger_->warn("actuator state: cannot write ConfigMap {}: {}; retried after the next pass",
+                  state_store_->name(), std::string(saved.message()));
+    return;
+  }
+  state_dirty_ = false;
+  logger_->debug("actuator state: {} shrink entries and {} evictions written to ConfigMap {}",
+                 shrinks_.size(), recent_evictions_.size(), state_store_->name());
 }
 
 bool Actuator::NamespaceExcluded(const std::string& pod_namespace) const {
@@ -214,7 +226,7 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
   Journal("resize", "applied", resize.pod_namespace, resize.name, resize.message, now);
   for (const ContainerResize& container : resize.containers) {
     ShrinkTimes& known = shrinks_[ShrinkKey(resize.uid, container.name)];
-    if (known != container.last_shrink) ledger_dirty_ = true;
+    if (known != container.last_shrink) state_dirty_ = true;
     known = container.last_shrink;
   }
   RecordEvent(resize.pod_namespace, resize.name, resize.uid, "Normal", "Resized", resize.message,
@@ -247,6 +259,8 @@ bool Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
     metrics_.CountAction("evict", "rate_limited");
     return false;
   }
+  recent_evictions_.push_back({eviction.node, now});  // a token taken, whatever the answer
+  state_dirty_ = true;
   absl::StatusOr<io::KubeClient::WriteResult> written =
       kube_.Write("POST", PodPath(eviction.pod_namespace, eviction.name) + "/eviction",
                   EvictionBody(eviction).dump(), "application/json", absl::Seconds(10));
@@ -337,7 +351,14 @@ void Actuator::RunOnce(absl::Time now) {
                   kill_switch_logged_ ? "engaged: no changes are made" : "released: changes resume",
                   options_.kill_switch_file);
   }
-  if (!LedgerKnown()) LoadLedger();
+  if (!StateKnown()) LoadState(now);
+  if (!StateKnown()) {
+    // Without it a restart (or a crash loop) would start with full budgets and no shrink
+    // steps taken: act on nothing until it can be read.
+    metrics_.CountAction("resize", "state_unknown");
+    metrics_.CountAction("evict", "state_unknown");
+    return;
+  }
   ApiView api;
   api.find = [this](const ReportedPod& reported) -> std::optional<ApiPod> {
     if (NamespaceExcluded(reported.pod_namespace)) return std::nullopt;
@@ -360,11 +381,7 @@ void Actuator::RunOnce(absl::Time now) {
       if (!shortfall.empty()) logger_->info("node {}: {}", report.node, shortfall);
       last = shortfall;
     }
-    if (LedgerKnown()) {
-      for (const PlannedResize& resize : plan.resizes) Resize(resize, now);
-    } else if (!plan.resizes.empty()) {
-      metrics_.CountAction("resize", "ledger_unknown");  // LoadLedger said why
-    }
+    for (const PlannedResize& resize : plan.resizes) Resize(resize, now);
     for (const PlannedEviction& eviction : plan.evictions) {
       // The next nodes' plans and the OOM flow count one replica fewer.
       if (Evict(eviction, now)) CountEvicted(api.counts, eviction.workload, eviction.ready);
@@ -382,7 +399,10 @@ void Actuator::RunOnce(absl::Time now) {
     }
     return true;  // no step bound left to enforce
   });
-  if (ledger_dirty_ && ledger_store_.has_value()) SaveLedger();
+  std::erase_if(recent_evictions_, [&](const RecordedEviction& eviction) {
+    return now - eviction.at > EvictionMemory();
+  });
+  if (state_dirty_ && state_store_.has_value()) SaveState();
   eviction_budget_.Forget(now);
   cpu_over_.Prune(now);
   absl::erase_if(shortfalls_, [&](const auto& entry) {
@@ -396,7 +416,7 @@ void Actuator::Run() {
     if (!options_.may_act || options_.may_act()) {
       RunOnce(absl::Now());
     } else {
-      ledger_loaded_ = false;  // the leader writes it: read it again on taking over
+      state_loaded_ = false;  // the leader writes it: read it again on taking over
     }
     stop_.WaitForNotificationWithTimeout(options_.interval);
   }

@@ -32,10 +32,10 @@
 #include "absl/time/time.h"
 #include "extender/action_journal.h"
 #include "extender/actuation_plan.h"
+#include "extender/actuator_state.h"
 #include "extender/cluster_view.h"
 #include "extender/metrics.h"
 #include "extender/pod_index.h"
-#include "extender/shrink_ledger_store.h"
 #include "io/kube_client.h"
 #include "shared/disruption.h"
 #include "shared/oom_policy.h"
@@ -81,9 +81,9 @@ class Actuator {
     std::function<bool()> may_act;
     // Where each action and its outcome are recorded for the status page; nullptr: nowhere.
     ActionJournal* journal = nullptr;
-    // "namespace/name" of the ConfigMap that also holds the shrink ledger
-    // (shrink_ledger_store.h); "" : in memory only.
-    std::string shrink_ledger_configmap;
+    // "namespace/name" of the ConfigMap that also holds the shrink ledger and the recent
+    // evictions (actuator_state.h); "" : in memory only.
+    std::string state_configmap;
   };
 
   Actuator(ClusterView& view, PodIndex& pods, io::KubeClient& kube, Metrics& metrics,
@@ -114,14 +114,16 @@ class Actuator {
   // Counts and logs a decision that is not carried out (dry run / kill switch); true if so.
   bool Withheld(const std::string& action, const std::string& what);
   // Before acting (at start and whenever this replica becomes the leader): adds the stored
-  // shrink ledger to the one in memory. Until it could be read, nothing that shrinks is
-  // applied (LedgerKnown).
-  void LoadLedger();
-  // After a pass that shrank something: stores the ledger (a failure is logged, retried
-  // after the next pass).
-  void SaveLedger();
-  // Whether the shrink ledger is complete: no store, or the store has been read.
-  bool LedgerKnown() const { return !ledger_store_.has_value() || ledger_loaded_; }
+  // shrink ledger and recent evictions to those in memory and rebuilds the eviction budgets
+  // from them. Until it could be read, no resize or eviction is made (StateKnown).
+  void LoadState(absl::Time now);
+  // After a pass that shrank something or took an eviction token: stores the state (a
+  // failure is logged and retried after the next pass).
+  void SaveState();
+  // Whether the guard rails' state is complete: no store, or the store has been read.
+  bool StateKnown() const { return !state_store_.has_value() || state_loaded_; }
+  // How long an eviction counts against the budgets (the per-node bucket's refill time).
+  absl::Duration EvictionMemory() const;
 
   ClusterView& view_;
   PodIndex& pods_;
@@ -137,9 +139,10 @@ class Actuator {
   EvictionBudget eviction_budget_;
   SustainedConditions cpu_over_;  // by node: since when its CPU bases exceed its CPU
   ShrinkLedger shrinks_;
-  std::optional<ShrinkLedgerStore> ledger_store_;
-  bool ledger_loaded_ = false;  // since this replica last became the actor
-  bool ledger_dirty_ = false;   // shrinks_ gained entries not stored yet
+  std::vector<RecordedEviction> recent_evictions_;  // tokens taken, oldest first
+  std::optional<ActuatorStateStore> state_store_;
+  bool state_loaded_ = false;  // since this replica last became the actor
+  bool state_dirty_ = false;   // shrinks_ or recent_evictions_ changed since stored
   absl::flat_hash_map<std::string, std::string> shortfalls_;    // by node: the last one logged
   absl::flat_hash_map<std::string, absl::Time> blocked_until_;  // by pod UID
   absl::flat_hash_set<std::string> handled_oom_kills_;          // killed container IDs

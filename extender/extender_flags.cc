@@ -122,11 +122,12 @@ ABSL_FLAG(bool, dry_run, false,
 ABSL_FLAG(std::string, kill_switch_file, "",
           "While this file exists, headroom changes nothing (as --dry-run), checked on every "
           "decision; e.g. a key of an optional ConfigMap volume.");
-ABSL_FLAG(std::string, shrink_ledger_configmap, "",
+ABSL_FLAG(std::string, actuator_state_configmap, "",
           "NAMESPACE/NAME of a ConfigMap where the actuator also keeps when each container's "
-          "values last shrank, so that a restart or a new leader takes no second shrink step "
-          "within --shrink-interval; \"\": in memory only. deploy/ ships "
-          "headroom/headroom-extender-state.");
+          "values last shrank and the evictions of the last hour, so that a restart or a new "
+          "leader takes no second shrink step within --shrink-interval and starts with the "
+          "eviction budgets as spent; no resize or eviction while it cannot be read. \"\": in "
+          "memory only. deploy/ ships headroom-system/headroom-extender-state.");
 ABSL_FLAG(absl::Duration, actuation_interval, absl::Seconds(30),
           "How often the actuator plans every freshly reported node.");
 ABSL_FLAG(double, resizes_per_node_per_minute, 10, "Resize rate limit, per node.");
@@ -292,12 +293,12 @@ absl::Status ActuationFromFlags(ExtenderConfig& config, const ActionConfig& acti
   Actuator::Options& actuation = config.actuation;
   actuation.dry_run = absl::GetFlag(FLAGS_dry_run);
   actuation.kill_switch_file = absl::GetFlag(FLAGS_kill_switch_file);
-  actuation.shrink_ledger_configmap = absl::GetFlag(FLAGS_shrink_ledger_configmap);
-  if (const std::string& name = actuation.shrink_ledger_configmap; !name.empty()) {
+  actuation.state_configmap = absl::GetFlag(FLAGS_actuator_state_configmap);
+  if (const std::string& name = actuation.state_configmap; !name.empty()) {
     const std::vector<std::string> parts = absl::StrSplit(name, '/');
     if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
       return Invalid(
-          absl::StrCat("--shrink-ledger-configmap \"", name, "\": expected NAMESPACE/NAME"));
+          absl::StrCat("--actuator-state-configmap \"", name, "\": expected NAMESPACE/NAME"));
     }
   }
   actuation.interval = absl::GetFlag(FLAGS_actuation_interval);

@@ -54,7 +54,7 @@ start_extender() { # extra flags
   "$extender_bin" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
     --webhook-address "127.0.0.1:$https_port" --webhook-tls-cert-file "$work/extender.crt" --webhook-tls-key-file "$work/extender.key" \
     --kubeconfig "$work/admin.kubeconfig" --log-level debug --actuate --actuation-interval 1s \
-    --kill-switch-file "$work/kill-switch" --shrink-ledger-configmap default/headroom-extender-state \
+    --kill-switch-file "$work/kill-switch" --actuator-state-configmap default/headroom-extender-state \
     --report-auth=insecure --verify-report-pods=false "$@" >>"$work/extender.log" 2>&1 &
   extender_pid=$!
   wait_for 20 curl -sf --cacert "$work/ca.crt" "https://127.0.0.1:$https_port/healthz"
@@ -270,7 +270,7 @@ wait_for 10 ledger_written && pass "the shrink step is kept in ConfigMap default
 stop_extender
 start_extender || die "headroom-extender did not restart"
 send_node_report
-ledger_read() { grep -q "shrink ledger: [1-9][0-9]* containers' last shrink steps read from ConfigMap default/headroom-extender-state" "$work/extender.log"; }
+ledger_read() { grep -q "actuator state: [1-9][0-9]* containers' last shrink steps and [0-9]* evictions of the last 1h read from ConfigMap default/headroom-extender-state" "$work/extender.log"; }
 if wait_for 10 ledger_read && sleep 5 &&
   [[ $(kubectl_ -n e2e get pod resizable -o jsonpath='{.spec.containers[0].resources.requests.cpu}') == 250m ]] &&
   [[ $(events_for resizable Resized | wc -l) == 1 ]]; then
@@ -295,6 +295,10 @@ wait_for 20 evicted && pass "a pod without a budget was evicted through the Evic
 evicted_event() { [[ -n $(events_for free Evicted) ]]; }
 wait_for 10 evicted_event && pass "the eviction is recorded as an Event with its numbers: $(events_for free Evicted | head -1 | cut -c1-160)" ||
   fail "no Evicted event for pod 'free'"
+recent_evictions() { kubectl_ -n default get configmap headroom-extender-state -o jsonpath='{.data.recentEvictions}' 2>/dev/null; }
+eviction_kept() { [[ $(recent_evictions) == *'"node":"node-b"'* ]]; }
+wait_for 10 eviction_kept && pass "the eviction's budget token is kept in the state ConfigMap: $(recent_evictions | cut -c1-120)" ||
+  fail "no node-b eviction in the state ConfigMap's recentEvictions (got: $(recent_evictions))"
 
 # === 8. The disruption policy: a pod without a controller is not evicted without the opt-in ===
 # The same report as node-b's, for a pod nothing would recreate: the plan gives it up, the
