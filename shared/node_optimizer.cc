@@ -205,9 +205,10 @@ std::string EvictionText(Resource resource, const Totals& totals, Wide cpu_now, 
 
 // Steps 3 and 4 for one resource: evicts in order until the node fits or only protected
 // pods remain. The base total is kept running and the largest surviving headroom is read
-// from a headroom-sorted list that skips evicted pods, so the loop is O(n log n) overall.
-void EvictUntilFits(Resource resource, Wide available, const NodeDemand& node,
-                    std::vector<PodWork>& work, std::vector<PodEviction>& evictions) {
+// from a headroom-sorted list that skips evicted pods, so the greedy pass is O(n log n).
+// Returns the victims (indices into `work`) in eviction order; they are marked not alive.
+std::vector<size_t> ChooseVictims(Resource resource, Wide available, const NodeDemand& node,
+                                  std::vector<PodWork>& work) {
   const size_t slot = Slot(resource);
   std::vector<size_t> order;
   order.reserve(work.size());
@@ -222,27 +223,65 @@ void EvictUntilFits(Resource resource, Wide available, const NodeDemand& node,
   Totals totals = AliveTotals(work, resource);
   Wide cpu_now = CpuNow(work);
   size_t largest = 0;  // first pod in by_headroom that is still alive
+  std::vector<size_t> victims;
   // Evictable pods form a prefix of `order` (protected pods sort after them).
   for (size_t next = 0; Need(resource, totals, cpu_now) > available && next < order.size();
        ++next) {
     PodWork& victim = work[order[next]];
-    const PodDemand& pod = node.pods[victim.pod];
-    if (!Evictable(pod)) break;
+    if (!Evictable(node.pods[victim.pod])) break;
     victim.alive = false;
-    evictions.push_back(
-        {victim.pod,
-         resource,
-         {std::string(DoesNotFitCode(resource)),
-          absl::StrCat(ResourceName(resource), " does not fit on node ", node.name, ": ",
-                       EvictionText(resource, totals, cpu_now, available),
-                       "; evicted first as ranking ", EvictionRankingName(pod.ranking), " with ",
-                       ResourceName(resource), " headroom ",
-                       Amount(resource, victim.max_headroom[slot]))}});
+    victims.push_back(order[next]);
     totals.base -= victim.base[slot];
     cpu_now -= victim.cpu_now;
     while (largest < by_headroom.size() && !work[by_headroom[largest]].alive) ++largest;
     totals.max_headroom =
         largest < by_headroom.size() ? work[by_headroom[largest]].max_headroom[slot] : 0;
+  }
+  return victims;
+}
+
+bool Fits(Resource resource, Wide available, const std::vector<PodWork>& work) {
+  return Need(resource, AliveTotals(work, resource), CpuNow(work)) <= available;
+}
+
+// Headroom's guard rail on the seed's greedy order (kube-scheduler's preemption does the same,
+// "reprieve"): once the node fits, each victim, from the last chosen (the most protected) to
+// the first, is kept if the node still fits with it back. A low-ranked pod whose eviction
+// does not help -- say a small one while the shortfall is another pod's base -- is not
+// evicted, and the disruption budgets go to evictions that close the shortfall.
+void Reprieve(Resource resource, Wide available, std::vector<PodWork>& work,
+              std::vector<size_t>& victims) {
+  if (!Fits(resource, available, work)) return;  // a shortfall: every eviction helps
+  for (size_t k = victims.size(); k-- > 0;) {
+    work[victims[k]].alive = true;
+    if (Fits(resource, available, work)) {
+      victims.erase(victims.begin() + static_cast<std::ptrdiff_t>(k));
+    } else {
+      work[victims[k]].alive = false;
+    }
+  }
+}
+
+// Steps 3 and 4 for one resource: the victims, then the reprieve, then each eviction with the
+// numbers the node had just before it.
+void EvictUntilFits(Resource resource, Wide available, const NodeDemand& node,
+                    std::vector<PodWork>& work, std::vector<PodEviction>& evictions) {
+  std::vector<size_t> victims = ChooseVictims(resource, available, node, work);
+  Reprieve(resource, available, work, victims);
+  for (size_t victim : victims) work[victim].alive = true;
+  for (size_t index : victims) {
+    PodWork& victim = work[index];
+    const PodDemand& pod = node.pods[victim.pod];
+    evictions.push_back(
+        {victim.pod,
+         resource,
+         {std::string(DoesNotFitCode(resource)),
+          absl::StrCat(ResourceName(resource), " does not fit on node ", node.name, ": ",
+                       EvictionText(resource, AliveTotals(work, resource), CpuNow(work), available),
+                       "; evicted first as ranking ", EvictionRankingName(pod.ranking), " with ",
+                       ResourceName(resource), " headroom ",
+                       Amount(resource, victim.max_headroom[Slot(resource)]))}});
+    victim.alive = false;
   }
 }
 

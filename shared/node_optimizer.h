@@ -6,7 +6,8 @@
 //      headroom (peak - base);
 //   3. memory: order pods by (DaemonSet last, eviction ranking, max memory headroom desc,
 //      then namespace/name), and while sum(base) + max(headroom) > available, evict the
-//      first pod in that order;
+//      first pod in that order; then, once it fits, keep each victim (last chosen first)
+//      whose return still fits (headroom's reprieve: no eviction that does not help);
 //   4. CPU, over the survivors, in the same order -- but CPU is compressible, so headroom's
 //      guard rail replaces the seed's rule: a pod is evicted for CPU only while the sum of the
 //      current bases alone (the 10-minute P75, not the daily peak) exceeds the available CPU,

@@ -208,6 +208,25 @@ TEST(NodeOptimizerTest, WithinARankingTheLargerHeadroomGoesFirstThenName) {
   EXPECT_THAT(Evicted(smaller, result), ElementsAre("big:memory", "alpha:memory"));
 }
 
+TEST(NodeOptimizerTest, AVictimWhoseEvictionIsNotNeededIsKept) {
+  // 50 + 600 + 400 bases + 100Mi largest headroom = 1150Mi > 1000Mi. The seed's order takes
+  // tiny first (ranking low), which leaves 1100Mi, then hog (1100 -> 400Mi). With hog gone
+  // tiny fits again: it is kept, and only the eviction that closes the shortfall remains.
+  const NodeDemand node =
+      Node(10'000, 1000 * kMi,
+           {Pod("tiny", EvictionRanking::kLow, {C("c", 1, 1, 50 * kMi, 50 * kMi)}),
+            Pod("hog", EvictionRanking::kMedium, {C("c", 1, 1, 600 * kMi, 700 * kMi)}),
+            Pod("other", EvictionRanking::kMedium, {C("c", 1, 1, 400 * kMi, 400 * kMi)})});
+  const NodeOptimization result = Optimize(node);
+  EXPECT_THAT(Evicted(node, result), ElementsAre("hog:memory"));
+  ASSERT_EQ(result.evictions.size(), 1u);
+  // The reason has the numbers of the node as it is before that eviction.
+  EXPECT_THAT(result.evictions[0].reason.message,
+              HasSubstr("base 1050Mi + largest headroom 100Mi"));
+  EXPECT_TRUE(result.memory.fits);
+  EXPECT_EQ(result.containers.size(), 2u);
+}
+
 TEST(NodeOptimizerTest, ProtectedPodsAreNeverEvictedAndTheShortfallIsReported) {
   const NodeDemand node =
       Node(1000, kGi,
