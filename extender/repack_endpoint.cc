@@ -27,11 +27,11 @@ void RepackEndpoint::Serve(const io::HttpRequest& request, io::HttpResponse& res
                              allowed.message());
     return;
   }
-  Solve(request.body, request.QueryParam("timeout"), response);
+  Solve(request.body, request.QueryParam("timeout"), request.client_gone.get(), response);
 }
 
 void RepackEndpoint::Solve(const std::string& body, const std::string& timeout_text,
-                           io::HttpResponse& response) {
+                           const std::atomic<bool>* client_gone, io::HttpResponse& response) {
   absl::Duration timeout = kDefaultTimeout;
   if (!timeout_text.empty() && (!absl::ParseDuration(timeout_text, &timeout) ||
                                 timeout < absl::ZeroDuration() || timeout > kMaxTimeout)) {
@@ -49,13 +49,16 @@ void RepackEndpoint::Solve(const std::string& body, const std::string& timeout_t
     response = io::JsonError(429, "a repack is already running; retry when it ends");
     return;
   }
-  CancellableRepackClock clock(cancelled_);
+  CancellableRepackClock clock(cancelled_, client_gone);
   RepackOptions options;
   options.timeout = timeout;
   absl::StatusOr<RepackPlan> plan = SolveRepack(*instance, options, clock);
   if (!plan.ok()) {
     response = io::JsonError(400, plan.status().message());
     return;
+  }
+  if (client_gone != nullptr && client_gone->load()) {
+    spdlog::info("repack: the caller went away; the solve stopped with its best plan so far");
   }
   nlohmann::json out = codec::EncodeRepackPlan(*instance, *plan);
   out["dryRun"] = true;

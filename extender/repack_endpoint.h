@@ -4,7 +4,8 @@
 // non-resource URL /repack (admin_authorizer.h), a dry-run repacking plan of the cluster in
 // the body, solved within ?timeout= (default 5s, at most 60s). One solve at a time (each may
 // hold a core for its whole limit): a second caller gets 429. Cancel() ends a solve in
-// progress at once (the server is stopping).
+// progress at once (the server is stopping); so does the caller closing its connection
+// (nobody is left to read the plan, and the next caller need not wait for it).
 
 #include <atomic>
 #include <mutex>
@@ -28,7 +29,8 @@ class RepackEndpoint {
   void Cancel() { cancelled_ = true; }
 
  private:
-  void Solve(const std::string& body, const std::string& timeout_text, io::HttpResponse& response);
+  void Solve(const std::string& body, const std::string& timeout_text,
+             const std::atomic<bool>* client_gone, io::HttpResponse& response);
 
   const AdminAuthorizer& authorizer_;
   std::mutex solving_;

@@ -355,6 +355,9 @@ class Session : public HttpServer::Impl::Deadlined,
     if (!route->blocking) return Respond(server_->Run(*route, request), version, keep_alive);
     // The request is read: no deadline while the handler runs (Respond sets the write's).
     deadline = std::chrono::steady_clock::time_point::max();
+    auto gone = std::make_shared<std::atomic<bool>>(false);
+    request.client_gone = gone;
+    Probe(std::move(gone));
     asio::post(server_->blocking, [self = this->shared_from_this(), route,
                                    request = std::move(request), version, keep_alive] {
       HttpResponse answer = self->server_->Run(*route, request);
@@ -362,6 +365,30 @@ class Session : public HttpServer::Impl::Deadlined,
                  [self, answer = std::move(answer), version, keep_alive]() mutable {
                    self->Respond(std::move(answer), version, keep_alive);
                  });
+    });
+  }
+
+  // While a blocking handler runs: a one-byte read that notices the client closing or
+  // resetting the connection (it sets `gone`). A byte that arrives instead is the start of the
+  // next request: it is kept, and the connection goes on once the answer is written.
+  void Probe(std::shared_ptr<std::atomic<bool>> gone) {
+    probing_ = true;
+    stream_.async_read_some(asio::buffer(&probe_byte_, 1), [self = this->shared_from_this(), gone](
+                                                               beast::error_code ec, size_t bytes) {
+      self->probing_ = false;
+      if (ec) {
+        gone->store(true);
+        if (self->resume_after_probe_) self->Close();
+        return;
+      }
+      if (bytes == 1) {
+        *static_cast<char*>(self->buffer_.prepare(1).data()) = self->probe_byte_;
+        self->buffer_.commit(1);
+      }
+      if (self->resume_after_probe_) {
+        self->resume_after_probe_ = false;
+        self->WaitForRequest();
+      }
     });
   }
 
@@ -404,6 +431,11 @@ class Session : public HttpServer::Impl::Deadlined,
                           self->buffer_.shrink_to_fit();
                           self->buffer_.reserve(kReadChunk);
                         }
+                        if (self->probing_) {  // its read goes on: it resumes the connection
+                          self->resume_after_probe_ = true;
+                          self->ExpiresAfter(self->server_->options.idle_timeout);
+                          return;
+                        }
                         self->WaitForRequest();
                       });
   }
@@ -444,6 +476,9 @@ class Session : public HttpServer::Impl::Deadlined,
   std::optional<http::response<http::string_body>> response_;
   bool linger_ = false;
   size_t drained_ = 0;
+  bool probing_ = false;             // Probe's read is pending
+  bool resume_after_probe_ = false;  // the answer is written: Probe's read resumes reading
+  char probe_byte_ = 0;
 };
 
 }  // namespace

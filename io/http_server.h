@@ -23,6 +23,7 @@
 
 #include <openssl/ssl.h>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -41,6 +42,11 @@ struct HttpRequest {
   std::string query;          // after '?', as sent
   std::string authorization;  // the Authorization header, if any
   std::string body;
+  // For a handler routed as blocking: set once the client has closed or reset its connection
+  // while the handler runs (a long computation may stop: nobody waits for its answer).
+  std::shared_ptr<const std::atomic<bool>> client_gone;
+
+  bool ClientGone() const { return client_gone != nullptr && client_gone->load(); }
 
   // The query parameter `name`, percent-decoded; "" when absent.
   std::string QueryParam(absl::string_view name) const;
@@ -84,7 +90,8 @@ class HttpServer {
 
   // Routes `method` on exactly `path`; call before Serve(). A handler runs on the thread of
   // its connection and must not block for long; one that may (a solver run) is routed with
-  // Blocking::kYes and runs on a separate pool of two threads.
+  // Blocking::kYes and runs on a separate pool of two threads, while the connection is
+  // watched: HttpRequest::ClientGone() turns true if the client goes away meanwhile.
   enum class Blocking { kNo, kYes };
   void Route(const std::string& method, const std::string& path, HttpHandler handler,
              Blocking blocking = Blocking::kNo);

@@ -58,6 +58,7 @@ class ExtenderHttpTest : public ::testing::Test {
     absl::StatusOr<int> port = server_->Bind("127.0.0.1", 0);
     ASSERT_TRUE(port.ok()) << port.status();
     thread_ = std::thread([this] { (void)server_->Serve(); });
+    port_ = *port;
     client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
     client_->set_read_timeout(5);
     // Wait (bounded) until the server accepts: Serve() runs on another thread.
@@ -118,6 +119,7 @@ class ExtenderHttpTest : public ::testing::Test {
   std::unique_ptr<ExtenderHttpServer> server_;
   std::thread thread_;
   std::unique_ptr<httplib::Client> client_;
+  int port_ = 0;
 };
 
 TEST_F(ExtenderHttpTest, EveryRecordedRequestGetsAnAnswerTheSchedulerAccepts) {
@@ -242,6 +244,40 @@ TEST_F(ExtenderHttpTest, StopCancelsARunningRepack) {
   caller.join();
   EXPECT_LT(stopped - stop, std::chrono::seconds(2)) << "the solve held the shutdown";
   EXPECT_LT(stopped - sent, std::chrono::seconds(10));
+}
+
+TEST_F(ExtenderHttpTest, ACallerThatGoesAwayEndsItsRepack) {
+  RepackGeneratorConfig config;
+  config.nodes = 300;
+  config.pods_per_node = 10;
+  config.tiers = 3;
+  config.target_utilisation = 1.1;
+  const std::string cluster = codec::EncodeRepackInstance(GenerateRepackInstance(config)).dump();
+  {
+    // This caller gives up after a second and closes its connection; its solve had 30 s.
+    httplib::Client impatient("127.0.0.1", port_);
+    impatient.set_read_timeout(1);
+    httplib::Result result =
+        impatient.Post("/repack?timeout=30s", {{"Authorization", "Bearer admin-token"}}, cluster,
+                       "application/json");
+    EXPECT_FALSE(result) << "the 30 s solve answered within the caller's second";
+  }
+  // The next caller is not kept waiting (429: one solve at a time) for the rest of it.
+  RepackGeneratorConfig small;
+  small.nodes = 3;
+  small.pods_per_node = 2;
+  const std::string small_cluster =
+      codec::EncodeRepackInstance(GenerateRepackInstance(small)).dump();
+  const auto gone = std::chrono::steady_clock::now();
+  int status = 0;
+  while (std::chrono::steady_clock::now() - gone < std::chrono::seconds(10)) {
+    httplib::Result next = Post("/repack?timeout=1s", small_cluster);
+    status = next ? next->status : 0;
+    if (status != 429) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(status, 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - gone, std::chrono::seconds(3));
 }
 
 TEST_F(ExtenderHttpTest, RepackAnswersAPlanAndRefusesBadInput) {

@@ -314,6 +314,56 @@ TEST_F(HttpServerTest, ABlockingHandlerHoldsNoConnectionThread) {
   EXPECT_TRUE(absl::StartsWith(slow.ReadResponse(), "HTTP/1.1 200"));
 }
 
+TEST_F(HttpServerTest, ABlockingHandlerLearnsThatItsClientWentAway) {
+  HttpServerOptions options;
+  options.threads = 1;
+  std::atomic<bool> entered{false};
+  std::atomic<int> noticed_after_ms{-1};
+  server_ = std::make_unique<HttpServer>(options);
+  server_->Route("GET", "/healthz",
+                 [](const HttpRequest&, HttpResponse& response) { response.body = "ok"; });
+  server_->Route(
+      "POST", "/solve",
+      [&](const HttpRequest& request, HttpResponse& response) {
+        entered = true;
+        const auto started = std::chrono::steady_clock::now();
+        // A long computation that checks whether anyone still waits (at most 5 s).
+        while (!request.ClientGone() &&
+               std::chrono::steady_clock::now() - started < std::chrono::seconds(5)) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        if (request.ClientGone()) {
+          noticed_after_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                  std::chrono::steady_clock::now() - started)
+                                                  .count());
+        }
+        response.body = "late";
+      },
+      HttpServer::Blocking::kYes);
+  absl::StatusOr<int> port = server_->Bind("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok());
+  port_ = *port;
+  thread_ = std::thread([this] { (void)server_->Serve(); });
+  for (int i = 0; i < 200 && !server_->serving(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  {
+    Connection leaving(port_);
+    ASSERT_TRUE(leaving.Send(Post("/solve", "x")));
+    for (int i = 0; i < 200 && !entered; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_TRUE(entered);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }  // closed here
+  for (int i = 0; i < 200 && noticed_after_ms < 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(noticed_after_ms, 0) << "the handler never learnt that its client had gone";
+  EXPECT_LT(noticed_after_ms, 1000);
+  EXPECT_TRUE(Healthy()) << "the server goes on";
+}
+
 TEST_F(HttpServerTest, ConnectionsAreServedOnEveryThread) {
   // Four threads, each with its own event loop: many connections in parallel all get answers,
   // each on its own keep-alive connection, and no request waits for another's connection.
