@@ -51,7 +51,7 @@ struct ServerOptions {
   absl::Duration read_timeout = absl::Seconds(10);  // one request, from its first byte
   absl::Duration idle_timeout = absl::Seconds(90);  // a keep-alive connection between requests
   size_t max_connections = 1024;
-  int threads = 4;
+  int threads = 4;  // event loops, at most one per core
   ScoringConfig scoring;
   AdmissionOptions admission;
   // Serve POST /admission/pods (the API server calls webhooks over TLS only: main sets this
