@@ -282,10 +282,23 @@ int main(int argc, char** argv) {
     Report(args["--report"], nodes, shape);
     return 0;
   }
+  if (!args.count("--url") || !args.count("--fixture")) {
+    std::cerr << "usage: extender_latency --url http://HOST:PORT --fixture FILTER_REQUEST.json "
+                 "[--nodes N] [--mode names|nodes] [--requests R] [--warmup W] [--gzip 0|1]\n"
+                 "       extender_latency --report HOST:PORT --nodes N [--pods P] [--node-cpus C] "
+                 "[--node-memory-gi M]\n"
+                 "       extender_latency --go-state FILE --nodes N\n";
+    return 2;
+  }
   std::ifstream in(args["--fixture"]);
   std::stringstream fixture_text;
   fixture_text << in.rdbuf();
-  const json fixture = json::parse(fixture_text.str());
+  const json fixture = json::parse(fixture_text.str(), nullptr, false);
+  if (!fixture.is_object() || !fixture.contains("Pod")) {
+    std::cerr << "extender_latency: " << args["--fixture"]
+              << " is not a recorded filter request (a JSON object with a Pod)\n";
+    return 2;
+  }
   const std::string body = Body(fixture, nodes, names);
 
   const bool gzip = args.count("--gzip") && args["--gzip"] != "0";
