@@ -5,7 +5,8 @@
 // the plan out through the Kubernetes API:
 // - resizes with PATCH pods/<name>/resize (strategic merge; Kubernetes 1.33+), at most
 //   `resizes_per_node_per_minute` per node; after each, it remembers when each value shrank
-//   (the guard rails' step bound);
+//   (the guard rails' step bound), also in the state ConfigMap (actuator_state.h) with the
+//   eviction budgets' tokens, so neither a restart nor a new leader forgets them;
 // - evictions only with POST pods/<name>/eviction, so PodDisruptionBudgets hold: a 429 from
 //   the API is recorded (EvictionBlocked) and the pod is not tried again for
 //   `blocked_eviction_backoff`; headroom never deletes a pod itself. Within the eviction

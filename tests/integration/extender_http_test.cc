@@ -226,14 +226,19 @@ TEST_F(ExtenderHttpTest, BadRequestsGetAJsonReason) {
   EXPECT_EQ(health->status, 200);
 }
 
+// A repack input of `nodes` nodes; over-full at 300 nodes, a solve uses its whole time limit.
+std::string RepackCluster(int nodes, int pods_per_node, double utilisation) {
+  RepackGeneratorConfig config;
+  config.nodes = nodes;
+  config.pods_per_node = pods_per_node;
+  config.tiers = 3;
+  config.target_utilisation = utilisation;
+  return codec::EncodeRepackInstance(GenerateRepackInstance(config)).dump();
+}
+
 TEST_F(ExtenderHttpTest, StopCancelsARunningRepack) {
   // A large, over-full cluster: the solve uses its whole 30 s unless cancelled.
-  RepackGeneratorConfig config;
-  config.nodes = 300;
-  config.pods_per_node = 10;
-  config.tiers = 3;
-  config.target_utilisation = 1.1;
-  const std::string cluster = codec::EncodeRepackInstance(GenerateRepackInstance(config)).dump();
+  const std::string cluster = RepackCluster(300, 10, 1.1);
   const auto sent = std::chrono::steady_clock::now();
   std::thread caller([&] { (void)Post("/repack?timeout=30s", cluster); });
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
@@ -247,12 +252,7 @@ TEST_F(ExtenderHttpTest, StopCancelsARunningRepack) {
 }
 
 TEST_F(ExtenderHttpTest, ACallerThatGoesAwayEndsItsRepack) {
-  RepackGeneratorConfig config;
-  config.nodes = 300;
-  config.pods_per_node = 10;
-  config.tiers = 3;
-  config.target_utilisation = 1.1;
-  const std::string cluster = codec::EncodeRepackInstance(GenerateRepackInstance(config)).dump();
+  const std::string cluster = RepackCluster(300, 10, 1.1);
   {
     // This caller gives up after a second and closes its connection; its solve had 30 s.
     httplib::Client impatient("127.0.0.1", port_);
@@ -263,11 +263,7 @@ TEST_F(ExtenderHttpTest, ACallerThatGoesAwayEndsItsRepack) {
     EXPECT_FALSE(result) << "the 30 s solve answered within the caller's second";
   }
   // The next caller is not kept waiting (429: one solve at a time) for the rest of it.
-  RepackGeneratorConfig small;
-  small.nodes = 3;
-  small.pods_per_node = 2;
-  const std::string small_cluster =
-      codec::EncodeRepackInstance(GenerateRepackInstance(small)).dump();
+  const std::string small_cluster = RepackCluster(3, 2, 0.5);
   const auto gone = std::chrono::steady_clock::now();
   int status = 0;
   while (std::chrono::steady_clock::now() - gone < std::chrono::seconds(10)) {

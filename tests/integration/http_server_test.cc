@@ -96,8 +96,11 @@ std::string Post(const std::string& path, const std::string& body) {
 
 class HttpServerTest : public ::testing::Test {
  protected:
-  void Start(HttpServerOptions options) {
+  // Serves /healthz, /echo and whatever `more_routes` adds.
+  void Start(HttpServerOptions options,
+             const std::function<void(HttpServer&)>& more_routes = nullptr) {
     server_ = std::make_unique<HttpServer>(std::move(options));
+    if (more_routes) more_routes(*server_);
     server_->Route("GET", "/healthz", [](const HttpRequest&, HttpResponse& response) {
       response.content_type = "text/plain";
       response.body = "ok\n";
@@ -279,24 +282,16 @@ TEST_F(HttpServerTest, ABlockingHandlerHoldsNoConnectionThread) {
   options.request_timeout = absl::Milliseconds(200);
   std::atomic<bool> release{false};
   std::atomic<bool> entered{false};
-  server_ = std::make_unique<HttpServer>(options);
-  server_->Route("GET", "/healthz",
-                 [](const HttpRequest&, HttpResponse& response) { response.body = "ok"; });
-  server_->Route(
-      "POST", "/slow",
-      [&](const HttpRequest&, HttpResponse& response) {
-        entered = true;
-        while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        response.body = "done";
-      },
-      HttpServer::Blocking::kYes);
-  absl::StatusOr<int> port = server_->Bind("127.0.0.1", 0);
-  ASSERT_TRUE(port.ok());
-  port_ = *port;
-  thread_ = std::thread([this] { (void)server_->Serve(); });
-  for (int i = 0; i < 200 && !server_->serving(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  Start(options, [&](HttpServer& server) {
+    server.Route(
+        "POST", "/slow",
+        [&](const HttpRequest&, HttpResponse& response) {
+          entered = true;
+          while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          response.body = "done";
+        },
+        HttpServer::Blocking::kYes);
+  });
   Connection slow(port_);
   ASSERT_TRUE(slow.Send(Post("/slow", "x")));
   for (int i = 0; i < 200 && !entered; ++i)
@@ -319,34 +314,27 @@ TEST_F(HttpServerTest, ABlockingHandlerLearnsThatItsClientWentAway) {
   options.threads = 1;
   std::atomic<bool> entered{false};
   std::atomic<int> noticed_after_ms{-1};
-  server_ = std::make_unique<HttpServer>(options);
-  server_->Route("GET", "/healthz",
-                 [](const HttpRequest&, HttpResponse& response) { response.body = "ok"; });
-  server_->Route(
-      "POST", "/solve",
-      [&](const HttpRequest& request, HttpResponse& response) {
-        entered = true;
-        const auto started = std::chrono::steady_clock::now();
-        // A long computation that checks whether anyone still waits (at most 5 s).
-        while (!request.ClientGone() &&
-               std::chrono::steady_clock::now() - started < std::chrono::seconds(5)) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
-        if (request.ClientGone()) {
-          noticed_after_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                  std::chrono::steady_clock::now() - started)
-                                                  .count());
-        }
-        response.body = "late";
-      },
-      HttpServer::Blocking::kYes);
-  absl::StatusOr<int> port = server_->Bind("127.0.0.1", 0);
-  ASSERT_TRUE(port.ok());
-  port_ = *port;
-  thread_ = std::thread([this] { (void)server_->Serve(); });
-  for (int i = 0; i < 200 && !server_->serving(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  Start(options, [&](HttpServer& server) {
+    server.Route(
+        "POST", "/solve",
+        [&](const HttpRequest& request, HttpResponse& response) {
+          entered = true;
+          const auto started = std::chrono::steady_clock::now();
+          // A long computation that checks whether anyone still waits (at most 5 s).
+          while (!request.ClientGone() &&
+                 std::chrono::steady_clock::now() - started < std::chrono::seconds(5)) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          }
+          if (request.ClientGone()) {
+            noticed_after_ms =
+                static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::steady_clock::now() - started)
+                                     .count());
+          }
+          response.body = "late";
+        },
+        HttpServer::Blocking::kYes);
+  });
   {
     Connection leaving(port_);
     ASSERT_TRUE(leaving.Send(Post("/solve", "x")));
