@@ -17,10 +17,6 @@ std::string PodPath(const std::string& pod_namespace, const std::string& name) {
   return absl::StrCat("/api/v1/namespaces/", pod_namespace, "/pods/", name);
 }
 
-std::string Timestamp(absl::Time at) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", at, absl::UTCTimeZone());
-}
-
 }  // namespace
 
 bool KillSwitchEngaged(const std::string& file) {
@@ -32,7 +28,7 @@ bool KillSwitchEngaged(const std::string& file) {
 json PodEvent(const std::string& pod_namespace, const std::string& name, const std::string& uid,
               const std::string& type, const std::string& reason, const std::string& message,
               absl::Time now) {
-  const std::string at = Timestamp(now);
+  const std::string at = io::FormatKubeTime(now);
   return {{"apiVersion", "v1"},
           {"kind", "Event"},
           {"metadata", {{"generateName", name + ".headroom-"}, {"namespace", pod_namespace}}},
@@ -333,7 +329,7 @@ void Actuator::HandleOomKills(absl::Time now,
       }
       if (Evict({pod.pod_namespace, pod.name, pod.uid, pod.node, "OOMKilled",
                  absl::StrCat("container ", kill.container, " was OOM-killed at ",
-                              Timestamp(kill.finished_at),
+                              io::FormatKubeTime(kill.finished_at),
                               "; evicted so that it is recreated with the memory limit set from "
                               "the memory at OOM"),
                  controller, pod.ready},

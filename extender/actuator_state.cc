@@ -27,18 +27,13 @@ constexpr Field kFields[] = {{"cpuRequest", &ShrinkTimes::cpu_request},
                              {"memoryRequest", &ShrinkTimes::memory_request},
                              {"memoryLimit", &ShrinkTimes::memory_limit}};
 
-std::string Rfc3339(absl::Time at) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", at, absl::UTCTimeZone());
-}
-
 absl::StatusOr<absl::Time> ParseRfc3339(const nlohmann::json& value, absl::string_view what) {
-  absl::Time at;
-  std::string error;
-  if (!value.is_string() ||
-      !absl::ParseTime(absl::RFC3339_full, value.get<std::string>(), &at, &error)) {
+  const std::optional<absl::Time> at =
+      value.is_string() ? io::ParseKubeTime(value.get<std::string>()) : std::nullopt;
+  if (!at.has_value()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": not an RFC 3339 time"));
   }
-  return at;
+  return *at;
 }
 
 absl::Time Latest(const ShrinkTimes& times) {
@@ -67,7 +62,7 @@ std::string EncodeShrinkLedger(const ShrinkLedger& ledger) {
     json times = json::object();
     for (const Field& field : kFields) {
       if (const auto& at = entry->second.*field.member; at.has_value()) {
-        times[field.key] = Rfc3339(*at);
+        times[field.key] = io::FormatKubeTime(*at);
       }
     }
     out[entry->first] = std::move(times);
@@ -122,7 +117,7 @@ std::string EncodeEvictions(const std::vector<RecordedEviction>& evictions) {
       evictions.size() > kMaxRecordedEvictions ? evictions.size() - kMaxRecordedEvictions : 0;
   json out = json::array();
   for (size_t i = first; i < evictions.size(); ++i) {
-    out.push_back({{"node", evictions[i].node}, {"at", Rfc3339(evictions[i].at)}});
+    out.push_back({{"node", evictions[i].node}, {"at", io::FormatKubeTime(evictions[i].at)}});
   }
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }

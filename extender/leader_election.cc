@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "codec/json_lenient.h"
+#include "io/kube_client.h"
 
 namespace headroom::extender {
 
@@ -18,13 +19,6 @@ using json = nlohmann::json;
 
 std::string MicroTime(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
-}
-
-absl::Time ParseTime(const std::string& text) {
-  absl::Time t;
-  std::string error;
-  if (absl::ParseTime(absl::RFC3339_full, text, &t, &error)) return t;
-  return absl::InfinitePast();
 }
 
 }  // namespace
@@ -51,7 +45,8 @@ absl::StatusOr<LeaseRecord> DecodeLease(const json& lease) {
   }
   const json& spec = ObjectField(lease, "spec");
   record.holder = StringField(spec, "holderIdentity");
-  record.renew_time = ParseTime(StringField(spec, "renewTime"));  // InfinitePast if absent
+  record.renew_time =  // InfinitePast if absent
+      io::ParseKubeTime(StringField(spec, "renewTime")).value_or(absl::InfinitePast());
   const auto integer = [&spec](const char* key) {
     const json* value = Field(spec, key);
     return value != nullptr && value->is_number_integer() ? value->get<int>() : 0;

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "codec/json_lenient.h"
 #include "extender/extender_wire.h"
+#include "io/kube_client.h"
 #include "shared/status_macros.h"
 
 namespace headroom::extender {
@@ -14,13 +15,6 @@ using ::headroom::codec::StringField;
 namespace {
 
 using json = nlohmann::json;
-
-absl::Time ParseTimestamp(const std::string& text) {
-  absl::Time at;
-  std::string error;
-  if (!absl::ParseTime(absl::RFC3339_full, text, &at, &error)) return absl::InfinitePast();
-  return at;
-}
 
 }  // namespace
 
@@ -68,7 +62,8 @@ absl::StatusOr<ApiPod> DecodeApiPod(const json& object) {
       if (StringField(terminated, "reason") != "OOMKilled") continue;
       pod.oom_kills.push_back({StringField(container, "name"),
                                StringField(terminated, "containerID"),
-                               ParseTimestamp(StringField(terminated, "finishedAt"))});
+                               io::ParseKubeTime(StringField(terminated, "finishedAt"))
+                                   .value_or(absl::InfinitePast())});
     }
   }
   return pod;

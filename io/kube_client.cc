@@ -62,6 +62,17 @@ std::string ApiStatusMessage(const std::string& body) {
   return body.substr(0, 200);
 }
 
+std::string FormatKubeTime(absl::Time at) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", at, absl::UTCTimeZone());
+}
+
+std::optional<absl::Time> ParseKubeTime(absl::string_view text) {
+  absl::Time at;
+  std::string error;
+  if (!absl::ParseTime(absl::RFC3339_full, text, &at, &error)) return std::nullopt;
+  return at;
+}
+
 namespace {
 
 absl::Status HttpError(int status, const std::string& body, const std::string& path) {

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -50,6 +51,11 @@ class LineSplitter {
 // The API's own explanation of a failed request (a metav1.Status body's message), else the
 // start of the body.
 std::string ApiStatusMessage(const std::string& body);
+
+// A metav1.Time as the API writes it: RFC 3339 in UTC, whole seconds ("2026-11-24T20:00:00Z").
+std::string FormatKubeTime(absl::Time at);
+// A metav1.Time or MicroTime (RFC 3339, any precision or offset); nullopt for anything else.
+std::optional<absl::Time> ParseKubeTime(absl::string_view text);
 
 class KubeClient {
  public:

@@ -94,6 +94,19 @@ users:
     tokenFile: token
 )";
 
+TEST(KubeTimeTest, WritesMetaV1TimeAndReadsItsForms) {
+  const absl::Time at = absl::FromUnixSeconds(1795331119);
+  EXPECT_EQ(io::FormatKubeTime(at), "2026-11-22T07:05:19Z");
+  EXPECT_EQ(io::FormatKubeTime(at + absl::Milliseconds(900)), "2026-11-22T07:05:19Z");
+  EXPECT_EQ(io::ParseKubeTime("2026-11-22T07:05:19Z"), at);
+  // MicroTime (Leases) and an offset read as the same instant.
+  EXPECT_EQ(io::ParseKubeTime("2026-11-22T07:05:19.250000Z"), at + absl::Milliseconds(250));
+  EXPECT_EQ(io::ParseKubeTime("2026-11-22T08:05:19+01:00"), at);
+  for (const char* bad : {"", "yesterday", "2026-11-22", "1795331119"}) {
+    EXPECT_FALSE(io::ParseKubeTime(bad).has_value()) << bad;
+  }
+}
+
 TEST(KubeconfigTest, CurrentContextWithInlineData) {
   absl::StatusOr<io::KubeConfig> config = io::ParseKubeconfig(kKubeconfig, "/nowhere");
   ASSERT_THAT(config.status(), IsOk());
