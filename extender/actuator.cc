@@ -97,8 +97,8 @@ Actuator::Actuator(ClusterView& view, PodIndex& pods, io::KubeClient& kube, Metr
 }
 
 absl::Duration Actuator::EvictionMemory() const {
-  const double per_hour = options_.budget.per_node_per_hour;
-  return std::max(absl::Minutes(1), absl::Hours(std::max(1.0, per_hour) / per_hour));
+  // The cluster-wide bucket refills within a minute.
+  return std::max(absl::Minutes(1), options_.budget.NodeRefill());
 }
 
 void Actuator::LoadState(absl::Time now) {

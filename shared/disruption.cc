@@ -78,10 +78,13 @@ bool EvictionBudget::TryTake(absl::string_view node, absl::Time now, std::string
   return true;
 }
 
+absl::Duration EvictionBudgetConfig::NodeRefill() const {
+  return absl::Hours(std::max(1.0, per_node_per_hour) / per_node_per_hour);
+}
+
 void EvictionBudget::Forget(absl::Time now) {
-  // A bucket refills within burst / rate hours; after that it is as good as new.
-  const absl::Duration refill =
-      absl::Hours(std::max(1.0, config_.per_node_per_hour) / config_.per_node_per_hour);
+  // After its refill time a bucket is as good as new.
+  const absl::Duration refill = config_.NodeRefill();
   absl::erase_if(nodes_, [&](const auto& entry) { return now - entry.second.second > refill; });
 }
 

@@ -66,6 +66,9 @@ struct EvictionBudgetConfig {
   double per_node_per_hour = 2;
 
   absl::Status Validate() const;
+  // How long a node's bucket takes to refill from empty (burst / rate): an eviction older
+  // than this no longer counts against the node.
+  absl::Duration NodeRefill() const;
 };
 
 // Not thread-safe: one actuation loop owns it.

@@ -94,6 +94,13 @@ TEST(EvictionBudget, PerNodeAndClusterWide) {
   EXPECT_EQ(budget.tracked_nodes(), 0u);
 }
 
+TEST(EvictionBudget, ANodesBucketRefillsInBurstOverRate) {
+  // Two an hour, two saved: an hour from empty; half an hour at 0.5/h (one saved): 2 h.
+  EXPECT_EQ((EvictionBudgetConfig{5, 2}.NodeRefill()), absl::Hours(1));
+  EXPECT_EQ((EvictionBudgetConfig{5, 0.5}.NodeRefill()), absl::Hours(2));
+  EXPECT_EQ((EvictionBudgetConfig{5, 4}.NodeRefill()), absl::Hours(1));
+}
+
 TEST(SustainedConditions, HoldsOnlyAfterThePeriodWithoutABreak) {
   SustainedConditions over(absl::Minutes(15));
   EXPECT_FALSE(over.Observe("n", true, kT0));
