@@ -84,16 +84,7 @@ Actuator::Actuator(ClusterView& view, PodIndex& pods, io::KubeClient& kube, Metr
       eviction_budget_(options_.budget),
       cpu_over_(options_.actions.cpu_eviction_after),
       oom_cooldown_(options_.oom) {
-  if (!options_.state_configmap.empty()) {
-    absl::StatusOr<ActuatorStateStore> store =
-        ActuatorStateStore::Create(kube_, options_.state_configmap);
-    if (store.ok()) {
-      state_store_ = *std::move(store);
-    } else {  // the flag parser refuses such a name: not reached from main
-      logger_->error("{}; the actuator's state stays in memory only",
-                     std::string(store.status().message()));
-    }
-  }
+  if (options_.state_configmap.has_value()) state_store_.emplace(kube_, *options_.state_configmap);
 }
 
 absl::Duration Actuator::EvictionMemory() const {

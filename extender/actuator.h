@@ -82,9 +82,9 @@ class Actuator {
     std::function<bool()> may_act;
     // Where each action and its outcome are recorded for the status page; nullptr: nowhere.
     ActionJournal* journal = nullptr;
-    // "namespace/name" of the ConfigMap that also holds the shrink ledger and the recent
-    // evictions (actuator_state.h); "" : in memory only.
-    std::string state_configmap;
+    // The ConfigMap that also holds the shrink ledger and the recent evictions
+    // (actuator_state.h); unset: in memory only.
+    std::optional<ConfigMapName> state_configmap;
   };
 
   Actuator(ClusterView& view, PodIndex& pods, io::KubeClient& kube, Metrics& metrics,

@@ -180,25 +180,20 @@ EvictionBudget RebuiltEvictionBudget(const EvictionBudgetConfig& config,
   return budget;
 }
 
-absl::StatusOr<ActuatorStateStore> ActuatorStateStore::Create(io::KubeClient& kube,
-                                                              absl::string_view configmap) {
-  const std::vector<std::string> parts = absl::StrSplit(configmap, '/');
+absl::StatusOr<ConfigMapName> ParseConfigMapName(absl::string_view text) {
+  const std::vector<std::string> parts = absl::StrSplit(text, '/');
   if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("actuator state ConfigMap \"", configmap, "\": expected NAMESPACE/NAME"));
+    return absl::InvalidArgumentError(absl::StrCat("\"", text, "\": expected NAMESPACE/NAME"));
   }
-  return ActuatorStateStore(kube, parts[0], parts[1]);
+  return ConfigMapName{parts[0], parts[1]};
 }
 
-ActuatorStateStore::ActuatorStateStore(io::KubeClient& kube, std::string configmap_namespace,
-                                       std::string name)
-    : kube_(&kube),
-      namespace_(std::move(configmap_namespace)),
-      configmap_(std::move(name)),
-      name_(absl::StrCat(namespace_, "/", configmap_)) {}
+ActuatorStateStore::ActuatorStateStore(io::KubeClient& kube, ConfigMapName configmap)
+    : kube_(&kube), configmap_(std::move(configmap)), name_(configmap_.Text()) {}
 
 std::string ActuatorStateStore::Path() const {
-  return absl::StrCat("/api/v1/namespaces/", namespace_, "/configmaps/", configmap_);
+  return absl::StrCat("/api/v1/namespaces/", configmap_.config_namespace, "/configmaps/",
+                      configmap_.name);
 }
 
 absl::StatusOr<ActuatorState> ActuatorStateStore::Load() {
@@ -231,12 +226,14 @@ absl::Status ActuatorStateStore::Save(const ActuatorState& state) {
   absl::StatusOr<io::KubeClient::WriteResult> written = kube_->Write(
       "PATCH", Path(), patch.dump(), "application/merge-patch+json", absl::Seconds(10));
   if (written.ok() && written->status == 404) {
-    const json configmap = {{"apiVersion", "v1"},
-                            {"kind", "ConfigMap"},
-                            {"metadata", {{"name", configmap_}, {"namespace", namespace_}}},
-                            {"data", data}};
-    written = kube_->Write("POST", absl::StrCat("/api/v1/namespaces/", namespace_, "/configmaps"),
-                           configmap.dump(), "application/json", absl::Seconds(10));
+    const json configmap = {
+        {"apiVersion", "v1"},
+        {"kind", "ConfigMap"},
+        {"metadata", {{"name", configmap_.name}, {"namespace", configmap_.config_namespace}}},
+        {"data", data}};
+    written = kube_->Write(
+        "POST", absl::StrCat("/api/v1/namespaces/", configmap_.config_namespace, "/configmaps"),
+        configmap.dump(), "application/json", absl::Seconds(10));
   }
   if (!written.ok()) return written.status();
   if (written->status != 200 && written->status != 201) {

@@ -56,11 +56,18 @@ std::vector<RecordedEviction> MergeEvictions(const std::vector<RecordedEviction>
 EvictionBudget RebuiltEvictionBudget(const EvictionBudgetConfig& config,
                                      const std::vector<RecordedEviction>& evictions);
 
+struct ConfigMapName {
+  std::string config_namespace;
+  std::string name;
+
+  std::string Text() const { return config_namespace + "/" + name; }  // "namespace/name"
+};
+// "namespace/name"; InvalidArgument ("\"text\": expected NAMESPACE/NAME") otherwise.
+absl::StatusOr<ConfigMapName> ParseConfigMapName(absl::string_view text);
+
 class ActuatorStateStore {
  public:
-  // `configmap` is "namespace/name"; InvalidArgument otherwise.
-  static absl::StatusOr<ActuatorStateStore> Create(io::KubeClient& kube,
-                                                   absl::string_view configmap);
+  ActuatorStateStore(io::KubeClient& kube, ConfigMapName configmap);
 
   // The stored state; empty when the ConfigMap or its keys do not exist.
   absl::StatusOr<ActuatorState> Load();
@@ -70,12 +77,10 @@ class ActuatorStateStore {
   const std::string& name() const { return name_; }  // "namespace/name", for logs
 
  private:
-  ActuatorStateStore(io::KubeClient& kube, std::string configmap_namespace, std::string name);
   std::string Path() const;
 
   io::KubeClient* kube_;
-  std::string namespace_;
-  std::string configmap_;
+  ConfigMapName configmap_;
   std::string name_;
 };
 

@@ -7,7 +7,6 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "app/actuation_flags.h"
 
 ABSL_FLAG(std::string, http_address, "0.0.0.0:8888",
@@ -293,13 +292,12 @@ absl::Status ActuationFromFlags(ExtenderConfig& config, const ActionConfig& acti
   Actuator::Options& actuation = config.actuation;
   actuation.dry_run = absl::GetFlag(FLAGS_dry_run);
   actuation.kill_switch_file = absl::GetFlag(FLAGS_kill_switch_file);
-  actuation.state_configmap = absl::GetFlag(FLAGS_actuator_state_configmap);
-  if (const std::string& name = actuation.state_configmap; !name.empty()) {
-    const std::vector<std::string> parts = absl::StrSplit(name, '/');
-    if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
-      return Invalid(
-          absl::StrCat("--actuator-state-configmap \"", name, "\": expected NAMESPACE/NAME"));
+  if (const std::string name = absl::GetFlag(FLAGS_actuator_state_configmap); !name.empty()) {
+    absl::StatusOr<ConfigMapName> parsed = ParseConfigMapName(name);
+    if (!parsed.ok()) {
+      return Invalid(absl::StrCat("--actuator-state-configmap ", parsed.status().message()));
     }
+    actuation.state_configmap = *std::move(parsed);
   }
   actuation.interval = absl::GetFlag(FLAGS_actuation_interval);
   actuation.resizes_per_node_per_minute = absl::GetFlag(FLAGS_resizes_per_node_per_minute);

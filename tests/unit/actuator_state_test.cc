@@ -59,6 +59,19 @@ TEST(ShrinkLedger, MergingKeepsTheLaterStepOfEachValue) {
   EXPECT_EQ(ours["b/app"], (ShrinkTimes{kAt, std::nullopt, std::nullopt}));
 }
 
+TEST(ConfigMapName, IsNamespaceSlashName) {
+  absl::StatusOr<ConfigMapName> name = ParseConfigMapName("headroom-system/state");
+  ASSERT_TRUE(name.ok()) << name.status();
+  EXPECT_EQ(name->config_namespace, "headroom-system");
+  EXPECT_EQ(name->name, "state");
+  EXPECT_EQ(name->Text(), "headroom-system/state");
+  for (const char* bad : {"", "state", "/state", "ns/", "a/b/c"}) {
+    EXPECT_EQ(ParseConfigMapName(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+  EXPECT_THAT(ParseConfigMapName("bad").status().message(),
+              ::testing::HasSubstr("\"bad\": expected NAMESPACE/NAME"));
+}
+
 TEST(RecentEvictions, RoundTripOldestFirstAndRefuseGarbage) {
   const std::vector<RecordedEviction> evictions = {{"n1", kAt - absl::Minutes(50)},
                                                    {"n2", kAt - absl::Minutes(10)}};
