@@ -68,13 +68,17 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
       pending_placed_.erase(pending);
     }
   }
-  const auto api = api_nodes_.find(report.node);
-  state.api = api != api_nodes_.end() ? std::optional<ApiNode>(api->second) : std::nullopt;
+  state.api = ApiNodeLocked(report.node);
   state.report = report;
   state.reported_at = report.reported_at;
   state.footprint = std::move(footprint);
   state.cordon_evaluated = absl::InfinitePast();
   return absl::OkStatus();
+}
+
+std::optional<ClusterView::ApiNode> ClusterView::ApiNodeLocked(const std::string& name) const {
+  const auto it = api_nodes_.find(name);
+  return it != api_nodes_.end() ? std::optional<ApiNode>(it->second) : std::nullopt;
 }
 
 void ClusterView::ExpirePlacementsLocked(std::vector<Placement>& placed, absl::Time now) {
@@ -293,10 +297,7 @@ void ClusterView::ForgetApiNode(const std::string& name) {
 void ClusterView::ReplaceApiNodes(absl::flat_hash_map<std::string, ApiNode> nodes) {
   absl::MutexLock lock(&mu_);
   api_nodes_ = std::move(nodes);
-  for (auto& [name, state] : nodes_) {
-    const auto api = api_nodes_.find(name);
-    state.api = api != api_nodes_.end() ? std::optional<ApiNode>(api->second) : std::nullopt;
-  }
+  for (auto& [name, state] : nodes_) state.api = ApiNodeLocked(name);
 }
 
 size_t ClusterView::ApiNodeCount() const {

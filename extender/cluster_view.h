@@ -144,6 +144,9 @@ class ClusterView {
   void UpdateCordonLocked(NodeState& state, absl::Time now) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ErasePlacementLocked(const std::string& pod_uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The API's record of the node, for a NodeState's mirror of it.
+  std::optional<ApiNode> ApiNodeLocked(const std::string& name) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Drops expired placements from `placed` (and from the index by pod UID).
   void ExpirePlacementsLocked(std::vector<Placement>& placed, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
