@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "shared/footprint.h"
 #include "shared/workload_key.h"
@@ -73,6 +74,7 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
   state.reported_at = report.reported_at;
   state.footprint = std::move(footprint);
   state.cordon_evaluated = absl::InfinitePast();
+  state.judged_until = absl::InfinitePast();
   return absl::OkStatus();
 }
 
@@ -111,6 +113,7 @@ void ClusterView::ErasePlacementLocked(const std::string& pod_uid) {
   const auto same_pod = [&](const Placement& placement) { return placement.pod_uid == pod_uid; };
   if (const auto node = nodes_.find(it->second); node != nodes_.end()) {
     std::erase_if(node->second.placed, same_pod);
+    node->second.judged_until = absl::InfinitePast();
   } else if (const auto pending = pending_placed_.find(it->second);
              pending != pending_placed_.end()) {
     std::erase_if(pending->second, same_pod);
@@ -119,17 +122,24 @@ void ClusterView::ErasePlacementLocked(const std::string& pod_uid) {
   placements_.erase(it);
 }
 
+namespace {
+
+std::optional<LoadObservation> LoadOf(const NodeReport& report) {
+  if (!report.load1.has_value()) return std::nullopt;
+  return LoadObservation{report.reported_at, *report.load1, report.cpus};
+}
+
+}  // namespace
+
+bool ClusterView::CordonCurrent(const NodeState& state, absl::Time now) {
+  return now - state.cordon_evaluated < absl::Seconds(1) && now >= state.cordon_evaluated;
+}
+
 void ClusterView::UpdateCordonLocked(NodeState& state, absl::Time now) const {
-  if (now - state.cordon_evaluated < absl::Seconds(1) && now >= state.cordon_evaluated) return;
-  std::optional<LoadObservation> load;
-  if (state.report.load1.has_value()) {
-    load = LoadObservation{state.report.reported_at, *state.report.load1, state.report.cpus};
-  }
-  state.cordon = NextLoadCordonState(state.cordon, load, now, options_.cordon);
+  if (CordonCurrent(state, now)) return;
+  state.cordon = NextLoadCordonState(state.cordon, LoadOf(state.report), now, options_.cordon);
   state.cordon_evaluated = now;
-  state.footprint.cordoned = state.cordon.cordoned;
-  state.footprint.cordon_reason = state.footprint.cordoned ? state.cordon.reason : Reason{};
-  state.footprint.load = state.cordon.load;
+  state.judged_until = absl::InfinitePast();
 }
 
 absl::flat_hash_map<std::string, LoadCordonState> ClusterView::LoadCordons(absl::Time now) {
@@ -144,38 +154,78 @@ absl::flat_hash_map<std::string, LoadCordonState> ClusterView::LoadCordons(absl:
   return cordons;
 }
 
-const NodeFootprint* ClusterView::JudgedNodeLocked(NodeState* state, absl::Time now,
-                                                   NodeFootprint& scratch) {
-  if (state == nullptr || now - state->reported_at > options_.report_stale_after) return nullptr;
-  NodeFootprint& footprint = state->footprint;  // brought up to date in place: no copy
-  UpdateCordonLocked(*state, now);
+absl::Time ClusterView::ComposeJudgedLocked(const NodeState& state, const LoadCordonState& cordon,
+                                            absl::Time now, NodeFootprint& out) const {
+  out = state.footprint;
   // The API's allocatable, when it lists the node, over the reported one.
-  footprint.allocatable = state->report.allocatable;
-  footprint.max_pods = state->report.max_pods;
-  if (state->api.has_value()) {
-    footprint.allocatable = state->api->allocatable;
-    if (state->api->max_pods.has_value()) footprint.max_pods = *state->api->max_pods;
+  if (state.api.has_value()) {
+    out.allocatable = state.api->allocatable;
+    if (state.api->max_pods.has_value()) out.max_pods = *state.api->max_pods;
   }
-  NodeFootprint* judged = &footprint;
-  for (const Placement& placement : state->placed) {
+  out.cordoned = cordon.cordoned;
+  out.cordon_reason = cordon.cordoned ? cordon.reason : Reason{};
+  out.load = cordon.load;
+  absl::Time until = absl::InfiniteFuture();
+  for (const Placement& placement : state.placed) {
     if (now - placement.at > options_.placement_ttl) continue;  // swept later
-    if (judged != &scratch) {
-      scratch = footprint;
-      judged = &scratch;
-    }
-    scratch.Add(placement.footprint);
+    out.Add(placement.footprint);
+    until = std::min(until, placement.at + options_.placement_ttl);  // (conservative by a tick)
   }
-  return judged;
+  return until;
+}
+
+const NodeFootprint* ClusterView::JudgedNodeLocked(const NodeState* state, absl::Time now,
+                                                   NodeFootprint& scratch, bool& refresh) const {
+  if (state == nullptr) return nullptr;
+  if (now >= state->judged_from && now < state->judged_until) return &state->judged;
+  if (now - state->reported_at > options_.report_stale_after) return nullptr;
+  refresh = true;
+  if (CordonCurrent(*state, now)) {
+    ComposeJudgedLocked(*state, state->cordon, now, scratch);
+  } else {
+    ComposeJudgedLocked(
+        *state, NextLoadCordonState(state->cordon, LoadOf(state->report), now, options_.cordon),
+        now, scratch);
+  }
+  return &scratch;
+}
+
+void ClusterView::RefreshJudgedLocked(NodeState& state, absl::Time now) {
+  UpdateCordonLocked(state, now);
+  if (now >= state.judged_from && now < state.judged_until) return;  // kept by another reader
+  const absl::Time placements_until = ComposeJudgedLocked(state, state.cordon, now, state.judged);
+  state.judged_from = now;
+  state.judged_until = std::min({placements_until, state.cordon_evaluated + absl::Seconds(1),
+                                 state.reported_at + options_.report_stale_after});
 }
 
 void ClusterView::VisitNodes(const std::vector<absl::string_view>& names, absl::Time now,
                              absl::FunctionRef<void(size_t, const NodeFootprint*)> visit) {
+  // Judging shares the lock: the scheduler's requests run side by side. A node whose kept
+  // judgement does not hold at `now` (a report, a placement or the API changed it, a
+  // placement expired, its cordon is a second old) is judged afresh and kept afterwards,
+  // under the writer lock, for the requests that follow.
+  absl::InlinedVector<size_t, 16> stale;
+  bool sweep = false;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    NodeFootprint scratch;
+    for (size_t i = 0; i < names.size(); ++i) {
+      const auto it = nodes_.find(names[i]);  // one lookup per node
+      bool refresh = false;
+      visit(i, JudgedNodeLocked(it == nodes_.end() ? nullptr : &it->second, now, scratch, refresh));
+      if (refresh) stale.push_back(i);
+    }
+    sweep = !placements_.empty() &&
+            !(now - placements_swept_ < absl::Seconds(1) && now >= placements_swept_);
+  }
+  if (stale.empty() && !sweep) return;
   absl::MutexLock lock(&mu_);
   ExpirePlacementsLocked(now);
-  NodeFootprint scratch;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const auto it = nodes_.find(names[i]);  // one lookup per node
-    visit(i, JudgedNodeLocked(it == nodes_.end() ? nullptr : &it->second, now, scratch));
+  for (const size_t i : stale) {
+    if (const auto it = nodes_.find(names[i]); it != nodes_.end()) {
+      RefreshJudgedLocked(it->second, now);
+    }
   }
 }
 
@@ -237,7 +287,7 @@ ClusterView::ContainerStats ClusterView::Merged(const std::vector<Contribution>&
 
 std::optional<ClusterView::ContainerStats> ClusterView::WorkloadContainer(
     const std::string& workload_key, const std::string& container) const {
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   const auto it = workloads_.find(WorkloadContainerKey(workload_key, container));
   if (it == workloads_.end() || it->second.empty()) return std::nullopt;
   return Merged(it->second);
@@ -285,19 +335,28 @@ void ClusterView::ImportWorkloads(const std::map<std::string, ContainerStats>& w
 void ClusterView::SetApiNode(const std::string& name, const ApiNode& node) {
   absl::MutexLock lock(&mu_);
   api_nodes_[name] = node;
-  if (const auto it = nodes_.find(name); it != nodes_.end()) it->second.api = node;
+  if (const auto it = nodes_.find(name); it != nodes_.end()) {
+    it->second.api = node;
+    it->second.judged_until = absl::InfinitePast();
+  }
 }
 
 void ClusterView::ForgetApiNode(const std::string& name) {
   absl::MutexLock lock(&mu_);
   api_nodes_.erase(name);
-  if (const auto it = nodes_.find(name); it != nodes_.end()) it->second.api.reset();
+  if (const auto it = nodes_.find(name); it != nodes_.end()) {
+    it->second.api.reset();
+    it->second.judged_until = absl::InfinitePast();
+  }
 }
 
 void ClusterView::ReplaceApiNodes(absl::flat_hash_map<std::string, ApiNode> nodes) {
   absl::MutexLock lock(&mu_);
   api_nodes_ = std::move(nodes);
-  for (auto& [name, state] : nodes_) state.api = ApiNodeLocked(name);
+  for (auto& [name, state] : nodes_) {
+    state.api = ApiNodeLocked(name);
+    state.judged_until = absl::InfinitePast();
+  }
 }
 
 size_t ClusterView::ApiNodeCount() const {
@@ -332,8 +391,12 @@ void ClusterView::RecordPlacement(const std::string& pod_uid, const std::string&
   }
   ErasePlacementLocked(pod_uid);  // (erases no node: `known` stays valid)
   placements_[pod_uid] = node;
-  (known != nodes_.end() ? known->second.placed : pending_placed_[node])
-      .push_back({pod_uid, footprint, now});
+  if (known != nodes_.end()) {
+    known->second.placed.push_back({pod_uid, footprint, now});
+    known->second.judged_until = absl::InfinitePast();
+  } else {
+    pending_placed_[node].push_back({pod_uid, footprint, now});
+  }
 }
 
 size_t ClusterView::NodeCount() const {

@@ -126,8 +126,16 @@ class ClusterView {
   // with the node's one lookup: its footprint, the API's allocatable and its recent
   // placements (mirrored here from api_nodes_ and kept here rather than in pending_placed_).
   struct NodeState {
-    NodeFootprint footprint;  // the reported pods, aggregated when the report arrives
+    // The node as judged, kept ready for readers: the report's footprint with the API's
+    // allocatable, the live placements and the cordon applied. It holds for `now` in
+    // [judged_from, judged_until), which ends before the report goes stale; any change to
+    // its inputs empties that range. (First in the slot, next to the key: judging reads
+    // little else.)
+    absl::Time judged_from = absl::InfinitePast();
+    absl::Time judged_until = absl::InfinitePast();
+    NodeFootprint judged;
     absl::Time reported_at;   // report.reported_at
+    NodeFootprint footprint;  // the reported pods, aggregated when the report arrives
     // The cordon is re-evaluated at most once a second (its messages are formatted text).
     absl::Time cordon_evaluated = absl::InfinitePast();
     std::optional<ApiNode> api;
@@ -135,10 +143,22 @@ class ClusterView {
     LoadCordonState cordon;
     NodeReport report;
   };
-  // The node as judged at `now` (nullptr: no fresh report): its stored footprint brought up
-  // to date, or, with recent placements on it, `scratch` holding it with them.
-  const NodeFootprint* JudgedNodeLocked(NodeState* state, absl::Time now, NodeFootprint& scratch)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The node as judged at `now` (nullptr: no fresh report): its kept judgement when that
+  // holds at `now`, else `scratch` composed afresh, and `refresh` set so that the caller
+  // keeps it (RefreshJudgedLocked) under the writer lock. Needs the lock shared only.
+  const NodeFootprint* JudgedNodeLocked(const NodeState* state, absl::Time now,
+                                        NodeFootprint& scratch, bool& refresh) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // The judgement of `state` at `now` with `cordon` as its load cordon, into `out`; returns
+  // the end of the time it holds (the first placement to expire, or the cordon's next
+  // evaluation).
+  absl::Time ComposeJudgedLocked(const NodeState& state, const LoadCordonState& cordon,
+                                 absl::Time now, NodeFootprint& out) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Brings the kept judgement up to date at `now` (cordon included).
+  void RefreshJudgedLocked(NodeState& state, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether the stored cordon still holds at `now` (evaluated less than a second before).
+  static bool CordonCurrent(const NodeState& state, absl::Time now);
   void ExpirePlacementsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Re-evaluates the node's load cordon, at most once a second.
   void UpdateCordonLocked(NodeState& state, absl::Time now) const

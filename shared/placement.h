@@ -33,16 +33,17 @@ struct PodFootprint {
 // A node as placement sees it: its pods reduced to what the projected fit needs (their
 // count, the sum of their bases and the largest single headroom), so judging a node costs
 // the same however many pods it runs.
+// The numbers judging reads come first, together; the texts only explain a rejection.
 struct NodeFootprint {
-  std::string name;
   ResourceAmounts allocatable;
-  int max_pods = 110;
-  int pod_count = 0;             // pods already on the node (and recently placed ones)
   ResourceAmounts base_total;    // sum of their bases
   ResourceAmounts max_headroom;  // largest single headroom among them, per resource
-  bool cordoned = false;         // load cordon (see load_cordon.h)
-  Reason cordon_reason;          // set when cordoned
-  double load = 0;               // load1 / CPUs; 0 when unknown
+  int max_pods = 110;
+  int pod_count = 0;      // pods already on the node (and recently placed ones)
+  bool cordoned = false;  // load cordon (see load_cordon.h)
+  double load = 0;        // load1 / CPUs; 0 when unknown
+  std::string name;
+  Reason cordon_reason;  // set when cordoned
 
   // Counts one more pod on the node.
   void Add(const PodFootprint& pod);
@@ -59,6 +60,9 @@ struct FitDecision {
 ResourceAmounts ProjectedFootprint(const NodeFootprint& node, const PodFootprint& candidate);
 
 FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidate);
+// ProjectedFit's verdict alone, without building a decision: for the scheduler's path, which
+// judges every node of every request and explains only the rejections.
+bool FitsProjected(const NodeFootprint& node, const PodFootprint& candidate);
 
 enum class ScoringStrategy { kSpread, kPack };
 

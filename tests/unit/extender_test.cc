@@ -2,9 +2,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "codec/report_codec.h"
 #include "extender/cluster_view.h"
 #include "extender/extender_wire.h"
@@ -333,6 +335,94 @@ TEST(JudgeTest, WhatIsKnownOfANodeBeforeItsFirstReportCountsOnceItReports) {
   EXPECT_EQ(view.ExpireNodes(kNow + absl::Hours(2)), 1u);
   EXPECT_EQ(view.PlacementCount(), 0u);
 }
+
+// Judging keeps each node's judgement between requests; every change to what it depends on
+// must show in the next request. Each case: a node judged twice (so the judgement is kept),
+// a change, and the verdict 300 ms later.
+struct KeptJudgementCase {
+  const char* change;
+  std::function<void(ClusterView&)> before;  // before the judgement is kept
+  std::function<void(ClusterView&)> apply;
+  bool passes_after;
+};
+
+class KeptJudgementTest : public ::testing::TestWithParam<KeptJudgementCase> {};
+
+TEST_P(KeptJudgementTest, FollowsEveryChange) {
+  const KeptJudgementCase& c = GetParam();
+  ClusterView view({});
+  ASSERT_THAT(view.ApplyReport(Report("n", {})), IsOk());
+  if (c.before) c.before(view);
+  const bool passed_before =
+      FilterNodes(Args({"n"}, 900, 900), view, kNow).result.failed.count("n") == 0;
+  EXPECT_EQ(FilterNodes(Args({"n"}, 900, 900), view, kNow + absl::Milliseconds(100))
+                    .result.failed.count("n") == 0,
+            passed_before);
+  ASSERT_NE(passed_before, c.passes_after) << "the case must change the verdict";
+  c.apply(view);
+  EXPECT_EQ(FilterNodes(Args({"n"}, 900, 900), view, kNow + absl::Milliseconds(300))
+                    .result.failed.count("n") == 0,
+            c.passes_after)
+      << c.change;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Changes, KeptJudgementTest,
+    ::testing::Values(
+        KeptJudgementCase{"a placement", nullptr,
+                          [](ClusterView& v) {
+                            v.RecordPlacement("p", "n", {{3600, kGi}, {0, 0}}, kNow);
+                          },
+                          false},
+        KeptJudgementCase{"a placement forgotten",
+                          [](ClusterView& v) {
+                            v.RecordPlacement("p", "n", {{3600, kGi}, {0, 0}}, kNow);
+                          },
+                          [](ClusterView& v) { v.ForgetPlacement("p"); }, true},
+        KeptJudgementCase{"a placement expiring (no sweep between)",
+                          [](ClusterView& v) {
+                            v.RecordPlacement("p", "n", {{3600, kGi}, {0, 0}},
+                                              kNow - absl::Minutes(2) + absl::Milliseconds(200));
+                          },
+                          [](ClusterView&) {}, true},
+        KeptJudgementCase{"the API's allocatable", nullptr,
+                          [](ClusterView& v) {
+                            v.SetApiNode("n", {{500, 8 * kGi}, {}});
+                          },
+                          false},
+        KeptJudgementCase{"the API forgetting the node",
+                          [](ClusterView& v) {
+                            v.SetApiNode("n", {{500, 8 * kGi}, {}});
+                          },
+                          [](ClusterView& v) { v.ForgetApiNode("n"); }, true},
+        KeptJudgementCase{"the API's nodes relisted", nullptr,
+                          [](ClusterView& v) {
+                            v.ReplaceApiNodes({{"n", ClusterView::ApiNode{{500, 8 * kGi}, {}}}});
+                          },
+                          false},
+        KeptJudgementCase{"the API's pod limit", nullptr,
+                          [](ClusterView& v) {
+                            v.SetApiNode("n", {{4000, 8 * kGi}, 0});
+                          },
+                          false},
+        KeptJudgementCase{
+            "a new report", nullptr,
+            [](ClusterView& v) {
+              ASSERT_THAT(v.ApplyReport(Report("n", {Pod("x", 3500, 3500, kGi, kGi)})), IsOk());
+            },
+            false},
+        KeptJudgementCase{"a new report with high load", nullptr,
+                          [](ClusterView& v) {
+                            ASSERT_THAT(v.ApplyReport(Report("n", {}, /*load1=*/6.0)), IsOk());
+                          },
+                          false}),
+    [](const ::testing::TestParamInfo<KeptJudgementCase>& info) {
+      std::string name = info.param.change;
+      for (char& ch : name) {
+        if (!absl::ascii_isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      }
+      return name;
+    });
 
 TEST(ClusterViewTest, RefusesBadReportsWithoutChangingAnything) {
   ClusterView view({});
