@@ -369,7 +369,7 @@ void AppendStringMap(std::string& out, const std::map<std::string, std::string>&
 std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& result) {
   std::string out;
   size_t size = 128;
-  for (const std::string& name : result.passed) size += name.size() + 3;
+  for (const absl::string_view name : result.passed) size += name.size() + 3;
   for (const auto& [node, reason] : result.failed) size += node.size() + reason.size() + 6;
   if (!args.node_cache_capable) {
     for (const std::string& item : args.node_items) size += item.size() + 1;
@@ -377,10 +377,11 @@ std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& res
   out.reserve(size);
   if (args.node_cache_capable) {
     out += "{\"Nodes\":null,\"NodeNames\":[";  // an array even when empty
-    for (size_t i = 0; i < result.passed.size(); ++i) {
-      if (i > 0) out += ',';
-      AppendJsonString(out, result.passed[i]);
+    for (const absl::string_view name : result.passed) {
+      AppendJsonString(out, name);
+      out += ',';
     }
+    if (!result.passed.empty()) out.pop_back();
     out += ']';
   } else {
     // The surviving Node objects, as the request's own JSON text; `passed` keeps the
@@ -414,8 +415,13 @@ std::string EncodeHostPriorities(const std::vector<HostPriority>& priorities) {
     if (i > 0) out += ',';
     out += "{\"Host\":";
     AppendJsonString(out, priorities[i].host);
+    const int score = std::clamp(priorities[i].score, 0, 10);
     out += ",\"Score\":";
-    absl::StrAppend(&out, priorities[i].score);  // no temporary string
+    if (score == 10) {
+      out += "10";
+    } else {
+      out += static_cast<char>('0' + score);
+    }
     out += '}';
   }
   out += ']';

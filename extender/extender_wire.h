@@ -62,15 +62,17 @@ struct ExtenderArgs {
 };
 
 struct FilterResult {
-  std::vector<std::string> passed;            // in request order (EncodeFilterResult relies on it)
+  // In request order (EncodeFilterResult relies on it). Views of the request's node names
+  // (ExtenderArgs::nodes), which must outlive the result.
+  std::vector<absl::string_view> passed;
   std::map<std::string, std::string> failed;  // node -> reason
   std::map<std::string, std::string> failed_unresolvable;
   std::string error;
 };
 
 struct HostPriority {
-  std::string host;
-  int score = 0;  // 0..10
+  absl::string_view host;  // a view of the request's node name (ExtenderArgs::nodes)
+  int score = 0;           // 0..10
 };
 
 // InvalidArgument naming the field on a malformed body. The body is parsed once, with

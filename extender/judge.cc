@@ -48,13 +48,13 @@ FilterOutcome FilterNodes(const ExtenderArgs& args, ClusterView& view, absl::Tim
       outcome.result.passed.push_back(name);
       return;
     }
-    FitDecision fit = ProjectedFit(*known, candidate);
-    if (fit.fits) {
+    if (FitsProjected(*known, candidate)) {
       outcome.result.passed.push_back(name);
-    } else {
-      outcome.result.failed[name] = std::move(fit.reason.message);
-      outcome.rejection_codes.push_back(std::move(fit.reason.code));
+      return;
     }
+    FitDecision fit = ProjectedFit(*known, candidate);  // to explain the rejection
+    outcome.result.failed[name] = std::move(fit.reason.message);
+    outcome.rejection_codes.push_back(std::move(fit.reason.code));
   });
   return outcome;
 }

@@ -36,9 +36,22 @@ ResourceAmounts ProjectedFootprint(const NodeFootprint& node, const PodFootprint
   return {SaturateToInt64(cpu), SaturateToInt64(memory)};
 }
 
+bool FitsProjected(const NodeFootprint& node, const PodFootprint& candidate) {
+  const ResourceAmounts projected = ProjectedFootprint(node, candidate);
+  return !node.cordoned && node.pod_count + 1 <= node.max_pods &&
+         projected.cpu_millis <= node.allocatable.cpu_millis &&
+         projected.memory_bytes <= node.allocatable.memory_bytes;
+}
+
 FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidate) {
   FitDecision decision;
   decision.projected = ProjectedFootprint(node, candidate);
+  if (FitsProjected(node, candidate)) {
+    // Judged for every node of every scheduling cycle: no message to build when it fits.
+    decision.fits = true;
+    decision.reason.code = "Fits";
+    return decision;
+  }
   if (node.cordoned) {
     decision.reason = {
         "LoadCordoned",
@@ -60,13 +73,7 @@ FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidat
     decision.reason = {"InsufficientCpu", explain(Resource::kCpu)};
     return decision;
   }
-  if (decision.projected.memory_bytes > node.allocatable.memory_bytes) {
-    decision.reason = {"InsufficientMemory", explain(Resource::kMemory)};
-    return decision;
-  }
-  // Judged for every node of every scheduling cycle: no message to build when it fits.
-  decision.fits = true;
-  decision.reason.code = "Fits";
+  decision.reason = {"InsufficientMemory", explain(Resource::kMemory)};
   return decision;
 }
 

@@ -181,7 +181,7 @@ class ClusterRun final : public ClusterActions {
       if (static_cast<int>(pods_by_node_[n].size()) >= config_.max_pods_per_node) continue;
       if (!FitsIn(Add(requested_[n], sizing.requests), nodes_[n].allocatable)) continue;
       const NodeFootprint footprint = Footprint(n, now);
-      if (policy_->UsesExtender() && !ProjectedFit(footprint, candidate).fits) continue;
+      if (policy_->UsesExtender() && !FitsProjected(footprint, candidate)) continue;
       const int score = ScoreNode(footprint, candidate, scoring);
       if (score > best_score) {
         best = static_cast<int>(n);
