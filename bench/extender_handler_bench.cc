@@ -1,8 +1,10 @@
 // What headroom-extender's scheduler endpoints cost without HTTP: decoding an ExtenderArgs
 // body, judging its nodes (filter, prioritize) and writing the answer, at 100, 500 and 5000
 // node names, against a cluster view in the state of a scheduling burst: every node reported
-// with 5 pods, listed by the API, and with 2 recent placements no report covers yet. Measured,
-// never asserted (scripts/bench.sh runs it; the numbers are in docs/benchmarks.md).
+// with 5 pods, listed by the API, and with 2 recent placements no report covers yet; and what
+// one event of the bound-pod watch costs (parsing its line, the placement tracker and the pod
+// index), which runs beside the scheduler's requests during a burst. Measured, never asserted
+// (scripts/bench.sh runs it; the numbers are in docs/benchmarks.md).
 
 #include <benchmark/benchmark.h>
 
@@ -15,6 +17,9 @@
 #include "extender/cluster_view.h"
 #include "extender/extender_wire.h"
 #include "extender/judge.h"
+#include "extender/list_watcher.h"
+#include "extender/pod_index.h"
+#include "extender/pod_placements.h"
 #include "nlohmann/json.hpp"
 
 #ifndef HEADROOM_SOURCE_DIR
@@ -28,14 +33,18 @@ constexpr int64_t kGi = 1LL << 30;
 
 std::string NodeName(int i) { return "node-" + std::to_string(i); }
 
-// A real kube-scheduler filter request (tests/testdata), with `nodes` names.
-std::string Body(int nodes) {
+// The Pod of a real kube-scheduler filter request (tests/testdata).
+nlohmann::json FixturePod() {
   std::ifstream in(std::string(HEADROOM_SOURCE_DIR) +
                    "/tests/testdata/kube-scheduler-extender/run1-002-filter.json");
   std::stringstream text;
   text << in.rdbuf();
-  const nlohmann::json fixture = nlohmann::json::parse(text.str());
-  nlohmann::json body = {{"Pod", fixture["Pod"]}, {"Nodes", nullptr}};
+  return nlohmann::json::parse(text.str())["Pod"];
+}
+
+// A real kube-scheduler filter request with `nodes` names.
+std::string Body(int nodes) {
+  nlohmann::json body = {{"Pod", FixturePod()}, {"Nodes", nullptr}};
   nlohmann::json names = nlohmann::json::array();
   for (int i = 0; i < nodes; ++i) names.push_back(NodeName(i));
   body["NodeNames"] = names;
@@ -126,6 +135,43 @@ void BM_VisitNodes(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_VisitNodes)->Arg(100)->Arg(500)->Arg(5000)->Unit(benchmark::kMicrosecond);
+
+// One line of the bound-pod watch: the fixture's pod, bound to a node.
+std::string PodEventLine(const char* type) {
+  nlohmann::json pod = FixturePod();
+  pod["spec"]["nodeName"] = NodeName(7);
+  return nlohmann::json{{"type", type}, {"object", pod}}.dump();
+}
+
+// Reading one watch event's line into its object.
+void BM_PodWatchParse(benchmark::State& state) {
+  const std::string line = PodEventLine("ADDED");
+  for (auto _ : state) {
+    absl::StatusOr<WatchEvent> event = ParseWatchEvent(line);
+    benchmark::DoNotOptimize(event);
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(line.size()));
+}
+BENCHMARK(BM_PodWatchParse)->Unit(benchmark::kMicrosecond);
+
+// What the extender does with a parsed event of a newly bound pod: record its placement (the
+// pod decoded and sized) and index it for the actuator; then its deletion, so that the next
+// iteration's pod is new again.
+void BM_PodWatchApply(benchmark::State& state) {
+  Cluster cluster(500);
+  PodPlacementTracker placements(cluster.view);
+  PodIndex index;
+  const WatchEvent added = *ParseWatchEvent(PodEventLine("ADDED"));
+  const WatchEvent deleted = *ParseWatchEvent(PodEventLine("DELETED"));
+  for (auto _ : state) {
+    const absl::Time now = absl::Now();
+    placements.Apply(added, now);
+    index.Apply(added);
+    placements.Apply(deleted, now);
+    index.Apply(deleted);
+  }
+}
+BENCHMARK(BM_PodWatchApply)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace headroom::extender
