@@ -32,6 +32,9 @@ struct FilterOutcome {
   int unknown_nodes = 0;                     // passed without data
 };
 
+// The outcome's passed names and the priorities' hosts are views of `args`' node names: keep
+// the args alive as long as the result (a temporary's result may be read within its own
+// full expression only).
 FilterOutcome FilterNodes(const ExtenderArgs& args, ClusterView& view, absl::Time now);
 
 std::vector<HostPriority> PrioritizeNodes(const ExtenderArgs& args, ClusterView& view,

@@ -208,7 +208,8 @@ TEST(JudgeTest, AFullNodeIsRejectedWithAReasonAndAnUnknownNodePasses) {
   ASSERT_THAT(view.ApplyReport(Report("node-b", {})), IsOk());
   // Candidate (no statistics): base 500m, headroom 500m (limit - request):
   // 3100 + 500 + one headroom of 500 = 4100m > 4000m.
-  const FilterOutcome outcome = FilterNodes(Args({"node-a", "node-b", "node-c"}), view, kNow);
+  const ExtenderArgs args = Args({"node-a", "node-b", "node-c"});  // the outcome views its names
+  const FilterOutcome outcome = FilterNodes(args, view, kNow);
   EXPECT_THAT(outcome.result.passed, ElementsAre("node-b", "node-c"));
   ASSERT_EQ(outcome.result.failed.count("node-a"), 1u);
   EXPECT_THAT(outcome.result.failed.at("node-a"), HasSubstr("projected cpu 4100m"));
@@ -240,8 +241,8 @@ TEST(JudgeTest, SpreadPrefersTheEmptyNode) {
   ClusterView view({});
   ASSERT_THAT(view.ApplyReport(Report("busy", {Pod("x", 2000, 2500, 4 * kGi, 4 * kGi)})), IsOk());
   ASSERT_THAT(view.ApplyReport(Report("empty", {})), IsOk());
-  const std::vector<HostPriority> scores =
-      PrioritizeNodes(Args({"busy", "empty", "unknown"}), view, kNow, {});
+  const ExtenderArgs args = Args({"busy", "empty", "unknown"});  // the scores view its names
+  const std::vector<HostPriority> scores = PrioritizeNodes(args, view, kNow, {});
   ASSERT_EQ(scores.size(), 3u);
   EXPECT_GT(scores[1].score, scores[0].score);
   EXPECT_EQ(scores[2].score, kUnknownNodeScore);
@@ -251,8 +252,8 @@ TEST(JudgeTest, SpreadPrefersTheEmptyNode) {
   }
   ScoringConfig pack;
   pack.strategy = ScoringStrategy::kPack;
-  const std::vector<HostPriority> packed =
-      PrioritizeNodes(Args({"busy", "empty"}), view, kNow, pack);
+  const ExtenderArgs two = Args({"busy", "empty"});
+  const std::vector<HostPriority> packed = PrioritizeNodes(two, view, kNow, pack);
   EXPECT_GT(packed[0].score, packed[1].score);
 }
 
@@ -291,7 +292,8 @@ TEST(JudgeTest, PlacementsCountOnTheirOwnNodeAndExpireEvenBetweenSweeps) {
   // Placed again elsewhere (a relist): it counts once, on the newer node.
   view.RecordPlacement("p1", "n2", {{3600, kGi}, {0, 0}}, kNow);
   EXPECT_EQ(view.PlacementCount(), 1u);
-  FilterOutcome outcome = FilterNodes(Args({"n1", "n2"}, 900, 900), view, kNow);
+  const ExtenderArgs both = Args({"n1", "n2"}, 900, 900);  // the outcome views its names
+  FilterOutcome outcome = FilterNodes(both, view, kNow);
   EXPECT_THAT(outcome.result.passed, ElementsAre("n1"));
   EXPECT_EQ(outcome.result.failed.count("n2"), 1u);
   // Judged just after a sweep (sweeps run at most once a second), a placement past its TTL
