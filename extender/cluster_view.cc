@@ -91,9 +91,23 @@ void ClusterView::ExpirePlacementsLocked(std::vector<Placement>& placed, absl::T
   });
 }
 
+namespace {
+
+// Whether something done at `at` (a sweep, a cordon's evaluation) is less than a second old
+// at `now`; a clock that went back makes it due again.
+bool WithinASecond(absl::Time at, absl::Time now) {
+  return now - at < absl::Seconds(1) && now >= at;
+}
+
+}  // namespace
+
+bool ClusterView::PlacementSweepDueLocked(absl::Time now) const {
+  return !placements_.empty() && !WithinASecond(placements_swept_, now);
+}
+
 void ClusterView::ExpirePlacementsLocked(absl::Time now) {
   // A scan of every placement at most once a second: judging skips expired ones by itself.
-  if (now - placements_swept_ < absl::Seconds(1) && now >= placements_swept_) return;
+  if (WithinASecond(placements_swept_, now)) return;
   placements_swept_ = now;
   if (placements_.empty()) return;
   for (auto& [name, state] : nodes_) ExpirePlacementsLocked(state.placed, now);
@@ -132,7 +146,7 @@ std::optional<LoadObservation> LoadOf(const NodeReport& report) {
 }  // namespace
 
 bool ClusterView::CordonCurrent(const NodeState& state, absl::Time now) {
-  return now - state.cordon_evaluated < absl::Seconds(1) && now >= state.cordon_evaluated;
+  return WithinASecond(state.cordon_evaluated, now);
 }
 
 void ClusterView::UpdateCordonLocked(NodeState& state, absl::Time now) const {
@@ -216,8 +230,7 @@ void ClusterView::VisitNodes(const std::vector<absl::string_view>& names, absl::
       visit(i, JudgedNodeLocked(it == nodes_.end() ? nullptr : &it->second, now, scratch, refresh));
       if (refresh) stale.push_back(i);
     }
-    sweep = !placements_.empty() &&
-            !(now - placements_swept_ < absl::Seconds(1) && now >= placements_swept_);
+    sweep = PlacementSweepDueLocked(now);
   }
   if (stale.empty() && !sweep) return;
   absl::MutexLock lock(&mu_);

@@ -159,6 +159,9 @@ class ClusterView {
   void RefreshJudgedLocked(NodeState& state, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether the stored cordon still holds at `now` (evaluated less than a second before).
   static bool CordonCurrent(const NodeState& state, absl::Time now);
+  // Whether a sweep would find placements to check (there are some, and the last sweep is
+  // a second old): judging takes the writer lock for it.
+  bool PlacementSweepDueLocked(absl::Time now) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   void ExpirePlacementsLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Re-evaluates the node's load cordon, at most once a second.
   void UpdateCordonLocked(NodeState& state, absl::Time now) const

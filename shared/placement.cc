@@ -36,17 +36,25 @@ ResourceAmounts ProjectedFootprint(const NodeFootprint& node, const PodFootprint
   return {SaturateToInt64(cpu), SaturateToInt64(memory)};
 }
 
-bool FitsProjected(const NodeFootprint& node, const PodFootprint& candidate) {
-  const ResourceAmounts projected = ProjectedFootprint(node, candidate);
+namespace {
+
+// The verdict, given the node's projected footprint with the candidate.
+bool FitsWith(const NodeFootprint& node, const ResourceAmounts& projected) {
   return !node.cordoned && node.pod_count + 1 <= node.max_pods &&
          projected.cpu_millis <= node.allocatable.cpu_millis &&
          projected.memory_bytes <= node.allocatable.memory_bytes;
 }
 
+}  // namespace
+
+bool FitsProjected(const NodeFootprint& node, const PodFootprint& candidate) {
+  return FitsWith(node, ProjectedFootprint(node, candidate));
+}
+
 FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidate) {
   FitDecision decision;
   decision.projected = ProjectedFootprint(node, candidate);
-  if (FitsProjected(node, candidate)) {
+  if (FitsWith(node, decision.projected)) {
     // Judged for every node of every scheduling cycle: no message to build when it fits.
     decision.fits = true;
     decision.reason.code = "Fits";
