@@ -61,6 +61,32 @@ TEST(ProjectedFitTest, PodsWithoutStatisticsUseTheirRequests) {
   EXPECT_FALSE(ProjectedFit(node, Pod(1001, 0, kGi, 0)).fits);
 }
 
+TEST(ProjectedFitTest, TheVerdictAloneAgreesWithTheDecision) {
+  // The scheduler's path asks FitsProjected and explains only rejections with ProjectedFit.
+  NodeFootprint cordoned = Node({});
+  cordoned.cordoned = true;
+  NodeFootprint full_of_pods = Node({Pod(1, 0, 1, 0)});
+  full_of_pods.max_pods = 1;
+  const struct {
+    NodeFootprint node;
+    PodFootprint candidate;
+  } cases[] = {
+      {Node({Pod(1000, 1000, kGi, 0)}), Pod(500, 1500, kGi, kGi)},     // fits
+      {Node({Pod(1000, 1000, kGi, 0)}), Pod(1501, 1500, kGi, 0)},      // cpu: 2501 + 1500
+      {Node({Pod(100, 0, 6 * kGi, kGi)}), Pod(100, 0, kGi, 2 * kGi)},  // memory
+      {Node({Pod(3000, 0, kGi, 0)}), Pod(1000, 0, kGi, 0)},            // exactly allocatable
+      {cordoned, Pod(1, 0, 1, 0)},
+      {full_of_pods, Pod(1, 0, 1, 0)},
+  };
+  int fitting = 0;
+  for (const auto& c : cases) {
+    const FitDecision decision = ProjectedFit(c.node, c.candidate);
+    EXPECT_EQ(FitsProjected(c.node, c.candidate), decision.fits) << decision.reason.code;
+    fitting += decision.fits ? 1 : 0;
+  }
+  EXPECT_EQ(fitting, 2);  // the table has both verdicts
+}
+
 TEST(ScoreNodeTest, SpreadPrefersEmptyNodesAndPackPrefersFullOnes) {
   const NodeFootprint empty = Node({});
   const NodeFootprint half = Node({Pod(2000, 0, 4 * kGi, 0)});
