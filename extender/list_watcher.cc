@@ -15,8 +15,32 @@ using ::headroom::codec::NestedString;
 
 using nlohmann::json;
 
-absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line) {
-  json document = json::parse(line.begin(), line.end(), nullptr, false);
+FieldMask WatchEventFields(const FieldMask& object_fields) {
+  return FieldMask{{"type"}, {"object", object_fields}};
+}
+
+FieldMask ListPageFields(const FieldMask& object_fields) {
+  return FieldMask{{"metadata"}, {"items", object_fields}};
+}
+
+namespace {
+
+// The event's line as a document, cut when asked; discarded when it is not JSON.
+json ParseEventLine(absl::string_view line, const FieldMask* event_fields) {
+  if (event_fields == nullptr) return json::parse(line.begin(), line.end(), nullptr, false);
+  absl::StatusOr<json> document = ParseProjected(line, *event_fields);
+  if (!document.ok()) return json(json::value_t::discarded);
+  if (const auto type = document->find("type");
+      type != document->end() && type->is_string() && *type == "ERROR") {
+    return json::parse(line.begin(), line.end(), nullptr, false);  // the Status, whole
+  }
+  return *std::move(document);
+}
+
+}  // namespace
+
+absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line, const FieldMask* event_fields) {
+  json document = ParseEventLine(line, event_fields);
   if (!document.is_object()) return absl::InvalidArgumentError("watch event: not a JSON object");
   const auto type = document.find("type");
   const auto object = document.find("object");
@@ -84,7 +108,12 @@ ListWatcher::ListWatcher(io::KubeClient& client, ListWatchOptions options, Handl
     : client_(client),
       options_(std::move(options)),
       handlers_(std::move(handlers)),
-      logger_(std::move(logger)) {}
+      logger_(std::move(logger)) {
+  if (options_.fields.has_value()) {
+    event_fields_ = WatchEventFields(*options_.fields);
+    page_fields_ = ListPageFields(*options_.fields);
+  }
+}
 
 absl::StatusOr<std::string> ListWatcher::List() {
   std::vector<json> items;
@@ -93,7 +122,12 @@ absl::StatusOr<std::string> ListWatcher::List() {
   do {
     HEADROOM_ASSIGN_OR_RETURN(const std::string body,
                               client_.Get(ListQuery(options_, continue_token), absl::Minutes(1)));
-    json page = json::parse(body, nullptr, false);
+    json page;
+    if (page_fields_.has_value()) {
+      page = ParseProjected(body, *page_fields_).value_or(json(json::value_t::discarded));
+    } else {
+      page = json::parse(body, nullptr, false);
+    }
     if (!page.is_object() || !page.contains("items") || !page["items"].is_array()) {
       return absl::InternalError(absl::StrCat("list ", options_.path, ": not a list"));
     }
@@ -118,7 +152,8 @@ absl::Status ListWatcher::WatchOnce(std::string& resource_version) {
   const absl::Status status = client_.Watch(
       WatchQuery(options_, resource_version), options_.watch_timeout + absl::Seconds(30),
       [&](absl::string_view line) {
-        absl::StatusOr<WatchEvent> event = ParseWatchEvent(line);
+        absl::StatusOr<WatchEvent> event =
+            ParseWatchEvent(line, event_fields_.has_value() ? &*event_fields_ : nullptr);
         if (!event.ok()) {
           event_error = event.status();
           return false;

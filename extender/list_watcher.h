@@ -7,12 +7,14 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "extender/json_projection.h"
 #include "io/kube_client.h"
 #include "nlohmann/json.hpp"
 #include "spdlog/logger.h"
@@ -27,7 +29,15 @@ struct WatchEvent {
 };
 
 // One line of a watch stream: {"type": "ADDED", "object": {...}}. InvalidArgument otherwise.
-absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line);
+// With `event_fields` (WatchEventFields), the object holds only those members
+// (json_projection.h), except an ERROR event's metav1.Status, which is kept whole.
+absl::StatusOr<WatchEvent> ParseWatchEvent(absl::string_view line,
+                                           const FieldMask* event_fields = nullptr);
+
+// The members of a watch event's line to keep when its object is cut to `object_fields`.
+FieldMask WatchEventFields(const FieldMask& object_fields);
+// The members of a list page (one GET of a list) to keep when its items are cut so.
+FieldMask ListPageFields(const FieldMask& object_fields);
 
 // metadata.resourceVersion of an object or list; empty when absent.
 std::string ResourceVersionOf(const nlohmann::json& object);
@@ -40,6 +50,9 @@ struct ListWatchOptions {
   std::string field_selector;  // unescaped, e.g. "spec.nodeName!="
   int page_size = 500;
   absl::Duration watch_timeout = absl::Minutes(5);  // the server ends each watch after this
+  // The members of each object that the handlers read (metadata.resourceVersion included);
+  // nullopt: whole objects. Listed items and watched objects are cut alike.
+  std::optional<FieldMask> fields;
   absl::Duration initial_backoff = absl::Seconds(1);
   absl::Duration max_backoff = absl::Seconds(30);
 };
@@ -84,6 +97,9 @@ class ListWatcher {
   std::atomic<bool> synced_{false};
   std::atomic<int64_t> lists_{0};
   std::atomic<int64_t> errors_{0};
+  // From options_.fields (empty when whole objects are kept).
+  std::optional<FieldMask> event_fields_;
+  std::optional<FieldMask> page_fields_;
 };
 
 }  // namespace headroom::extender

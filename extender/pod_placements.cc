@@ -14,7 +14,28 @@ ListWatchOptions BoundPodsWatch() {
   ListWatchOptions options;
   options.path = "/api/v1/pods";
   options.field_selector = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed";
+  options.fields = BoundPodFields();
   return options;
+}
+
+const FieldMask& BoundPodFields() {
+  static const FieldMask* const fields = new FieldMask{
+      {"metadata",
+       {{"namespace"},
+        {"name"},
+        {"uid"},
+        {"resourceVersion"},
+        {"labels"},
+        {"annotations"},
+        {"ownerReferences"},
+        {"deletionTimestamp"}}},
+      {"spec",
+       {{"nodeName"},
+        {"containers", {{"name"}, {"resources"}}},
+        {"initContainers", {{"name"}, {"resources"}}}}},
+      {"status", {{"conditions"}, {"containerStatuses", {{"name"}, {"state"}, {"lastState"}}}}},
+  };
+  return *fields;
 }
 
 PodPlacementTracker::PodPlacementTracker(ClusterView& view) : view_(view) {}

@@ -21,8 +21,14 @@
 
 namespace headroom::extender {
 
-// The watch the tracker needs.
+// The watch the tracker and the pod index (pod_index.h) share, cut to BoundPodFields().
 ListWatchOptions BoundPodsWatch();
+
+// The members of a Pod that the tracker (DecodePodObject) and the pod index (DecodeApiPod)
+// read, and the resourceVersion the watch resumes from; nothing else of a bound pod is
+// parsed into a tree (json_projection.h). Reading another member of the pod means listing
+// it here; BoundPodFieldsTest checks both decoders see the same pod either way.
+const FieldMask& BoundPodFields();
 
 class PodPlacementTracker {
  public:
