@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string_view>
 
 #include "absl/strings/ascii.h"
@@ -304,14 +305,15 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body, bool kee
     simdjson::dom::array list;
     if (names.get(list) != simdjson::SUCCESS) return Invalid("NodeNames", "expected an array");
     args.node_cache_capable = true;
-    args.nodes.reserve(list.size());
+    // Built in place: one copy of each name, no temporary NodeSpec to move.
+    args.nodes.resize(list.size());
     size_t i = 0;
     for (simdjson::dom::element name : list) {
       std::string_view text;
       if (name.get(text) != simdjson::SUCCESS) {
         return Invalid(absl::StrCat("NodeNames[", i, "]"), "expected a string");
       }
-      args.nodes.push_back({std::string(text), std::nullopt, std::nullopt});
+      args.nodes[i].name.assign(text.data(), text.size());
       ++i;
     }
   } else if (Present(top, "Nodes", nodes)) {
@@ -350,6 +352,31 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body, bool kee
 
 namespace {
 
+// Writes into a string sized beforehand (the answers' sizes are known before writing them).
+class Cursor {
+ public:
+  explicit Cursor(char* at) : at_(at) {}
+  void Put(absl::string_view text) {
+    std::memcpy(at_, text.data(), text.size());
+    at_ += text.size();
+  }
+  void Put(char c) { *at_++ = c; }
+  char* at() const { return at_; }
+
+ private:
+  char* at_;
+};
+
+// Whether every name is copied as it is (JSON text without escapes): then the answer is
+// written straight into a buffer of its size.
+template <typename Range, typename NameOf>
+bool AllPlain(const Range& items, NameOf name_of) {
+  for (const auto& item : items) {
+    if (!IsPlainJsonText(name_of(item))) return false;
+  }
+  return true;
+}
+
 // {"name":"reason",...}: Go's encoding of a map[string]string ({} when empty).
 void AppendStringMap(std::string& out, const std::map<std::string, std::string>& map) {
   out += '{';
@@ -376,13 +403,31 @@ std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& res
   }
   out.reserve(size);
   if (args.node_cache_capable) {
-    out += "{\"Nodes\":null,\"NodeNames\":[";  // an array even when empty
-    for (const absl::string_view name : result.passed) {
-      AppendJsonString(out, name);
-      out += ',';
+    constexpr absl::string_view kStart =
+        "{\"Nodes\":null,\"NodeNames\":[";  // an array even when empty
+    if (AllPlain(result.passed, [](absl::string_view name) { return name; })) {
+      size_t names = kStart.size() + 1;
+      for (const absl::string_view name : result.passed) names += name.size() + 3;
+      out.resize(names);
+      Cursor cursor(out.data());
+      cursor.Put(kStart);
+      for (size_t i = 0; i < result.passed.size(); ++i) {
+        if (i > 0) cursor.Put(',');
+        cursor.Put('"');
+        cursor.Put(result.passed[i]);
+        cursor.Put('"');
+      }
+      cursor.Put(']');
+      out.resize(static_cast<size_t>(cursor.at() - out.data()));
+    } else {
+      out.append(kStart.data(), kStart.size());
+      for (const absl::string_view name : result.passed) {
+        AppendJsonString(out, name);
+        out += ',';
+      }
+      if (!result.passed.empty()) out.pop_back();
+      out += ']';
     }
-    if (!result.passed.empty()) out.pop_back();
-    out += ']';
   } else {
     // The surviving Node objects, as the request's own JSON text; `passed` keeps the
     // request's order, so one walk matches them.
@@ -408,7 +453,42 @@ std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& res
   return out;
 }
 
+namespace {
+
+void PutScore(Cursor& cursor, int score) {
+  score = std::clamp(score, 0, 10);
+  if (score == 10) {
+    cursor.Put("10");
+  } else {
+    cursor.Put(static_cast<char>('0' + score));
+  }
+}
+
+}  // namespace
+
 std::string EncodeHostPriorities(const std::vector<HostPriority>& priorities) {
+  if (AllPlain(priorities, [](const HostPriority& p) { return p.host; })) {
+    constexpr absl::string_view kHost = "{\"Host\":\"";
+    constexpr absl::string_view kScore = "\",\"Score\":";
+    size_t size = 2;
+    for (const HostPriority& priority : priorities) {
+      size += kHost.size() + priority.host.size() + kScore.size() + 2 + 2;  // score, "},"
+    }
+    std::string out(size, '\0');
+    Cursor cursor(out.data());
+    cursor.Put('[');
+    for (size_t i = 0; i < priorities.size(); ++i) {
+      if (i > 0) cursor.Put(',');
+      cursor.Put(kHost);
+      cursor.Put(priorities[i].host);
+      cursor.Put(kScore);
+      PutScore(cursor, priorities[i].score);
+      cursor.Put('}');
+    }
+    cursor.Put(']');
+    out.resize(static_cast<size_t>(cursor.at() - out.data()));
+    return out;
+  }
   std::string out = "[";
   out.reserve(priorities.size() * 40 + 2);
   for (size_t i = 0; i < priorities.size(); ++i) {

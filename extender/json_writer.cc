@@ -33,17 +33,22 @@ bool NeedsCare(unsigned char byte) {
 
 }  // namespace
 
-void AppendJsonString(std::string& out, absl::string_view text) {
-  // Names and reasons are almost always plain ASCII: check 8 bytes at a time and copy them.
+bool IsPlainJsonText(absl::string_view text) {
   size_t i = 0;
-  bool care = false;
-  for (; !care && i + 8 <= text.size(); i += 8) {
+  for (; i + 8 <= text.size(); i += 8) {
     uint64_t word;
     std::memcpy(&word, text.data() + i, 8);
-    care = NeedsCare(word);
+    if (NeedsCare(word)) return false;
   }
-  for (; !care && i < text.size(); ++i) care = NeedsCare(static_cast<unsigned char>(text[i]));
-  if (!care) {
+  for (; i < text.size(); ++i) {
+    if (NeedsCare(static_cast<unsigned char>(text[i]))) return false;
+  }
+  return true;
+}
+
+void AppendJsonString(std::string& out, absl::string_view text) {
+  // Names and reasons are almost always plain ASCII: check 8 bytes at a time and copy them.
+  if (IsPlainJsonText(text)) {
     out += '"';
     out.append(text.data(), text.size());
     out += '"';

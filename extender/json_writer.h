@@ -14,4 +14,9 @@ namespace headroom::extender {
 // Appends `text` as a JSON string literal, quotes included.
 void AppendJsonString(std::string& out, absl::string_view text);
 
+// Whether `text` is written as it is between quotes (ASCII without control characters,
+// quotes or backslashes), so that a writer may copy it straight into a buffer it sized
+// beforehand.
+bool IsPlainJsonText(absl::string_view text);
+
 }  // namespace headroom::extender

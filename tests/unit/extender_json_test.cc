@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@ namespace headroom::extender {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::Optional;
 
 struct SpanCase {
@@ -78,6 +81,49 @@ TEST(AppendJsonStringTest, WritesWhatNlohmannWrites) {
               nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
         << text;
     EXPECT_TRUE(nlohmann::json::accept(out)) << out;
+  }
+}
+
+TEST(IsPlainJsonTextTest, OnlyTextWrittenWithoutEscapes) {
+  for (const char* plain : {"", "node-1", "ip-10-0-12-34.eu-west-1.compute.internal", "del \x7f"}) {
+    EXPECT_TRUE(IsPlainJsonText(plain)) << plain;
+  }
+  for (const char* care : {"a\"b", "0123456789\\", "tab\t", "caf\xc3\xa9", "01234567\x01"}) {
+    EXPECT_FALSE(IsPlainJsonText(care)) << care;
+  }
+}
+
+// The answers' writers copy plain names straight into a sized buffer and escape the others:
+// either way the text is what nlohmann writes for the same values.
+TEST(AnswerWritersTest, WriteWhatNlohmannWritesForAnyNames) {
+  const std::vector<std::vector<std::string>> cases = {
+      {},
+      {"a"},
+      {"node-1", "node-2", "ip-10-0-12-34.eu-west-1.compute.internal"},
+      {"plain", "quo\"te", "back\\slash"},
+      {"caf\xc3\xa9", "bad \xff utf8", "ctl\x01"},
+  };
+  const int scores[] = {-3, 0, 5, 9, 10, 11};
+  for (const std::vector<std::string>& names : cases) {
+    const auto nlohmann_text = [](const nlohmann::json& value) {
+      return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    };
+    std::vector<HostPriority> priorities;
+    nlohmann::json expected_priorities = nlohmann::json::array();
+    nlohmann::json expected_names = nlohmann::json::array();
+    FilterResult result;
+    for (size_t i = 0; i < names.size(); ++i) {
+      const int score = scores[i % std::size(scores)];
+      priorities.push_back({names[i], score});
+      expected_priorities.push_back({{"Host", names[i]}, {"Score", std::clamp(score, 0, 10)}});
+      result.passed.push_back(names[i]);
+      expected_names.push_back(names[i]);
+    }
+    EXPECT_EQ(EncodeHostPriorities(priorities), nlohmann_text(expected_priorities));
+    ExtenderArgs args;  // names mode
+    const std::string filter = EncodeFilterResult(args, result);
+    EXPECT_THAT(filter, HasSubstr("\"NodeNames\":" + nlohmann_text(expected_names) + ","));
+    EXPECT_TRUE(nlohmann::json::accept(filter)) << filter;
   }
 }
 
