@@ -119,11 +119,14 @@ for ((round = 1; round <= rounds; round++)); do
   done
 done
 # (prometheus-cpp writes _count before _sum: pick each by name.)
-calls=$(curl -sf "http://127.0.0.1:$http_port/metrics" | awk '
-  /^headroom_extender_request_duration_seconds_sum\{verb="filter"\}/ { sum = $2 }
-  /^headroom_extender_request_duration_seconds_count\{verb="filter"\}/ { count = $2 }
-  END { print sum, count }')
-
+server_side() { # VERB: "calls, mean ms"
+  curl -sf "http://127.0.0.1:$http_port/metrics" | awk -v verb="$1" '
+    index($0, "headroom_extender_request_duration_seconds_sum{verb=\"" verb "\"") == 1 { sum = $2 }
+    index($0, "headroom_extender_request_duration_seconds_count{verb=\"" verb "\"") == 1 { count = $2 }
+    END { if (count > 0) printf "%d calls, mean %.3f ms", count, 1000 * sum / count; else print "no calls" }'
+}
+filter_calls=$(server_side filter)
+prioritize_calls=$(server_side prioritize)
 echo
 echo "scheduling $pods pods on $nodes nodes, $rounds interleaved rounds (release build, $(nproc) cores, Kubernetes v1.34.3)"
 python3 - "$work/runs.txt" "${configs[@]}" <<'PY'
@@ -142,6 +145,5 @@ for c in sys.argv[2:]:
     print("%-16s %8.0f %14s %10s %10s" % (c, median[c], "%.0f-%.0f" % (min(r), max(r)),
           vs_alone, vs_null))
 PY
-read -r sum count <<<"$calls"
-awk -v s="$sum" -v c="$count" 'BEGIN { if (c > 0) printf "headroom-extender filter calls: %d, mean %.3f ms server-side\n", c, 1000 * s / c }'
+echo "headroom-extender server-side: filter $filter_calls; prioritize $prioritize_calls"
 echo "(vs null: headroom's median over the null extender's with the same verbs; 1.00 = the protocol's floor)"
