@@ -80,7 +80,10 @@ json ProjectElement(simdjson::dom::element element, const FieldMask& mask) {
 
 }  // namespace
 
+FieldMask::FieldMask() = default;
+FieldMask FieldMask::All() { return FieldMask(); }
 FieldMask::FieldMask(std::initializer_list<Field> fields) : fields_(fields) {}
+bool FieldMask::keeps_all() const { return fields_.empty(); }
 FieldMask::FieldMask(const FieldMask&) = default;
 FieldMask& FieldMask::operator=(const FieldMask&) = default;
 FieldMask::~FieldMask() = default;

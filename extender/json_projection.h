@@ -27,18 +27,18 @@ class FieldMask {
  public:
   struct Field;
 
-  static FieldMask All() { return FieldMask(); }
+  static FieldMask All();
   FieldMask(std::initializer_list<Field> fields);
   FieldMask(const FieldMask&);
   FieldMask& operator=(const FieldMask&);
   ~FieldMask();
 
-  bool keeps_all() const { return fields_.empty(); }
+  bool keeps_all() const;
   // The mask of member `key`; nullptr when the member is dropped.
   const FieldMask* Find(std::string_view key) const;
 
  private:
-  FieldMask() = default;
+  FieldMask();  // (out of line, like the other members: Field is incomplete here)
   std::vector<Field> fields_;
 };
 

@@ -12,6 +12,9 @@
 #include "extender/cluster_view.h"
 #include "extender/extender_wire.h"
 #include "extender/judge.h"
+#include "extender/list_watcher.h"
+#include "extender/pod_index.h"
+#include "extender/pod_placements.h"
 #include "extender/workload_checkpoint.h"
 #include "gtest/gtest.h"
 #include "headroom/v1/report.pb.h"
@@ -44,6 +47,26 @@ TEST(FuzzRegressionTest, ExtenderRequestsAreAnsweredOrRefused) {
     ++inputs;
   }
   EXPECT_GE(inputs, 7);
+}
+
+TEST(FuzzRegressionTest, PodWatchLinesAreAppliedOrRefused) {
+  const extender::FieldMask event_fields = extender::WatchEventFields(extender::BoundPodFields());
+  int inputs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kRegressions / "pod-watch")) {
+    const std::string line = FileContents(entry.path());
+    absl::StatusOr<extender::WatchEvent> event = extender::ParseWatchEvent(line, &event_fields);
+    if (event.ok()) {
+      extender::ClusterView view({});
+      extender::PodPlacementTracker placements(view);
+      extender::PodIndex index;
+      placements.Apply(*event, absl::FromUnixSeconds(1));
+      index.Apply(*event);
+    } else {
+      EXPECT_FALSE(event.status().message().empty()) << entry.path().filename();
+    }
+    ++inputs;
+  }
+  EXPECT_GE(inputs, 8);
 }
 
 TEST(FuzzRegressionTest, QuantitiesParseOrAreRefused) {

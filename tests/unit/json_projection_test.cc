@@ -76,6 +76,8 @@ INSTANTIATE_TEST_SUITE_P(
             R"({"keep":[0,-1,18446744073709551615,-9223372036854775808,1.5,2e3,-0.0]})",
             R"({"keep":[0,-1,18446744073709551615,-9223372036854775808,1.5,2000.0,-0.0]})"},
         ProjectionCase{"TheLastDuplicateWins", R"({"keep":1,"keep":2})", R"({"keep":2})"},
+        ProjectionCase{"TheLastDuplicateWinsInAKeptValue", R"({"keep":{"a":1,"a":2}})",
+                       R"({"keep":{"a":2}})"},
         ProjectionCase{"EscapedStrings", R"({"keep":"a\"b\\c\u00e9\n"})",
                        R"({"keep":"a\"b\\cé\n"})"},
         ProjectionCase{"AnIntegerBeyond64Bits", R"({"keep":123456789012345678901234567890,"x":1})",
