@@ -5,7 +5,8 @@
 // itself costs: a loopback round trip and the bytes. Written for scripts/bench-extender.sh
 // and scripts/bench-scheduling.sh; not part of headroom.
 //
-// Usage: null_extender --address 127.0.0.1 --port 0   (prints the port it listens on)
+// Usage: null_extender --address 127.0.0.1 --port 0 [--scores zero|varied]
+//        (prints the port it listens on)
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -66,6 +68,18 @@ std::string_view Member(std::string_view body, std::string_view key) {
   return at == std::string_view::npos ? std::string_view() : Value(body, at + key.size());
 }
 
+// --scores varied: each node gets a fixed score from its name (0..9) instead of 0, so that
+// kube-scheduler's choice depends on the extender as it does with one that scores; still no
+// parsing beyond finding the names.
+bool varied_scores = false;
+
+char ScoreOf(std::string_view name) {
+  if (!varied_scores) return '0';
+  uint32_t hash = 2166136261u;  // FNV-1a
+  for (const char c : name) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  return static_cast<char>('0' + hash % 10);  // one digit: 0..9
+}
+
 std::string Answer(std::string_view path, std::string_view body) {
   const std::string_view names = Member(body, "\"NodeNames\":");
   if (path == "/filter") {
@@ -91,7 +105,10 @@ std::string Answer(std::string_view path, std::string_view body) {
     const size_t end = list.find('"', start);
     if (end == std::string_view::npos) break;
     if (out.size() > 1) out += ',';
-    out.append("{\"Host\":\"").append(list.substr(start, end - start)).append("\",\"Score\":0}");
+    const std::string_view name = list.substr(start, end - start);
+    out.append("{\"Host\":\"").append(name).append("\",\"Score\":");
+    out += ScoreOf(name);
+    out += '}';
     at = end + 1;
     if (!names.empty()) {
       at = list.find('"', at);  // past the comma to the next name's quote
@@ -135,6 +152,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--address") == 0) address = argv[i + 1];
     if (std::strcmp(argv[i], "--port") == 0) port = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--scores") == 0)
+      varied_scores = std::strcmp(argv[i + 1], "varied") == 0;
   }
   std::signal(SIGPIPE, SIG_IGN);
   const int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);

@@ -7,8 +7,13 @@
 #   null             with bench/null_extender.cc (decides nothing, raw epoll, no JSON parser),
 #                    filter + prioritize: the HTTP extender protocol's own cost, the floor;
 #   null-filter      the same, filter only;
+#   null-scored      the null extender scoring each node from its name (0..9) instead of 0, so
+#                    that kube-scheduler's choices depend on the extender's scores (not in the
+#                    default set: HEADROOM_BENCH_CONFIGS="null null-scored headroom");
 #   headroom         with headroom-extender, filter + prioritize (deploy/'s configuration);
-#   headroom-filter  headroom-extender, filter only.
+#   headroom-filter  headroom-extender, filter only;
+#   headroom-noapi   a second headroom-extender without the API (no pod and node watches),
+#                    filter + prioritize: what the watches cost (not in the default set).
 # headroom-extender knows every node from a report (each with pods, so every filter call does
 # the full projection). Pods are created before their scheduler starts; throughput is bindings
 # per second between the first and the last "Successfully bound" line of the scheduler's log.
@@ -64,10 +69,28 @@ wait_for 20 curl -sf "http://127.0.0.1:$http_port/healthz" || die "extender did 
 # Every node reports 5 pods with statistics (node-0 .. node-N-1, the names above).
 build/release/bench/extender_latency --report "127.0.0.1:$grpc_port" --nodes "$nodes" --pods 5 \
   --node-cpus 32 --node-memory-gi 128 || die "reports"
+read -r -a configs <<<"${HEADROOM_BENCH_CONFIGS:-alone null null-filter headroom headroom-filter}"
+# headroom-noapi: a second headroom-extender, the same but without the API (no pod and node
+# watches), so that one run shows what the watches cost; started only when asked for.
+noapi_port=""
+if [[ " ${configs[*]} " == *" headroom-noapi "* ]]; then
+  noapi_port=$(free_port); noapi_grpc=$(free_port)
+  build/release/extender/headroom-extender --http-address "127.0.0.1:$noapi_port" \
+    --grpc-address "127.0.0.1:$noapi_grpc" --report-auth=insecure --report-stale-after=1h \
+    >"$work/extender-noapi.log" 2>&1 &
+  pids+=($!)
+  wait_for 20 curl -sf "http://127.0.0.1:$noapi_port/healthz" || die "extender (no API) did not start"
+  build/release/bench/extender_latency --report "127.0.0.1:$noapi_grpc" --nodes "$nodes" --pods 5 \
+    --node-cpus 32 --node-memory-gi 128 || die "reports (no API)"
+fi
 build/release/bench/null_extender --address 127.0.0.1 --port 0 >"$work/null.port" &
 pids+=($!)
 wait_for 10 test -s "$work/null.port" || die "null extender did not start"
 null_port=$(cat "$work/null.port")
+build/release/bench/null_extender --address 127.0.0.1 --port 0 --scores varied >"$work/null-scored.port" &
+pids+=($!)
+wait_for 10 test -s "$work/null-scored.port" || die "null extender (varied scores) did not start"
+null_scored_port=$(cat "$work/null-scored.port")
 
 pod_batch() { # SCHEDULER_NAME
   for ((i = 0; i < pods; i++)); do
@@ -83,8 +106,10 @@ run() {
   case $config in
     null) port=$null_port ;;
     null-filter) port=$null_port prioritize=no ;;
+    null-scored) port=$null_scored_port ;;
     headroom) port=$http_port ;;
     headroom-filter) port=$http_port prioritize=no ;;
+    headroom-noapi) port=$noapi_port ;;
   esac
   {
     printf 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n'
@@ -112,21 +137,21 @@ run() {
   wait_for 120 sh -c "[ \$($k8s_bin/kubectl --kubeconfig $work/admin.kubeconfig -n bench get pods -o name | wc -l) = 0 ]"
 }
 
-read -r -a configs <<<"${HEADROOM_BENCH_CONFIGS:-alone null null-filter headroom headroom-filter}"
 for ((round = 1; round <= rounds; round++)); do
   for config in "${configs[@]}"; do
     run "$config" "$round" | tee -a "$work/runs.txt" >&2
   done
 done
 # (prometheus-cpp writes _count before _sum: pick each by name.)
-server_side() { # VERB: "calls, mean ms"
-  curl -sf "http://127.0.0.1:$http_port/metrics" | awk -v verb="$1" '
+server_side() { # VERB [PORT]: "calls, mean ms"
+  curl -sf "http://127.0.0.1:${2:-$http_port}/metrics" | awk -v verb="$1" '
     index($0, "headroom_extender_request_duration_seconds_sum{verb=\"" verb "\"") == 1 { sum = $2 }
     index($0, "headroom_extender_request_duration_seconds_count{verb=\"" verb "\"") == 1 { count = $2 }
     END { if (count > 0) printf "%d calls, mean %.3f ms", count, 1000 * sum / count; else print "no calls" }'
 }
 filter_calls=$(server_side filter)
 prioritize_calls=$(server_side prioritize)
+[[ -n $noapi_port ]] && noapi_calls="filter $(server_side filter "$noapi_port"); prioritize $(server_side prioritize "$noapi_port")"
 echo
 echo "scheduling $pods pods on $nodes nodes, $rounds interleaved rounds (release build, $(nproc) cores, Kubernetes v1.34.3)"
 python3 - "$work/runs.txt" "${configs[@]}" <<'PY'
@@ -140,10 +165,11 @@ print("%-16s %8s %14s %10s %10s" % ("configuration", "pods/s", "range", "vs alon
 for c in sys.argv[2:]:
     r = runs[c]
     floor = "null-filter" if c.endswith("-filter") else "null"
-    vs_null = "%.2f" % (median[c] / median[floor]) if c.startswith("headroom") and floor in median else ""
+    vs_null = "%.2f" % (median[c] / median[floor]) if (c.startswith("headroom") or c == "null-scored") and floor in median else ""
     vs_alone = "%.2f" % (median[c] / median["alone"]) if "alone" in median else ""
     print("%-16s %8.0f %14s %10s %10s" % (c, median[c], "%.0f-%.0f" % (min(r), max(r)),
           vs_alone, vs_null))
 PY
 echo "headroom-extender server-side: filter $filter_calls; prioritize $prioritize_calls"
+[[ -n $noapi_port ]] && echo "headroom-extender without the API, server-side: $noapi_calls"
 echo "(vs null: headroom's median over the null extender's with the same verbs; 1.00 = the protocol's floor)"
