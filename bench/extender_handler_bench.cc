@@ -3,7 +3,8 @@
 // node names, against a cluster view in the state of a scheduling burst: every node reported
 // with 5 pods, listed by the API, and with 2 recent placements no report covers yet; and what
 // one event of the bound-pod watch costs (parsing its line, the placement tracker and the pod
-// index), which runs beside the scheduler's requests during a burst. Measured, never asserted
+// index), which runs beside the scheduler's requests during a burst; and one scheduling cycle
+// (filter, then prioritize) with the caches evicted before each call. Measured, never asserted
 // (scripts/bench.sh runs it; the numbers are in docs/benchmarks.md).
 
 #include <benchmark/benchmark.h>
@@ -106,7 +107,8 @@ void BM_Filter(benchmark::State& state) {
 BENCHMARK(BM_Filter)->Arg(100)->Arg(500)->Arg(5000)->Unit(benchmark::kMicrosecond);
 
 // What kube-scheduler's machine does to our caches between two calls: the scheduler, the API
-// server and etcd run in between. Writes 4 MiB (more than L2, a part of L3) outside the timing.
+// server and etcd run in between. Writes a byte in every cache line of 4 MiB (more than L2,
+// a part of L3), outside the timing.
 void EvictCaches(benchmark::State& state) {
   static std::vector<char> junk(4 << 20);
   state.PauseTiming();

@@ -357,6 +357,7 @@ class Cursor {
  public:
   explicit Cursor(char* at) : at_(at) {}
   void Put(absl::string_view text) {
+    if (text.empty()) return;  // (an empty view's data may be null, which memcpy must not get)
     std::memcpy(at_, text.data(), text.size());
     at_ += text.size();
   }
