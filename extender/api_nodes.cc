@@ -7,7 +7,17 @@ namespace headroom::extender {
 ListWatchOptions NodesWatch() {
   ListWatchOptions options;
   options.path = "/api/v1/nodes";
+  options.fields = NodeFields();
   return options;
+}
+
+const FieldMask& NodeFields() {
+  static const FieldMask* const fields = new FieldMask{
+      {"metadata", {{"name"}, {"resourceVersion"}}},
+      {"spec", {{"taints"}, {"unschedulable"}}},
+      {"status", {{"allocatable"}}},
+  };
+  return *fields;
 }
 
 std::optional<std::pair<std::string, ClusterView::ApiNode>> ApiNodeFromObject(

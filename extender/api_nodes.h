@@ -16,7 +16,15 @@
 
 namespace headroom::extender {
 
+// The watch of nodes the tracker and the cordon taints (cordon_taint.h) share, cut to
+// NodeFields().
 ListWatchOptions NodesWatch();
+
+// The members of a Node that the tracker (DecodeNodeObject: name, status.allocatable) and
+// the taint index (NodeTaintsFromObject: name, resourceVersion, spec.taints whole,
+// spec.unschedulable) read; a node's images, conditions and the rest are not parsed into a
+// tree (json_projection.h). NodeFieldsTest checks both see the same node either way.
+const FieldMask& NodeFields();
 
 // The node's name and allocatable; nullopt for an object without a name or allocatable.
 std::optional<std::pair<std::string, ClusterView::ApiNode>> ApiNodeFromObject(

@@ -13,6 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "extender/api_nodes.h"
+#include "extender/cordon_taint.h"
 #include "extender/extender_wire.h"
 #include "extender/list_watcher.h"
 #include "extender/pod_index.h"
@@ -204,6 +206,59 @@ TEST(BoundPodFieldsTest, BothDecodersSeeTheSamePodWholeOrCut) {
   ASSERT_THAT(sized_cut.status(), IsOk());
   EXPECT_EQ(Describe(*sized_cut), Describe(*sized_whole));
   EXPECT_EQ(sized_whole->workload_key, "default/Deployment/web");
+}
+
+// A real Node (a kube-scheduler request's, tests/testdata) with images, labels, annotations,
+// addresses, taints (the load cordon's among them) and unschedulable added.
+json RichNode() {
+  std::ifstream in(std::string(HEADROOM_SOURCE_DIR) +
+                   "/tests/testdata/kube-scheduler-extender/run1-002-filter.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  json node = json::parse(text.str())["Nodes"]["items"][0];
+  node["metadata"]["resourceVersion"] = "4711";
+  node["metadata"]["labels"]["topology.kubernetes.io/zone"] = "a";
+  node["metadata"]["annotations"]["node.alpha.kubernetes.io/ttl"] = "0";
+  node["spec"]["unschedulable"] = true;
+  node["spec"]["podCIDR"] = "10.244.1.0/24";
+  node["spec"]["taints"] = json::parse(
+      R"([{"key":"headroom.dev/load-cordon","value":"true","effect":"NoSchedule"},
+          {"key":"dedicated","value":"gpu","effect":"NoExecute","timeAdded":"2026-11-22T06:00:00Z"}])");
+  node["status"]["allocatable"]["pods"] = "58";
+  node["status"]["images"] = json::parse(
+      R"([{"names":["registry.example/app@sha256:1","registry.example/app:v1"],"sizeBytes":123456789}])");
+  node["status"]["addresses"] = json::parse(R"([{"type":"InternalIP","address":"10.0.0.7"}])");
+  return node;
+}
+
+TEST(NodeFieldsTest, TheTrackerAndTheTaintIndexSeeTheSameNodeWholeOrCut) {
+  const json whole = RichNode();
+  const json cut = *ParseProjected(whole.dump(), NodeFields());
+  EXPECT_LT(cut.dump().size() * 2, whole.dump().size()) << "the cut should drop most of a node";
+
+  const auto tracked_whole = ApiNodeFromObject(whole);
+  const auto tracked_cut = ApiNodeFromObject(cut);
+  ASSERT_TRUE(tracked_whole.has_value());
+  ASSERT_TRUE(tracked_cut.has_value());
+  EXPECT_EQ(tracked_cut->first, tracked_whole->first);
+  EXPECT_EQ(tracked_cut->second.allocatable, tracked_whole->second.allocatable);
+  EXPECT_EQ(tracked_whole->second.max_pods, std::optional<int>(58));
+  EXPECT_EQ(tracked_cut->second.max_pods, tracked_whole->second.max_pods);
+
+  const std::optional<NodeTaints> taints_whole = NodeTaintsFromObject(whole);
+  const std::optional<NodeTaints> taints_cut = NodeTaintsFromObject(cut);
+  ASSERT_TRUE(taints_whole.has_value());
+  ASSERT_TRUE(taints_cut.has_value());
+  EXPECT_EQ(taints_whole->resource_version, "4711");
+  EXPECT_TRUE(taints_whole->unschedulable);
+  EXPECT_EQ(taints_whole->taints.size(), 2u);
+  EXPECT_EQ(taints_cut->name, taints_whole->name);
+  EXPECT_EQ(taints_cut->resource_version, taints_whole->resource_version);
+  EXPECT_EQ(taints_cut->unschedulable, taints_whole->unschedulable);
+  // The taints go back in full in a merge patch: they must be kept exactly.
+  EXPECT_EQ(taints_cut->taints, taints_whole->taints);
+  EXPECT_EQ(CordonTaintPatch(*taints_cut, TaintChange::kRemove),
+            CordonTaintPatch(*taints_whole, TaintChange::kRemove));
 }
 
 TEST(BoundPodFieldsTest, TheWatchKeepsTheVersionAndErrorsWhole) {
