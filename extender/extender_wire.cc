@@ -12,6 +12,7 @@
 #include "codec/json_fields.h"
 #include "extender/json_spans.h"
 #include "extender/json_writer.h"
+#include "extender/thread_json_parser.h"
 #include "shared/quantity.h"
 #include "shared/status_macros.h"
 
@@ -168,19 +169,12 @@ absl::StatusOr<PodSpec> DecodePodElement(simdjson::dom::element pod) {
   return spec;
 }
 
-// One parser per thread: it keeps its buffers between requests. An element it returned is
-// valid until its next parse on that thread.
-simdjson::dom::parser& ThreadParser() {
-  thread_local simdjson::dom::parser parser;
-  return parser;
-}
-
 // `value` (an nlohmann document from the API) parsed again by simdjson, so that one decoder
 // reads both the scheduler's requests and the API's objects.
 absl::StatusOr<simdjson::dom::element> Reparse(const json& value, absl::string_view what) {
   const std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
   simdjson::dom::element element;
-  if (ThreadParser().parse(text).get(element) != simdjson::SUCCESS) {
+  if (ThreadJsonParser().parse(text).get(element) != simdjson::SUCCESS) {
     return Invalid(what, "not JSON");
   }
   return element;
@@ -275,18 +269,11 @@ absl::StatusOr<NodeSpec> DecodeNodeObject(const json& node) {
 }
 
 absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body, bool keep_node_objects) {
-  // The parser grows to the largest document it has read; after a large one it starts over,
-  // so each server thread does not keep the memory of the largest body ever sent (the args
-  // hold copies, nothing points into the parser).
-  struct ReleaseAfterLargeBody {
-    size_t size;
-    ~ReleaseAfterLargeBody() {
-      if (size > (4 << 20)) ThreadParser() = simdjson::dom::parser();
-    }
-  } release{body.size()};
+  // (The args hold copies: nothing points into the parser once this returns.)
+  const ReleaseParserAfter release(body.size());
   simdjson::dom::element document;
   if (const simdjson::error_code error =
-          ThreadParser().parse(body.data(), body.size()).get(document);
+          ThreadJsonParser().parse(body.data(), body.size()).get(document);
       error != simdjson::SUCCESS) {
     return absl::InvalidArgumentError(
         absl::StrCat("body is not valid JSON: ", simdjson::error_message(error)));

@@ -1,22 +1,16 @@
 #include "extender/json_projection.h"
 
-#include <simdjson.h>
-
 #include <cstdint>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "extender/thread_json_parser.h"
 #include "shared/json_nesting.h"
 
 namespace headroom::extender {
 namespace {
 
 using nlohmann::json;
-
-simdjson::dom::parser& ThreadParser() {
-  thread_local simdjson::dom::parser parser;
-  return parser;
-}
 
 // The whole of `element` as nlohmann's parser would have built it.
 json Convert(simdjson::dom::element element) {
@@ -113,14 +107,10 @@ json Project(const json& value, const FieldMask& mask) {
 }
 
 absl::StatusOr<json> ParseProjected(absl::string_view text, const FieldMask& mask) {
-  struct ReleaseAfterLargeDocument {
-    size_t size;
-    ~ReleaseAfterLargeDocument() {
-      if (size > (4 << 20)) ThreadParser() = simdjson::dom::parser();
-    }
-  } release{text.size()};
+  const ReleaseParserAfter release(text.size());
   simdjson::dom::element document;
-  const simdjson::error_code error = ThreadParser().parse(text.data(), text.size()).get(document);
+  const simdjson::error_code error =
+      ThreadJsonParser().parse(text.data(), text.size()).get(document);
   if (error == simdjson::SUCCESS) return ProjectElement(document, mask);
   if (error != simdjson::NUMBER_ERROR) {
     return absl::InvalidArgumentError(
