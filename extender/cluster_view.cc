@@ -74,7 +74,7 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
   state.reported_at = report.reported_at;
   state.footprint = std::move(footprint);
   state.cordon_evaluated = absl::InfinitePast();
-  state.judged_until = absl::InfinitePast();
+  state.DropJudgement();
   return absl::OkStatus();
 }
 
@@ -127,7 +127,7 @@ void ClusterView::ErasePlacementLocked(const std::string& pod_uid) {
   const auto same_pod = [&](const Placement& placement) { return placement.pod_uid == pod_uid; };
   if (const auto node = nodes_.find(it->second); node != nodes_.end()) {
     std::erase_if(node->second.placed, same_pod);
-    node->second.judged_until = absl::InfinitePast();
+    node->second.DropJudgement();
   } else if (const auto pending = pending_placed_.find(it->second);
              pending != pending_placed_.end()) {
     std::erase_if(pending->second, same_pod);
@@ -153,7 +153,7 @@ void ClusterView::UpdateCordonLocked(NodeState& state, absl::Time now) const {
   if (CordonCurrent(state, now)) return;
   state.cordon = NextLoadCordonState(state.cordon, LoadOf(state.report), now, options_.cordon);
   state.cordon_evaluated = now;
-  state.judged_until = absl::InfinitePast();
+  state.DropJudgement();
 }
 
 absl::flat_hash_map<std::string, LoadCordonState> ClusterView::LoadCordons(absl::Time now) {
@@ -191,7 +191,7 @@ absl::Time ClusterView::ComposeJudgedLocked(const NodeState& state, const LoadCo
 const NodeFootprint* ClusterView::JudgedNodeLocked(const NodeState* state, absl::Time now,
                                                    NodeFootprint& scratch, bool& refresh) const {
   if (state == nullptr) return nullptr;
-  if (now >= state->judged_from && now < state->judged_until) return &state->judged;
+  if (state->JudgementHolds(now)) return &state->judged;
   if (now - state->reported_at > options_.report_stale_after) return nullptr;
   refresh = true;
   if (CordonCurrent(*state, now)) {
@@ -206,7 +206,7 @@ const NodeFootprint* ClusterView::JudgedNodeLocked(const NodeState* state, absl:
 
 void ClusterView::RefreshJudgedLocked(NodeState& state, absl::Time now) {
   UpdateCordonLocked(state, now);
-  if (now >= state.judged_from && now < state.judged_until) return;  // kept by another reader
+  if (state.JudgementHolds(now)) return;  // kept by another reader
   const absl::Time placements_until = ComposeJudgedLocked(state, state.cordon, now, state.judged);
   state.judged_from = now;
   state.judged_until = std::min({placements_until, state.cordon_evaluated + absl::Seconds(1),
@@ -350,7 +350,7 @@ void ClusterView::SetApiNode(const std::string& name, const ApiNode& node) {
   api_nodes_[name] = node;
   if (const auto it = nodes_.find(name); it != nodes_.end()) {
     it->second.api = node;
-    it->second.judged_until = absl::InfinitePast();
+    it->second.DropJudgement();
   }
 }
 
@@ -359,7 +359,7 @@ void ClusterView::ForgetApiNode(const std::string& name) {
   api_nodes_.erase(name);
   if (const auto it = nodes_.find(name); it != nodes_.end()) {
     it->second.api.reset();
-    it->second.judged_until = absl::InfinitePast();
+    it->second.DropJudgement();
   }
 }
 
@@ -368,7 +368,7 @@ void ClusterView::ReplaceApiNodes(absl::flat_hash_map<std::string, ApiNode> node
   api_nodes_ = std::move(nodes);
   for (auto& [name, state] : nodes_) {
     state.api = ApiNodeLocked(name);
-    state.judged_until = absl::InfinitePast();
+    state.DropJudgement();
   }
 }
 
@@ -406,7 +406,7 @@ void ClusterView::RecordPlacement(const std::string& pod_uid, const std::string&
   placements_[pod_uid] = node;
   if (known != nodes_.end()) {
     known->second.placed.push_back({pod_uid, footprint, now});
-    known->second.judged_until = absl::InfinitePast();
+    known->second.DropJudgement();
   } else {
     pending_placed_[node].push_back({pod_uid, footprint, now});
   }

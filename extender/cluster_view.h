@@ -134,6 +134,9 @@ class ClusterView {
     absl::Time judged_from = absl::InfinitePast();
     absl::Time judged_until = absl::InfinitePast();
     NodeFootprint judged;
+    bool JudgementHolds(absl::Time now) const { return now >= judged_from && now < judged_until; }
+    // After a change to what the judgement is made of: the next reader judges afresh.
+    void DropJudgement() { judged_until = absl::InfinitePast(); }
     absl::Time reported_at;   // report.reported_at
     NodeFootprint footprint;  // the reported pods, aggregated when the report arrives
     // The cordon is re-evaluated at most once a second (its messages are formatted text).
