@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "codec/json_fields.h"
+#include "extender/json_projection.h"
 #include "extender/json_spans.h"
 #include "extender/json_writer.h"
 #include "extender/thread_json_parser.h"
@@ -185,27 +186,14 @@ absl::StatusOr<simdjson::dom::element> Reparse(const json& value, absl::string_v
 absl::StatusOr<PodSpec> DecodePodObject(const json& pod) {
   // Only what DecodePodElement reads is written out again: an API pod also carries managed
   // fields, status and the rest of its spec, which would triple the text to parse.
+  static const FieldMask* const kRead = new FieldMask{
+      {"metadata",
+       {{"namespace"}, {"name"}, {"uid"}, {"labels"}, {"annotations"}, {"ownerReferences"}}},
+      {"spec", {{"containers"}}},
+  };
   if (!pod.is_object()) return Invalid("Pod", "expected an object");
-  json slim = json::object();
-  if (const auto metadata = pod.find("metadata"); metadata != pod.end()) {
-    if (!metadata->is_object()) {
-      slim["metadata"] = *metadata;
-    } else {
-      json& out = slim["metadata"] = json::object();
-      for (const char* key :
-           {"namespace", "name", "uid", "labels", "annotations", "ownerReferences"}) {
-        if (const auto it = metadata->find(key); it != metadata->end()) out[key] = *it;
-      }
-    }
-  }
-  if (const auto spec = pod.find("spec"); spec != pod.end()) {
-    if (!spec->is_object()) {
-      slim["spec"] = *spec;
-    } else if (const auto containers = spec->find("containers"); containers != spec->end()) {
-      slim["spec"]["containers"] = *containers;
-    }
-  }
-  HEADROOM_ASSIGN_OR_RETURN(const simdjson::dom::element element, Reparse(slim, "Pod"));
+  HEADROOM_ASSIGN_OR_RETURN(const simdjson::dom::element element,
+                            Reparse(Project(pod, *kRead), "Pod"));
   return DecodePodElement(element);
 }
 
