@@ -221,11 +221,8 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
 
   // Node reports over gRPC.
   ReportServiceImpl reports(view, report_options);
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> grpc_credentials =
-      io::ServerCredentials(config.grpc_tls);
-  if (!grpc_credentials.ok()) return Fail(grpc_credentials.status().message());
   absl::StatusOr<RunningGrpcServer> report_server =
-      StartReportServer(config.grpc_address, reports, *grpc_credentials);
+      StartReportServer(config.grpc_address, reports, config.grpc_tls, {}, &metrics);
   if (!report_server.ok()) return Fail(report_server.status().message());
   logger->info("node reports over gRPC on port {} ({})", report_server->port,
                config.grpc_tls.cert_file.empty()
@@ -408,8 +405,7 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
     stop.Stop(served.ok() ? "the HTTP server stopped" : std::string(served.message()));
     if (webhook_server != nullptr) webhook_server->Stop();
     // Reports in flight get a short grace, then the final checkpoint includes them.
-    report_server->server->Shutdown(std::chrono::system_clock::now() +
-                                    std::chrono::milliseconds(200));
+    report_server->Shutdown(absl::Milliseconds(200));
     stopping.Notify();
     if (pod_watch != nullptr) pod_watch->Stop();
     if (node_watch != nullptr) node_watch->Stop();

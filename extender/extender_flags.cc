@@ -58,7 +58,8 @@ ABSL_FLAG(absl::Duration, status_sample_interval, absl::Minutes(1),
 ABSL_FLAG(absl::Duration, report_stale_after, absl::Minutes(3),
           "A node whose last report is older is judged as unknown (passed, never rejected).");
 ABSL_FLAG(std::string, grpc_tls_cert_file, "",
-          "PEM certificate for TLS on the gRPC report listener; empty: plaintext.");
+          "PEM certificate for TLS on the gRPC report listener; empty: plaintext. Reloaded when "
+          "the file changes.");
 ABSL_FLAG(std::string, grpc_tls_key_file, "", "PEM private key for --grpc-tls-cert-file.");
 ABSL_FLAG(std::string, grpc_client_ca_file, "",
           "PEM CA: headroom-nri must present a client certificate it signed (mutual TLS).");

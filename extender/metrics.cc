@@ -29,6 +29,10 @@ const app::FamilyHeader kActions{"headroom_extender_actions_total",
                                  MetricType::Counter};
 const app::FamilyHeader kReports{"headroom_extender_reports_total",
                                  "Node reports received, by outcome.", MetricType::Counter};
+const app::FamilyHeader kRefusedReportConnections{
+    "headroom_extender_report_connections_refused_total",
+    "Connections to the report port refused or cut by its front door, by reason.",
+    MetricType::Counter};
 const app::FamilyHeader kUnverifiedPods{
     "headroom_extender_unverified_pods_total",
     "Reported pods the Kubernetes API does not confirm (counted on their node, never acted on).",
@@ -51,6 +55,8 @@ Metrics::Metrics()
       admissions_(Registered(BuildCounter(), kAdmissions, *registry_)),
       actions_(Registered(BuildCounter(), kActions, *registry_)),
       reports_(Registered(BuildCounter(), kReports, *registry_)),
+      refused_report_connections_(
+          Registered(BuildCounter(), kRefusedReportConnections, *registry_)),
       unverified_pods_(Registered(BuildCounter(), kUnverifiedPods, *registry_).Add({})),
       unknown_nodes_(Registered(BuildCounter(), kUnknownNodes, *registry_).Add({})) {}
 
@@ -102,6 +108,10 @@ void Metrics::CountReport(const std::string& outcome) {
   CounterFor(reports_, {{"outcome", outcome}}).Increment();
 }
 
+void Metrics::CountRefusedReportConnection(const std::string& reason) {
+  CounterFor(refused_report_connections_, {{"reason", reason}}).Increment();
+}
+
 void Metrics::CountUnverifiedPods(size_t count) {
   if (count > 0) unverified_pods_.Increment(static_cast<double>(count));
 }
@@ -140,9 +150,15 @@ std::string Metrics::Render(const ClusterGauges& cluster) const {
                                        "Nodes whose allocatable the Kubernetes API supplied.",
                                        MetricType::Gauge, static_cast<double>(cluster.api_nodes)));
   }
-  static const std::vector<app::FamilyHeader> kDeclared = {
-      kRequests, kLatency, kRejections,     kAdmissions,
-      kActions,  kReports, kUnverifiedPods, kUnknownNodes};
+  static const std::vector<app::FamilyHeader> kDeclared = {kRequests,
+                                                           kLatency,
+                                                           kRejections,
+                                                           kAdmissions,
+                                                           kActions,
+                                                           kReports,
+                                                           kRefusedReportConnections,
+                                                           kUnverifiedPods,
+                                                           kUnknownNodes};
   return app::ExpositionText({registry_.get()}, std::move(gauges), kDeclared);
 }
 

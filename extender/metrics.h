@@ -17,6 +17,9 @@
 //   headroom_extender_reports_total{outcome}       node reports: accepted | unauthenticated |
 //                                                  forbidden | invalid | unknown_node | unavailable
 //   headroom_extender_unverified_pods_total        reported pods the API does not confirm
+//   headroom_extender_report_connections_refused_total{reason}  cut by the report port's
+//                                                  front door: connection_cap | address_cap |
+//                                                  handshake | http2_flood | http2_protocol
 
 #include <array>
 #include <cstdint>
@@ -51,6 +54,7 @@ class Metrics {
   void CountAction(const std::string& action, const std::string& outcome);
   void CountReport(const std::string& outcome);
   void CountUnverifiedPods(size_t count);
+  void CountRefusedReportConnection(const std::string& reason);
 
   struct ClusterGauges {
     size_t nodes_reported = 0;
@@ -96,6 +100,7 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& admissions_;
   prometheus::Family<prometheus::Counter>& actions_;
   prometheus::Family<prometheus::Counter>& reports_;
+  prometheus::Family<prometheus::Counter>& refused_report_connections_;
   prometheus::Counter& unverified_pods_;
   prometheus::Counter& unknown_nodes_;
 };

@@ -2,27 +2,24 @@
 
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/resource_quota.h>
+#include <grpcpp/server_posix.h>
+#include <unistd.h>
 
 #include <algorithm>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "app/flag_args.h"
 #include "codec/report_codec.h"
+#include "extender/tls_certificate.h"
 #include "shared/log_text.h"
+#include "shared/status_macros.h"
 #include "shared/workload_key.h"
 #include "spdlog/spdlog.h"
 
 namespace headroom::extender {
 namespace {
-
-std::vector<std::string> AuthValues(const grpc::AuthContext& auth, const char* property) {
-  std::vector<std::string> values;
-  for (const grpc::string_ref& value : auth.FindPropertyValues(property)) {
-    values.emplace_back(value.data(), value.size());
-  }
-  return values;
-}
 
 std::string BearerToken(const grpc::ServerContext& context) {
   const auto& metadata = context.client_metadata();
@@ -39,6 +36,11 @@ grpc::StatusCode GrpcCode(const absl::Status& status) {
 
 }  // namespace
 
+std::string ReportServiceImpl::PeerAddress(const grpc::ServerContext& context) const {
+  const std::optional<FrontDoorPeer> peer = peers_.Find(context.peer());
+  return LogText(peer ? peer->address : context.peer());
+}
+
 void ReportServiceImpl::Count(const std::string& outcome) {
   if (options_.metrics != nullptr) options_.metrics->CountReport(outcome);
 }
@@ -48,12 +50,14 @@ grpc::Status ReportServiceImpl::CheckCaller(grpc::ServerContext* context, const 
     case ReportAuth::kInsecure:
       return grpc::Status::OK;
     case ReportAuth::kCertificate: {
-      const std::shared_ptr<const grpc::AuthContext> auth = context->auth_context();
-      if (auth == nullptr || !auth->IsPeerAuthenticated()) {
+      // The front door verified the certificate at the TLS handshake and recorded it by the
+      // connection gRPC names as this call's peer.
+      const std::optional<FrontDoorPeer> peer = peers_.Find(context->peer());
+      if (!peer || !peer->certificate) {
         return {grpc::StatusCode::UNAUTHENTICATED, "a client certificate is required"};
       }
-      if (!CertificateSpeaksFor(AuthValues(*auth, GRPC_X509_CN_PROPERTY_NAME),
-                                AuthValues(*auth, GRPC_X509_SAN_PROPERTY_NAME), node)) {
+      if (!CertificateSpeaksFor(peer->certificate->common_names, peer->certificate->alt_names,
+                                node)) {
         return {grpc::StatusCode::PERMISSION_DENIED,
                 absl::StrCat("the client certificate does not name node ", node)};
       }
@@ -82,7 +86,7 @@ grpc::Status ReportServiceImpl::Report(grpc::ServerContext* context,
                                        headroom::v1::ReportReply* reply) {
   const std::string node = LogText(request->node());
   if (grpc::Status caller = CheckCaller(context, request->node()); !caller.ok()) {
-    spdlog::warn("refused a report for node {} from {}: {}", node, LogText(context->peer()),
+    spdlog::warn("refused a report for node {} from {}: {}", node, PeerAddress(*context),
                  LogText(caller.error_message()));
     Count(caller.error_code() == grpc::StatusCode::PERMISSION_DENIED ? "forbidden"
           : caller.error_code() == grpc::StatusCode::UNAVAILABLE     ? "unavailable"
@@ -136,12 +140,59 @@ grpc::Status ReportServiceImpl::Report(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
-absl::StatusOr<RunningGrpcServer> StartReportServer(
-    const std::string& address, ReportServiceImpl& service,
-    std::shared_ptr<grpc::ServerCredentials> credentials, const ReportServerLimits& limits) {
+RunningGrpcServer::RunningGrpcServer() = default;
+RunningGrpcServer::RunningGrpcServer(RunningGrpcServer&&) noexcept = default;
+RunningGrpcServer& RunningGrpcServer::operator=(RunningGrpcServer&& other) noexcept {
+  if (this == &other) return *this;
+  Shutdown(absl::ZeroDuration());
+  server = std::move(other.server);
+  certificate = std::move(other.certificate);
+  door = std::move(other.door);
+  port = other.port;
+  return *this;
+}
+RunningGrpcServer::~RunningGrpcServer() { Shutdown(absl::ZeroDuration()); }
+
+void RunningGrpcServer::Shutdown(absl::Duration grace) {
+  if (door != nullptr) door->StopAccepting();
+  if (server != nullptr) {
+    server->Shutdown(std::chrono::system_clock::now() +
+                     std::chrono::microseconds(absl::ToInt64Microseconds(grace)));
+  }
+  if (door != nullptr) door->Stop();
+  door.reset();
+  server.reset();
+}
+
+absl::StatusOr<RunningGrpcServer> StartReportServer(const std::string& address,
+                                                    ReportServiceImpl& service,
+                                                    const io::GrpcServerTls& tls,
+                                                    const ReportServerLimits& limits,
+                                                    Metrics* metrics) {
+  HEADROOM_ASSIGN_OR_RETURN(app::HostPort host_port, app::ParseHostPort(address, "--grpc-address"));
+  if (host_port.host.size() >= 2 && host_port.host.front() == '[' && host_port.host.back() == ']') {
+    host_port.host = host_port.host.substr(1, host_port.host.size() - 2);  // "[::]:9090"
+  }
+  if (host_port.host.empty()) host_port.host = "0.0.0.0";
   RunningGrpcServer running;
+  if (tls.cert_file.empty() != tls.key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--grpc-tls-cert-file and --grpc-tls-key-file go together (and --grpc-client-ca-file "
+        "needs them)");
+  }
+  if (!tls.client_ca_file.empty() && tls.cert_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--grpc-client-ca-file needs --grpc-tls-cert-file and --grpc-tls-key-file");
+  }
+  if (!tls.cert_file.empty()) {
+    running.certificate = std::make_unique<ReloadingCertificate>(tls.cert_file, tls.key_file);
+    if (absl::Status loaded = running.certificate->Load(); !loaded.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--grpc-tls-cert-file/--grpc-tls-key-file: ", loaded.message()));
+    }
+  }
+  // gRPC listens on no port: every connection comes through the front door.
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(address, std::move(credentials), &running.port);
   builder.RegisterService(&service);
   builder.SetMaxReceiveMessageSize(limits.max_message_bytes);
   builder.AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE, limits.max_metadata_bytes);
@@ -153,9 +204,33 @@ absl::StatusOr<RunningGrpcServer> StartReportServer(
   quota.Resize(limits.max_memory_bytes);  // gRPC's own buffers, whatever clients send
   builder.SetResourceQuota(quota);
   running.server = builder.BuildAndStart();
-  if (running.server == nullptr || running.port == 0) {
-    return absl::UnavailableError(absl::StrCat("cannot serve gRPC on ", address));
+  if (running.server == nullptr) {
+    return absl::UnavailableError(absl::StrCat("cannot start the gRPC server for ", address));
   }
+  FrontDoorOptions door;
+  door.host = host_port.host;
+  door.port = host_port.port;
+  door.certificate = running.certificate.get();
+  door.client_ca_file = tls.client_ca_file;
+  door.peers = &service.peers();
+  door.limits = limits.http2;
+  door.max_connections = limits.max_connections;
+  door.max_connections_per_address = limits.max_connections_per_address;
+  door.handshake_timeout = limits.handshake_timeout;
+  if (metrics != nullptr) {
+    door.on_refused = [metrics](absl::string_view reason) {
+      metrics->CountRefusedReportConnection(std::string(reason));
+    };
+  }
+  grpc::Server* server = running.server.get();
+  absl::StatusOr<std::unique_ptr<ReportFrontDoor>> started = ReportFrontDoor::Start(
+      std::move(door), [server](int fd) { grpc::AddInsecureChannelFromFd(server, fd); });
+  if (!started.ok()) {
+    running.server->Shutdown();
+    return started.status();
+  }
+  running.door = std::move(*started);
+  running.port = running.door->port();
   return running;
 }
 

@@ -13,10 +13,11 @@
 #include "absl/time/time.h"
 #include "extender/cluster_view.h"
 #include "extender/metrics.h"
+#include "extender/report_front_door.h"
 #include "extender/report_verification.h"
 #include "extender/reporter_identity.h"
-#include "grpcpp/security/server_credentials.h"
 #include "headroom/v1/report.grpc.pb.h"
+#include "io/grpc_tls.h"
 
 namespace grpc {
 class Server;
@@ -42,18 +43,36 @@ class ReportServiceImpl final : public headroom::v1::ReportService::Service {
   grpc::Status Report(grpc::ServerContext* context, const headroom::v1::NodeReport* request,
                       headroom::v1::ReportReply* reply) override;
 
+  // The client certificates of the connections the front door admitted (report_front_door.h).
+  FrontDoorPeers& peers() { return peers_; }
+
  private:
   // OK when the caller may report `node` under options_.auth.
   grpc::Status CheckCaller(grpc::ServerContext* context, const std::string& node);
   void Count(const std::string& outcome);
+  // The client's address, for logs.
+  std::string PeerAddress(const grpc::ServerContext& context) const;
 
   ClusterView& view_;
   ReportServiceOptions options_;
   std::function<absl::Time()> clock_;
+  FrontDoorPeers peers_;
 };
 
+// The report server: gRPC, reached only through its front door.
 struct RunningGrpcServer {
+  RunningGrpcServer();
+  RunningGrpcServer(RunningGrpcServer&&) noexcept;
+  RunningGrpcServer& operator=(RunningGrpcServer&&) noexcept;
+  ~RunningGrpcServer();  // Shutdown(no grace)
+
+  // Stops admitting connections, gives the reports in flight `grace`, then closes every
+  // connection. Idempotent.
+  void Shutdown(absl::Duration grace);
+
   std::unique_ptr<grpc::Server> server;
+  std::unique_ptr<ReloadingCertificate> certificate;  // null: plaintext
+  std::unique_ptr<ReportFrontDoor> door;
   int port = 0;
 };
 
@@ -64,13 +83,20 @@ struct ReportServerLimits {
   int max_concurrent_streams = 16;     // per connection
   int max_threads = 32;                // the whole server's request threads
   size_t max_memory_bytes = 16 << 20;  // gRPC's buffers (a resource quota)
+  // What the front door admits (report_front_door.h).
+  H2Limits http2;
+  size_t max_connections = 8192;
+  size_t max_connections_per_address = 64;
+  absl::Duration handshake_timeout = absl::Seconds(10);
 };
 
-// Starts the gRPC server on `address` ("host:port"; port 0 picks a free one), plaintext
-// unless `credentials` say otherwise (io/grpc_tls.h).
-absl::StatusOr<RunningGrpcServer> StartReportServer(
-    const std::string& address, ReportServiceImpl& service,
-    std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials(),
-    const ReportServerLimits& limits = {});
+// Starts the gRPC server behind its front door on `address` ("host:port"; port 0 picks a
+// free one): plaintext when `tls` is empty, else TLS with the certificate reloaded when its
+// files change, and mutual TLS with a client CA. InvalidArgument names the flag at fault.
+absl::StatusOr<RunningGrpcServer> StartReportServer(const std::string& address,
+                                                    ReportServiceImpl& service,
+                                                    const io::GrpcServerTls& tls = {},
+                                                    const ReportServerLimits& limits = {},
+                                                    Metrics* metrics = nullptr);
 
 }  // namespace headroom::extender

@@ -22,29 +22,6 @@ absl::StatusOr<std::string> Pem(const std::string& path, const char* flag) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
-    const GrpcServerTls& tls) {
-  if (tls.cert_file.empty() && tls.key_file.empty() && tls.client_ca_file.empty()) {
-    return grpc::InsecureServerCredentials();
-  }
-  if (tls.cert_file.empty() || tls.key_file.empty()) {
-    return absl::InvalidArgumentError(
-        "--grpc-tls-cert-file and --grpc-tls-key-file go together (and --grpc-client-ca-file "
-        "needs them)");
-  }
-  grpc::SslServerCredentialsOptions options(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
-  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
-  HEADROOM_ASSIGN_OR_RETURN(pair.cert_chain, Pem(tls.cert_file, "--grpc-tls-cert-file"));
-  HEADROOM_ASSIGN_OR_RETURN(pair.private_key, Pem(tls.key_file, "--grpc-tls-key-file"));
-  options.pem_key_cert_pairs.push_back(std::move(pair));
-  if (!tls.client_ca_file.empty()) {
-    HEADROOM_ASSIGN_OR_RETURN(options.pem_root_certs,
-                              Pem(tls.client_ca_file, "--grpc-client-ca-file"));
-    options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
-  }
-  return grpc::SslServerCredentials(options);
-}
-
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(
     const GrpcClientTls& tls) {
   if (tls.ca_file.empty() && tls.cert_file.empty() && tls.key_file.empty()) {

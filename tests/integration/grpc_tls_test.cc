@@ -47,7 +47,11 @@ class GrpcTlsTest : public ::testing::Test {
                                "openssl req -newkey rsa:2048 -nodes -subj /CN=node-a -keyout "
                                "client.key -out client.csr && "
                                "openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key "
-                               "-CAcreateserial -days 1 -out client.pem";
+                               "-CAcreateserial -days 1 -out client.pem && "
+                               "openssl req -newkey rsa:2048 -nodes -subj /CN=extender -keyout "
+                               "renewed.key -out renewed.csr && "
+                               "openssl x509 -req -in renewed.csr -CA other.pem -CAkey other.key "
+                               "-CAcreateserial -days 1 -extfile san.ext -out renewed.pem";
     ASSERT_EQ(std::system(("(" + script + ") >/dev/null 2>&1").c_str()), 0) << "openssl is needed";
   }
   static void TearDownTestSuite() { std::filesystem::remove_all(dir_); }
@@ -55,11 +59,7 @@ class GrpcTlsTest : public ::testing::Test {
 
   // Starts the report service with `tls`; returns its port.
   int Serve(const io::GrpcServerTls& tls) {
-    absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-        io::ServerCredentials(tls);
-    EXPECT_THAT(credentials.status(), IsOk());
-    absl::StatusOr<RunningGrpcServer> server =
-        StartReportServer("127.0.0.1:0", service_, *credentials);
+    absl::StatusOr<RunningGrpcServer> server = StartReportServer("127.0.0.1:0", service_, tls);
     EXPECT_THAT(server.status(), IsOk());
     server_ = std::move(*server);
     return server_.port;
@@ -84,9 +84,7 @@ class GrpcTlsTest : public ::testing::Test {
     return stub->Report(&context, report, &reply);
   }
 
-  void TearDown() override {
-    if (server_.server) server_.server->Shutdown();
-  }
+  void TearDown() override { server_.Shutdown(absl::ZeroDuration()); }
 
   static std::filesystem::path dir_;
   ClusterView view_{{}};
@@ -117,11 +115,8 @@ TEST_F(GrpcTlsTest, MutualTlsRequiresAClientCertificateFromTheClientCa) {
 TEST_F(GrpcTlsTest, ACertificateReportsOnlyForTheNodeItNames) {
   ReportServiceImpl service(view_,
                             ReportServiceOptions{ReportAuth::kCertificate, nullptr, {}, &metrics_});
-  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      io::ServerCredentials({File("server.pem"), File("server.key"), File("ca.pem")});
-  ASSERT_THAT(credentials.status(), IsOk());
-  absl::StatusOr<RunningGrpcServer> server =
-      StartReportServer("127.0.0.1:0", service, *credentials);
+  absl::StatusOr<RunningGrpcServer> server = StartReportServer(
+      "127.0.0.1:0", service, {File("server.pem"), File("server.key"), File("ca.pem")});
   ASSERT_THAT(server.status(), IsOk());
   const io::GrpcClientTls node_a = {File("ca.pem"), File("client.pem"), File("client.key")};
   const grpc::Status own = Report(server->port, node_a, "node-a");
@@ -129,7 +124,7 @@ TEST_F(GrpcTlsTest, ACertificateReportsOnlyForTheNodeItNames) {
   const grpc::Status other = Report(server->port, node_a, "node-b");
   EXPECT_EQ(other.error_code(), grpc::StatusCode::PERMISSION_DENIED) << other.error_message();
   EXPECT_EQ(view_.NodeCount(), 1u);
-  server->server->Shutdown();
+  server->Shutdown(absl::ZeroDuration());
 }
 
 TEST_F(GrpcTlsTest, ATokenReportsOnlyForItsPodsNode) {
@@ -156,7 +151,24 @@ TEST_F(GrpcTlsTest, ATokenReportsOnlyForItsPodsNode) {
             grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(Report(server->port, {}, "node-a").error_code(), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(view_.NodeCount(), 1u);
-  server->server->Shutdown();
+  server->Shutdown(absl::ZeroDuration());
+}
+
+TEST_F(GrpcTlsTest, ARenewedCertificateIsServedWithoutARestart) {
+  namespace fs = std::filesystem;
+  fs::copy_file(File("server.pem"), File("live.pem"), fs::copy_options::overwrite_existing);
+  fs::copy_file(File("server.key"), File("live.key"), fs::copy_options::overwrite_existing);
+  const int port = Serve({File("live.pem"), File("live.key"), ""});
+  EXPECT_TRUE(Report(port, {File("ca.pem"), "", ""}).ok());
+  // Renewed in place by another CA (cert-manager rewrites the Secret's files).
+  fs::copy_file(File("renewed.key"), File("live.key"), fs::copy_options::overwrite_existing);
+  fs::copy_file(File("renewed.pem"), File("live.pem"), fs::copy_options::overwrite_existing);
+  const auto later = fs::file_time_type::clock::now() + std::chrono::seconds(2);
+  fs::last_write_time(File("live.key"), later);
+  fs::last_write_time(File("live.pem"), later);
+  const grpc::Status renewed = Report(port, {File("other.pem"), "", ""});
+  EXPECT_TRUE(renewed.ok()) << renewed.error_message();
+  EXPECT_FALSE(Report(port, {File("ca.pem"), "", ""}).ok()) << "the old certificate is gone";
 }
 
 TEST_F(GrpcTlsTest, PlaintextStaysTheDefault) {
@@ -165,14 +177,22 @@ TEST_F(GrpcTlsTest, PlaintextStaysTheDefault) {
 }
 
 TEST_F(GrpcTlsTest, BadSettingsNameTheFlag) {
-  EXPECT_THAT(io::ServerCredentials({File("server.pem"), "", ""}).status(),
+  ReportServiceImpl service(view_, ReportServiceOptions{});
+  const auto start = [&](const io::GrpcServerTls& tls) {
+    return StartReportServer("127.0.0.1:0", service, tls).status();
+  };
+  EXPECT_THAT(start({File("server.pem"), "", ""}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("go together")));
-  EXPECT_THAT(io::ServerCredentials({"", "", File("ca.pem")}).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("go together")));
-  EXPECT_THAT(io::ServerCredentials({File("nope.pem"), File("server.key"), ""}).status(),
+  EXPECT_THAT(start({"", "", File("ca.pem")}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--grpc-client-ca-file")));
+  EXPECT_THAT(start({File("nope.pem"), File("server.key"), ""}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--grpc-tls-cert-file")));
-  EXPECT_THAT(io::ServerCredentials({File("san.ext"), File("server.key"), ""}).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not PEM")));
+  EXPECT_THAT(start({File("san.ext"), File("server.key"), ""}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--grpc-tls-cert-file")));
+  EXPECT_THAT(start({File("server.pem"), File("server.key"), File("nope.pem")}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--grpc-client-ca-file")));
+  EXPECT_THAT(StartReportServer("127.0.0.1", service).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--grpc-address")));
   EXPECT_THAT(io::ChannelCredentials({"", File("client.pem"), File("client.key")}).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("CA")));
   EXPECT_THAT(io::ChannelCredentials({File("ca.pem"), File("client.pem"), ""}).status(),
