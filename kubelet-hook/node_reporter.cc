@@ -1,15 +1,24 @@
 #include "kubelet-hook/node_reporter.h"
 
+#include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
+#include <netdb.h>
+#include <sys/socket.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/blocking_counter.h"
 #include "codec/report_proto.h"
 #include "io/atomic_file.h"
 #include "io/bearer_token.h"
 #include "kubelet-hook/container_policy.h"
+#include "shared/log_text.h"
+#include "spdlog/spdlog.h"
 
 namespace headroom::nri {
 
@@ -61,15 +70,80 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
   return report;
 }
 
+absl::StatusOr<std::vector<std::string>> ResolveAddresses(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (const int error = ::getaddrinfo(host.c_str(), nullptr, &hints, &found); error != 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot resolve ", host, ": ", ::gai_strerror(error)));
+  }
+  std::set<std::string> addresses;
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* raw =
+        a->ai_family == AF_INET
+            ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(a->ai_addr)->sin_addr)
+            : static_cast<const void*>(
+                  &reinterpret_cast<const sockaddr_in6*>(a->ai_addr)->sin6_addr);
+    if ((a->ai_family == AF_INET || a->ai_family == AF_INET6) &&
+        ::inet_ntop(a->ai_family, raw, text, sizeof(text)) != nullptr) {
+      addresses.insert(text);
+    }
+  }
+  ::freeaddrinfo(found);
+  if (addresses.empty()) return absl::UnavailableError(absl::StrCat(host, " has no address"));
+  return std::vector<std::string>(addresses.begin(), addresses.end());
+}
+
+absl::StatusOr<headroom::v1::ReportReply> MergeReplicaReplies(
+    const std::vector<std::pair<std::string, absl::StatusOr<headroom::v1::ReportReply>>>& replies) {
+  headroom::v1::ReportReply merged;
+  bool any = false;
+  std::vector<std::string> failures;
+  for (const auto& [replica, reply] : replies) {
+    if (!reply.ok()) {
+      failures.push_back(absl::StrCat(replica, ": ", reply.status().message()));
+      continue;
+    }
+    any = true;
+    merged.set_nodes_known(std::max(merged.nodes_known(), reply->nodes_known()));
+    for (const auto& [key, seconds] : reply->history_seconds()) {
+      int64_t& kept = (*merged.mutable_history_seconds())[key];
+      kept = std::max(kept, seconds);
+    }
+  }
+  if (!any) {
+    return absl::UnavailableError(failures.empty()
+                                      ? "no extender replica to report to"
+                                      : absl::StrCat("report to every extender replica failed: ",
+                                                     absl::StrJoin(failures, "; ")));
+  }
+  return merged;
+}
+
 NodeReporter::NodeReporter(const std::string& extender_address,
                            std::shared_ptr<grpc::ChannelCredentials> credentials,
-                           std::string token_file)
-    : stub_(headroom::v1::ReportService::NewStub(
-          grpc::CreateChannel(extender_address, std::move(credentials)))),
-      token_file_(std::move(token_file)) {}
+                           std::string token_file, ReplicaOptions replicas)
+    : address_(extender_address),
+      credentials_(std::move(credentials)),
+      token_file_(std::move(token_file)),
+      replicas_(std::move(replicas)) {
+  const size_t colon = address_.rfind(':');
+  host_ = address_.substr(0, colon == std::string::npos ? address_.size() : colon);
+  port_ = colon == std::string::npos ? "" : address_.substr(colon + 1);
+  if (host_.size() >= 2 && host_.front() == '[' && host_.back() == ']') {
+    host_ = host_.substr(1, host_.size() - 2);
+  }
+  if (!replicas_.all_replicas) {
+    stub_ = headroom::v1::ReportService::NewStub(grpc::CreateChannel(address_, credentials_));
+  }
+}
 
 absl::StatusOr<headroom::v1::ReportReply> NodeReporter::Send(const headroom::v1::NodeReport& report,
                                                              absl::Duration timeout) {
+  if (replicas_.all_replicas) return SendToEveryReplica(report, timeout);
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
   if (absl::Status added = io::AddBearerToken(context, token_file_); !added.ok()) {
@@ -82,6 +156,79 @@ absl::StatusOr<headroom::v1::ReportReply> NodeReporter::Send(const headroom::v1:
         absl::StrCat("report to the extender failed: ", status.error_message()));
   }
   return reply;
+}
+
+headroom::v1::ReportService::Stub& NodeReporter::ReplicaStub(const std::string& ip) {
+  std::unique_ptr<headroom::v1::ReportService::Stub>& stub = replica_stubs_[ip];
+  if (stub == nullptr) {
+    grpc::ChannelArguments args;
+    args.SetSslTargetNameOverride(host_);  // the certificate names the Service, not the pod
+    const std::string target =
+        ip.find(':') != std::string::npos ? absl::StrCat("[", ip, "]:", port_) : ip + ":" + port_;
+    stub =
+        headroom::v1::ReportService::NewStub(grpc::CreateCustomChannel(target, credentials_, args));
+  }
+  return *stub;
+}
+
+absl::StatusOr<headroom::v1::ReportReply> NodeReporter::SendToEveryReplica(
+    const headroom::v1::NodeReport& report, absl::Duration timeout) {
+  absl::StatusOr<std::vector<std::string>> addresses = replicas_.resolve(host_);
+  if (!addresses.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("report not sent: no extender replica: ", addresses.status().message()));
+  }
+  // Replicas gone from the Service are forgotten with their channels.
+  for (auto it = replica_stubs_.begin(); it != replica_stubs_.end();) {
+    it = std::find(addresses->begin(), addresses->end(), it->first) == addresses->end()
+             ? replica_stubs_.erase(it)
+             : std::next(it);
+  }
+  struct Call {
+    grpc::ClientContext context;
+    headroom::v1::ReportReply reply;
+    grpc::Status status;
+  };
+  std::vector<std::unique_ptr<Call>> calls;
+  const auto deadline = absl::ToChronoTime(absl::Now() + timeout);
+  for (const std::string& ip : *addresses) {
+    auto call = std::make_unique<Call>();
+    call->context.set_deadline(deadline);
+    if (absl::Status added = io::AddBearerToken(call->context, token_file_); !added.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("report not sent: --token-file: ", added.message()));
+    }
+    calls.push_back(std::move(call));
+  }
+  // Every call ends by its deadline: gRPC calls back in any case.
+  absl::BlockingCounter pending(static_cast<int>(calls.size()));
+  for (size_t i = 0; i < calls.size(); ++i) {
+    Call* call = calls[i].get();
+    ReplicaStub((*addresses)[i])
+        .async()
+        ->Report(&call->context, &report, &call->reply, [call, &pending](grpc::Status status) {
+          call->status = std::move(status);
+          pending.DecrementCount();
+        });
+  }
+  pending.Wait();
+  std::vector<std::pair<std::string, absl::StatusOr<headroom::v1::ReportReply>>> replies;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const grpc::Status& status = calls[i]->status;
+    replies.emplace_back((*addresses)[i],
+                         status.ok() ? absl::StatusOr<headroom::v1::ReportReply>(calls[i]->reply)
+                                     : absl::UnavailableError(status.error_message()));
+  }
+  absl::StatusOr<headroom::v1::ReportReply> merged = MergeReplicaReplies(replies);
+  if (merged.ok()) {
+    for (const auto& [ip, reply] : replies) {
+      if (!reply.ok()) {
+        spdlog::warn("report to extender replica {} failed (the other replicas took it): {}", ip,
+                     LogText(reply.status().message()));
+      }
+    }
+  }
+  return merged;
 }
 
 std::optional<double> ReadLoad1() {

@@ -143,8 +143,10 @@ int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
   PluginRunner runner(config.runner, [&](const ttrpc::Request& r) { return stub.Handle(r); });
   std::unique_ptr<NodeReporter> reporter;
   if (!config.extender.empty()) {
+    ReplicaOptions replicas;
+    replicas.all_replicas = config.extender_all_replicas;
     reporter = std::make_unique<NodeReporter>(config.extender, config.report_credentials,
-                                              config.token_file);
+                                              config.token_file, replicas);
   }
   NodeLoopOptions loop_options;
   loop_options.node_name = config.node_name;

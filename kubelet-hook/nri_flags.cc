@@ -22,6 +22,10 @@ ABSL_FLAG(std::string, state_dir, "",
           "Directory for node-stats.json, the checkpoint of statistics; empty: none.");
 ABSL_FLAG(std::string, extender, "",
           "host:port of headroom-extender's gRPC report service; empty: do not report.");
+ABSL_FLAG(bool, extender_all_replicas, false,
+          "Send each report to every address --extender's host resolves to (a headless Service "
+          "naming every extender replica), resolved anew for each report; TLS is verified "
+          "against that host name. Off: one connection to --extender.");
 ABSL_FLAG(std::string, token_file, "",
           "A projected ServiceAccount token (audience headroom-extender) sent with each report, "
           "for the extender's --report-auth=token; read again for every report. Empty: none.");
@@ -146,6 +150,10 @@ absl::StatusOr<NriDaemonConfig> NriConfigFromFlags() {
   config.state_dir = absl::GetFlag(FLAGS_state_dir);
   config.extender = absl::GetFlag(FLAGS_extender);
   config.token_file = absl::GetFlag(FLAGS_token_file);
+  config.extender_all_replicas = absl::GetFlag(FLAGS_extender_all_replicas);
+  if (config.extender_all_replicas && config.extender.empty()) {
+    return absl::InvalidArgumentError("--extender-all-replicas needs --extender");
+  }
   config.kernel_log = absl::GetFlag(FLAGS_kernel_log);
   config.node_name = NodeName();
   return config;

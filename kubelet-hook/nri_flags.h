@@ -32,6 +32,7 @@ struct NriDaemonConfig {
   std::string extender;   // empty: no reports
   std::shared_ptr<grpc::ChannelCredentials> report_credentials;
   std::string token_file;
+  bool extender_all_replicas = false;  // report to every address of --extender's host
   std::string node_name;
   ResourceAmounts allocatable;
   absl::Duration interval;

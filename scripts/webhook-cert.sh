@@ -15,7 +15,9 @@ trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 openssl req -x509 -newkey rsa:2048 -nodes -days "$days" -subj "/CN=headroom-webhook-ca" -keyout ca.key -out ca.crt 2>/dev/null
 openssl req -newkey rsa:2048 -nodes -subj "/CN=$service.$namespace.svc" -keyout tls.key -out tls.csr 2>/dev/null
-printf 'subjectAltName=DNS:%s.%s.svc,DNS:%s.%s.svc.cluster.local\n' "$service" "$namespace" "$service" "$namespace" >san.ext
+# The headless Service's name too: headroom-nri reports to each replica under that name.
+printf 'subjectAltName=DNS:%s.%s.svc,DNS:%s.%s.svc.cluster.local,DNS:%s-replicas.%s.svc\n' \
+  "$service" "$namespace" "$service" "$namespace" "$service" "$namespace" >san.ext
 openssl x509 -req -in tls.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days "$days" -extfile san.ext -out tls.crt 2>/dev/null
 # ca.crt too: headroom-nri trusts the extender's gRPC listener (same certificate) by it.
 kubectl -n "$namespace" create secret generic headroom-extender-webhook-tls --type kubernetes.io/tls \
