@@ -10,12 +10,12 @@ seconds="${FUZZ_SECONDS:-60}"
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target extender_args_fuzzer quantity_fuzzer nri_wire_fuzzer \
-  report_fuzzer admission_fuzzer checkpoint_fuzzer pod_watch_fuzzer
+  report_fuzzer admission_fuzzer checkpoint_fuzzer pod_watch_fuzzer h2_meter_fuzzer
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/extender" "$work/quantity" "$work/nri" "$work/nri-seeds" "$work/report" "$work/admission" \
-  "$work/checkpoint" "$work/pod-watch"
+  "$work/checkpoint" "$work/pod-watch" "$work/h2"
 # The recorded containerd streams, each prefixed with a chunk-size byte.
 for f in tests/testdata/nri-wire/*/runtime-to-plugin.bin tests/testdata/nri-wire/*/plugin-to-runtime.bin; do
   { printf '\x05'; cat "$f"; } >"$work/nri-seeds/$(echo "$f" | tr / _)"
@@ -36,4 +36,5 @@ run report_fuzzer "$work/report" tests/testdata/fuzz-regressions/report
 run admission_fuzzer "$work/admission" tests/testdata/fuzz-regressions/admission
 run checkpoint_fuzzer "$work/checkpoint" tests/testdata/fuzz-regressions/checkpoint
 run pod_watch_fuzzer "$work/pod-watch" tests/testdata/fuzz-regressions/pod-watch
+run h2_meter_fuzzer "$work/h2" tests/testdata/fuzz-regressions/h2
 echo "fuzzing: no crash, leak or timeout"

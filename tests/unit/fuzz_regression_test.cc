@@ -11,6 +11,7 @@
 #include "extender/admission.h"
 #include "extender/cluster_view.h"
 #include "extender/extender_wire.h"
+#include "extender/h2_meter.h"
 #include "extender/judge.h"
 #include "extender/list_watcher.h"
 #include "extender/pod_index.h"
@@ -67,6 +68,27 @@ TEST(FuzzRegressionTest, PodWatchLinesAreAppliedOrRefused) {
     ++inputs;
   }
   EXPECT_GE(inputs, 8);
+}
+
+TEST(FuzzRegressionTest, Http2MeterVerdictsDoNotDependOnTheSplit) {
+  int inputs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kRegressions / "h2")) {
+    const std::string input = FileContents(entry.path());
+    ASSERT_FALSE(input.empty()) << entry.path().filename();
+    const size_t chunk = input[0] == 0 ? 1 : static_cast<unsigned char>(input[0]);
+    const absl::string_view bytes = absl::string_view(input).substr(1);
+    const absl::Time now = absl::FromUnixSeconds(1000);
+    extender::H2ClientMeter whole;
+    const absl::Status at_once = whole.Feed(bytes, now);
+    extender::H2ClientMeter split;
+    absl::Status in_chunks;
+    for (size_t at = 0; at < bytes.size() && in_chunks.ok(); at += chunk) {
+      in_chunks = split.Feed(bytes.substr(at, chunk), now);
+    }
+    EXPECT_EQ(at_once, in_chunks) << entry.path().filename();
+    ++inputs;
+  }
+  EXPECT_GE(inputs, 6);
 }
 
 TEST(FuzzRegressionTest, QuantitiesParseOrAreRefused) {
