@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "extender/tls_certificate.h"
+#include "io/tcp_listen.h"
 #include "shared/log_text.h"
 #include "spdlog/spdlog.h"
 
@@ -363,21 +364,9 @@ absl::StatusOr<std::unique_ptr<ReportFrontDoor>> ReportFrontDoor::Start(
   } else if (!o.client_ca_file.empty()) {
     return absl::InvalidArgumentError("a client CA needs a server certificate (TLS)");
   }
-  boost::system::error_code ec;
-  const asio::ip::address address =
-      asio::ip::make_address(o.host == "localhost" ? "127.0.0.1" : o.host, ec);
-  if (ec) return absl::InvalidArgumentError(absl::StrCat("not an IP address: ", o.host));
-  const tcp::endpoint endpoint(address, static_cast<unsigned short>(o.port));
   impl->acceptor.emplace(impl->io);
-  tcp::acceptor& acceptor = *impl->acceptor;
-  acceptor.open(endpoint.protocol(), ec);
-  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor.bind(endpoint, ec);
-  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot listen on ", o.host, ":", o.port, ": ", ec.message()));
-  }
+  absl::StatusOr<int> listening = io::ListenOn(*impl->acceptor, o.host, o.port);
+  if (!listening.ok()) return listening.status();
   Impl* raw = impl.get();
   raw->Accept();
   raw->thread = std::thread([raw] { raw->io.run(); });

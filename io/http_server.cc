@@ -25,6 +25,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "io/tcp_listen.h"
 #include "nlohmann/json.hpp"
 
 namespace headroom::io {
@@ -525,21 +526,7 @@ void HttpServer::Route(const std::string& method, const std::string& path, HttpH
 }
 
 absl::StatusOr<int> HttpServer::Bind(const std::string& host, int port) {
-  beast::error_code ec;
-  const asio::ip::address address =
-      asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
-  if (ec) return absl::InvalidArgumentError(absl::StrCat("not an IP address: ", host));
-  const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
-  tcp::acceptor& acceptor = *impl_->acceptor;
-  acceptor.open(endpoint.protocol(), ec);
-  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor.bind(endpoint, ec);
-  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot listen on ", host, ":", port, ": ", ec.message()));
-  }
-  return acceptor.local_endpoint().port();
+  return ListenOn(*impl_->acceptor, host, port);
 }
 
 absl::Status HttpServer::Serve() {

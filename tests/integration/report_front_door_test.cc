@@ -88,6 +88,16 @@ std::string ReportHeaders() {
 
 const std::string kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
+// The preface, SETTINGS, then `streams` Report calls each opened and at once reset (CANCEL).
+std::string OpenedAndReset(uint32_t streams) {
+  std::string bytes = kPreface + Frame(4, 0, 0, "");
+  for (uint32_t i = 0, stream = 1; i < streams; ++i, stream += 2) {
+    bytes +=
+        Frame(1, 0x4, stream, ReportHeaders()) + Frame(3, 0, stream, std::string("\0\0\0\x08", 4));
+  }
+  return bytes;
+}
+
 class ReportFrontDoorTest : public ::testing::Test {
  protected:
   int Serve(const ReportServerLimits& limits = {}) {
@@ -121,12 +131,7 @@ TEST_F(ReportFrontDoorTest, RapidResetIsCutAndReportsStillGoThrough) {
   const int port = Serve();
   const int fd = Connect(port);
   ASSERT_GE(fd, 0);
-  std::string attack = kPreface + Frame(4, 0, 0, "");
-  for (uint32_t stream = 1; stream < 400; stream += 2) {
-    attack +=
-        Frame(1, 0x4, stream, ReportHeaders()) + Frame(3, 0, stream, std::string("\0\0\0\x08", 4));
-  }
-  Send(fd, attack);
+  Send(fd, OpenedAndReset(200));
   EXPECT_TRUE(ClosedWithin(fd, absl::Seconds(5)));
   ::close(fd);
   EXPECT_THAT(Rendered(), HasSubstr("reason=\"http2_flood\"} 1"));
@@ -139,12 +144,7 @@ TEST_F(ReportFrontDoorTest, AFewStreamsResetOnOneConnectionPass) {
   const int port = Serve();
   const int fd = Connect(port);
   ASSERT_GE(fd, 0);
-  std::string calls = kPreface + Frame(4, 0, 0, "");
-  for (uint32_t stream = 1; stream < 16; stream += 2) {
-    calls +=
-        Frame(1, 0x4, stream, ReportHeaders()) + Frame(3, 0, stream, std::string("\0\0\0\x08", 4));
-  }
-  Send(fd, calls);
+  Send(fd, OpenedAndReset(8));
   EXPECT_FALSE(ClosedWithin(fd, absl::Milliseconds(500)));
   ::close(fd);
 }
