@@ -220,7 +220,8 @@ class Relay : public std::enable_shared_from_this<Relay<Stream>> {
 
   // Connects the client to gRPC and starts relaying.
   void Begin(std::optional<PeerCertificate> certificate) {
-    if (closed_) return;
+    // Once the door stops accepting, gRPC is shutting down: hand it nothing more.
+    if (closed_ || !door_.accepting) return Close();
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
       door_.Refused("socketpair", address_, std::strerror(errno));
