@@ -195,7 +195,7 @@ out, overrides = sys.argv[1], sys.argv[2:]
 for doc in yaml.safe_load_all(sys.stdin):
     if doc and doc["kind"] == "DaemonSet" and doc["metadata"]["name"] == "headroom-nri":
         args = doc["spec"]["template"]["spec"]["containers"][0]["args"]
-flags = dict(arg.split("=", 1) for arg in args)
+flags = dict((arg.split("=", 1) + ["true"])[:2] for arg in args)  # "--flag" is "--flag=true"
 for item in overrides:
     key, value = item.split("=", 1)
     flags[key] = value
