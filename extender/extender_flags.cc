@@ -19,7 +19,12 @@ ABSL_FLAG(absl::Duration, checkpoint_interval, absl::Seconds(30),
           "How often workload statistics are checkpointed to --state-dir.");
 ABSL_FLAG(std::string, url_prefix, "",
           "Path prefix of filter and prioritize (urlPrefix in KubeSchedulerConfiguration).");
-ABSL_FLAG(std::string, scoring, "spread", "Node scoring: spread (least allocated) or pack.");
+ABSL_FLAG(std::string, scoring, "spread",
+          "Node scoring by projected footprint: spread (least allocated), pack (most allocated) "
+          "or target (fill nodes to --scoring-target, then spread).");
+ABSL_FLAG(double, scoring_target, 0.75,
+          "With --scoring=target: the projected share (of the fuller of CPU and memory) nodes "
+          "are filled to before emptier nodes are preferred; above 0, below 1.");
 ABSL_FLAG(std::string, tls_cert_file, "",
           "PEM certificate (and chain) for HTTPS; reloaded when it changes. Empty: plain HTTP.");
 ABSL_FLAG(std::string, tls_key_file, "", "PEM private key for --tls-cert-file.");
@@ -182,11 +187,13 @@ absl::Status ServerFromFlags(ExtenderConfig& config) {
   config.http_address = *address;
   config.server.url_prefix = NormalizedUrlPrefix(absl::GetFlag(FLAGS_url_prefix));
   config.scoring_name = absl::GetFlag(FLAGS_scoring);
-  if (config.scoring_name != "spread" && config.scoring_name != "pack") {
-    return Invalid("--scoring must be spread or pack");
+  absl::StatusOr<ScoringStrategy> strategy = ParseScoringStrategy(config.scoring_name);
+  if (!strategy.ok()) return Invalid(absl::StrCat("--scoring: ", strategy.status().message()));
+  config.server.scoring.strategy = *strategy;
+  config.server.scoring.target_share = absl::GetFlag(FLAGS_scoring_target);
+  if (absl::Status valid = config.server.scoring.Validate(); !valid.ok()) {
+    return Invalid(absl::StrCat("--scoring-target: ", valid.message()));
   }
-  config.server.scoring.strategy =
-      config.scoring_name == "pack" ? ScoringStrategy::kPack : ScoringStrategy::kSpread;
   if (absl::GetFlag(FLAGS_max_body_bytes) <= 0) return Invalid("--max-body-bytes must be positive");
   config.server.max_body_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_max_body_bytes));
   config.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);

@@ -25,7 +25,7 @@ inline constexpr char kExtenderUsage[] =
     "kube-scheduler HTTP extender that filters and ranks nodes by each pod's projected fit "
     "(every pod at base plus one shared headroom) and load cordon.\n"
     "Usage: headroom-extender [--config=FILE] [--http-address=0.0.0.0:8888] [--url-prefix=] "
-    "[--scoring=spread|pack] [--kubeconfig=FILE]\nSee docs/extender.md.";
+    "[--scoring=spread|pack|target] [--kubeconfig=FILE]\nSee docs/extender.md.";
 
 struct ExtenderConfig {
   app::HostPort http_address;

@@ -18,6 +18,14 @@ double FreeShare(int64_t allocatable, int64_t used) {
                     1.0);
 }
 
+// TargetLoadPacking's score (Trimaran) of a node whose share `used` would be in use, for a
+// target share `target`, both in [0, 1]: from `target` at empty up to 1 at the target, then
+// down to 0 at full.
+double TargetScore(double used, double target) {
+  if (used <= target) return (1 - target) * used / target + target;
+  return target * (1 - used) / (1 - target);
+}
+
 }  // namespace
 
 void NodeFootprint::Add(const PodFootprint& pod) {
@@ -85,7 +93,32 @@ FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidat
   return decision;
 }
 
+absl::StatusOr<ScoringStrategy> ParseScoringStrategy(std::string_view name) {
+  for (ScoringStrategy strategy :
+       {ScoringStrategy::kSpread, ScoringStrategy::kPack, ScoringStrategy::kTarget}) {
+    if (name == ScoringStrategyName(strategy)) return strategy;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("scoring must be spread, pack or target, not \"", std::string(name), "\""));
+}
+
+std::string_view ScoringStrategyName(ScoringStrategy strategy) {
+  switch (strategy) {
+    case ScoringStrategy::kPack:
+      return "pack";
+    case ScoringStrategy::kTarget:
+      return "target";
+    case ScoringStrategy::kSpread:
+      break;
+  }
+  return "spread";
+}
+
 absl::Status ScoringConfig::Validate() const {
+  if (!(target_share > 0 && target_share < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the scoring target share must be above 0 and below 1, not ", target_share));
+  }
   if (!(load_penalty_from >= 0) || !(cordon_above > load_penalty_from)) {
     return absl::InvalidArgumentError(
         absl::StrCat("load penalty must start below the cordon threshold (", load_penalty_from,
@@ -100,11 +133,13 @@ absl::Status ScoringConfig::Validate() const {
 int ScoreNode(const NodeFootprint& node, const PodFootprint& candidate,
               const ScoringConfig& config) {
   const ResourceAmounts projected = ProjectedFootprint(node, candidate);
-  const double free = (FreeShare(node.allocatable.cpu_millis, projected.cpu_millis) +
-                       FreeShare(node.allocatable.memory_bytes, projected.memory_bytes)) /
-                      2;
-  const double base = config.strategy == ScoringStrategy::kSpread ? free : 1 - free;
-  double score = 10 * base;
+  const double free_cpu = FreeShare(node.allocatable.cpu_millis, projected.cpu_millis);
+  const double free_memory = FreeShare(node.allocatable.memory_bytes, projected.memory_bytes);
+  double score = 10 * TargetScore(1 - std::min(free_cpu, free_memory), config.target_share);
+  if (config.strategy != ScoringStrategy::kTarget) {
+    const double free = (free_cpu + free_memory) / 2;
+    score = 10 * (config.strategy == ScoringStrategy::kSpread ? free : 1 - free);
+  }
   if (node.load > config.load_penalty_from) {
     const double severity = std::min(1.0, (node.load - config.load_penalty_from) /
                                               (config.cordon_above - config.load_penalty_from));

@@ -9,16 +9,19 @@
 // cordoned for load. A pod without statistics is judged by its declared requests: base =
 // request, headroom = 0 (never rejected for lack of data).
 //
-// Score (prioritize, 0..10): the projected free share after placement, averaged over CPU and
-// memory. Spread prefers more free room (like kube-scheduler's LeastAllocated), pack less
-// (MostAllocated). A node whose load is above `load_penalty_from` loses up to
-// `max_load_penalty` points as load approaches the cordon threshold.
+// Score (prioritize, 0..10): spread and pack score the projected free share after placement,
+// averaged over CPU and memory: spread prefers more free room (like kube-scheduler's
+// LeastAllocated), pack less (MostAllocated); target packs up to a target share of the fuller
+// resource and spreads above it (ScoringStrategy). A node whose load is above `load_penalty_from`
+// loses up to `max_load_penalty` points as load approaches the cordon threshold.
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "shared/reason.h"
 #include "shared/resource.h"
 
@@ -64,10 +67,23 @@ FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidat
 // judges every node of every request and explains only the rejections.
 bool FitsProjected(const NodeFootprint& node, const PodFootprint& candidate);
 
-enum class ScoringStrategy { kSpread, kPack };
+// How a fitting node is scored, by its projected footprint with the pod (the fuller of its
+// CPU and memory shares):
+// - spread: the emptier the better (kube-scheduler's LeastAllocated);
+// - pack: the fuller the better (MostAllocated);
+// - target: fuller is better up to `target_share`, emptier is better above it (the formula of
+//   Trimaran's TargetLoadPacking, applied to the projected footprint): nodes fill to the
+//   target before a new one is used, and every node keeps 1 - target as slack for spikes that
+//   coincide (one shared headroom covers one spike at a time).
+enum class ScoringStrategy { kSpread, kPack, kTarget };
+
+// "spread", "pack" or "target"; the extender's and the simulator's --scoring.
+absl::StatusOr<ScoringStrategy> ParseScoringStrategy(std::string_view name);
+std::string_view ScoringStrategyName(ScoringStrategy strategy);
 
 struct ScoringConfig {
   ScoringStrategy strategy = ScoringStrategy::kSpread;
+  double target_share = 0.75;      // kTarget: the projected share nodes are filled to
   double load_penalty_from = 0.8;  // load at which the penalty starts
   double cordon_above = 1.0;       // load at which the penalty is full
   int max_load_penalty = 5;

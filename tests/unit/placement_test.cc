@@ -99,6 +99,53 @@ TEST(ScoreNodeTest, SpreadPrefersEmptyNodesAndPackPrefersFullOnes) {
   EXPECT_EQ(ScoreNode(half, candidate, pack), 5);
 }
 
+// Target scoring (Trimaran's TargetLoadPacking formula) on the fuller of the node's projected
+// CPU and memory shares, target 0.75: from 7.5 at empty up to 10 at the target, then down to
+// 0 at full.
+TEST(ScoreNodeTest, TargetFillsNodesToTheTargetThenSpreads) {
+  struct Case {
+    const char* name;
+    NodeFootprint node;
+    PodFootprint candidate;
+    int score;
+  };
+  const std::vector<Case> cases = {
+      {"empty", Node({}), Pod(0, 0, 0, 0), 8},                        // 7.5, rounded
+      {"half full", Node({Pod(2000, 0, 0, 0)}), Pod(0, 0, 0, 0), 9},  // 7.5 + 2.5 x 0.5/0.75
+      {"at the target", Node({Pod(2000, 0, 0, 0)}), Pod(500, 500, 0, 0), 10},
+      {"at the target by memory", Node({Pod(0, 0, 5 * kGi, 0)}), Pod(0, 0, kGi, 0), 10},
+      {"above the target", Node({Pod(3000, 0, 0, 0)}), Pod(500, 0, 0, 0), 4},  // 7.5 x 0.125/0.25
+      {"full", Node({Pod(3000, 0, 0, 0)}), Pod(0, 1000, 0, 0), 0},
+  };
+  ScoringConfig target;
+  target.strategy = ScoringStrategy::kTarget;
+  for (const Case& c : cases) {
+    EXPECT_EQ(ScoreNode(c.node, c.candidate, target), c.score) << c.name;
+  }
+  // A lower target packs less: half full is already above 0.4.
+  target.target_share = 0.4;
+  EXPECT_EQ(ScoreNode(Node({Pod(2000, 0, 0, 0)}), Pod(0, 0, 0, 0), target), 3);  // 4 x 0.5/0.6
+  EXPECT_EQ(ScoreNode(Node({}), Pod(0, 0, 0, 0), target), 4);
+}
+
+TEST(ScoringStrategyTest, NamesRoundTripAndTheTargetIsBounded) {
+  for (ScoringStrategy strategy :
+       {ScoringStrategy::kSpread, ScoringStrategy::kPack, ScoringStrategy::kTarget}) {
+    absl::StatusOr<ScoringStrategy> parsed = ParseScoringStrategy(ScoringStrategyName(strategy));
+    ASSERT_THAT(parsed.status(), IsOk());
+    EXPECT_EQ(*parsed, strategy);
+  }
+  EXPECT_THAT(ParseScoringStrategy("binpack").status().message(),
+              HasSubstr("spread, pack or target, not \"binpack\""));
+  ScoringConfig config;
+  for (double bad : {0.0, 1.0, -0.5, 1.5}) {
+    config.target_share = bad;
+    EXPECT_THAT(config.Validate().message(), HasSubstr("target share")) << bad;
+  }
+  config.target_share = 0.9;
+  EXPECT_THAT(config.Validate(), IsOk());
+}
+
 TEST(ScoreNodeTest, LoadedNodesArePenalised) {
   NodeFootprint node = Node({});
   node.load = 0.9;  // halfway from 0.8 to 1.0: -2.5 points
