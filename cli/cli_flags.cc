@@ -34,7 +34,9 @@ ABSL_FLAG(int, nodes, 0, "Fixed cluster size; 0 autoscales.");
 ABSL_FLAG(std::string, node_shape, "96,512Gi", "Node CPU,memory.");
 ABSL_FLAG(double, memory_limit_ratio, 1.0, "Declared memory limit / request.");
 ABSL_FLAG(std::string, policies, "static,vpa,crane,headroom", "Policies to compare.");
-ABSL_FLAG(std::string, scoring, "spread", "Node scoring: spread or pack.");
+ABSL_FLAG(std::string, scoring, "target", "Node scoring: spread, pack or target.");
+ABSL_FLAG(double, scoring_target, 0.75,
+          "With --scoring=target: the projected share nodes are filled to.");
 ABSL_FLAG(std::string, output_dir, "build/simulate", "Where summary.json and chart.svg go.");
 ABSL_FLAG(std::string, progress, "auto", "Progress bar: auto, always or never.");
 ABSL_FLAG(bool, allow_below_declared, true,
@@ -93,6 +95,7 @@ int RunSimulateWithFlags(const std::vector<std::string>&) {
   options.memory_limit_ratio = absl::GetFlag(FLAGS_memory_limit_ratio);
   options.policies = absl::GetFlag(FLAGS_policies);
   options.scoring = absl::GetFlag(FLAGS_scoring);
+  options.scoring_target = absl::GetFlag(FLAGS_scoring_target);
   options.output_dir = absl::GetFlag(FLAGS_output_dir);
   options.progress = absl::GetFlag(FLAGS_progress);
   options.cold_start = absl::GetFlag(FLAGS_cold_start);

@@ -144,8 +144,16 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   if (options.progress != "auto" && options.progress != "always" && options.progress != "never") {
     return fail(absl::InvalidArgumentError("--progress must be auto, always or never"));
   }
-  if (options.scoring != "spread" && options.scoring != "pack") {
-    return fail(absl::InvalidArgumentError("--scoring must be spread or pack"));
+  absl::StatusOr<ScoringStrategy> scoring = ParseScoringStrategy(options.scoring);
+  if (!scoring.ok()) {
+    return fail(
+        absl::InvalidArgumentError(absl::StrCat("--scoring: ", scoring.status().message())));
+  }
+  ScoringConfig scoring_config;
+  scoring_config.strategy = *scoring;
+  scoring_config.target_share = options.scoring_target;
+  if (absl::Status valid = scoring_config.Validate(); !valid.ok()) {
+    return fail(absl::InvalidArgumentError(absl::StrCat("--scoring-target: ", valid.message())));
   }
   if (options.pods < 0) return fail(absl::InvalidArgumentError("--pods must not be negative"));
   if (!(options.cold_start >= 0 && options.cold_start <= 1)) {
@@ -206,7 +214,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   config.initial_nodes = options.nodes;
   config.autoscale = options.nodes == 0;
   config.memory_limit_ratio = options.memory_limit_ratio;
-  config.scoring = options.scoring == "pack" ? ScoringStrategy::kPack : ScoringStrategy::kSpread;
+  config.scoring = scoring_config;
   config.policies = *policies;
   config.warmup_minutes = static_cast<int>(absl::ToInt64Minutes(options.warmup));
   config.headroom = options.headroom;
@@ -237,6 +245,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
       {"nodes", options.nodes == 0 ? ordered_json("autoscaled") : ordered_json(options.nodes)},
       {"memoryLimitRatio", options.memory_limit_ratio},
       {"scoring", options.scoring},
+      {"scoringTarget", options.scoring_target},
       {"coldStart", options.cold_start},
       {"headroom",
        {{"minHistory", absl::FormatDuration(options.headroom.actions.guard.min_history)},

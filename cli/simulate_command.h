@@ -23,7 +23,10 @@ struct SimulateOptions {
   std::string node_shape = "96,512Gi";
   double memory_limit_ratio = 1.0;
   std::string policies = "static,vpa,crane,headroom";
-  std::string scoring = "spread";
+  // Every policy's node scoring (shared/placement.h): the cluster's scheduler fills nodes to
+  // 75% of their projected footprint, then spreads (docs/simulate.md says why).
+  std::string scoring = "target";
+  double scoring_target = 0.75;
   std::string output_dir = "build/simulate";
   std::string progress = "auto";  // auto | always | never
   // The headroom policy's knobs: the product's guard-rail and actuation flags.

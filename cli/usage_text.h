@@ -78,7 +78,10 @@ Flags:
   --node-shape CPU,MEM     node size (default 96,512Gi: OpenB's 96-core CPU-only node)
   --memory-limit-ratio R   declared memory limit / request (default 1.0)
   --policies LIST          any of static,vpa,crane,headroom (default all)
-  --scoring spread|pack    node scoring (default spread)
+  --scoring spread|pack|target   every policy's node scoring (default target: nodes are
+                           filled to --scoring-target of their projected footprint, then
+                           spread; the extender's --scoring)
+  --scoring-target F       the share target scoring fills nodes to (default 0.75)
   --output-dir DIR         where summary.json and chart.svg go (default build/simulate)
   --progress auto|always|never   progress bar on standard error (default auto: on a terminal)
   --data-dir DIR           holds openb/pods.csv and genai-memory/series.csv

@@ -20,8 +20,12 @@ const double kLoadAlpha = 1 - std::exp(-1.0);
 // After evicting under memory pressure, kubelet keeps the MemoryPressure condition (and the
 // scheduler keeps new pods off the node) for evictionPressureTransitionPeriod, 5 minutes.
 constexpr int kPressureTransitionMinutes = 5;
-// The Cluster Autoscaler's scale-down-delay-after-add default.
+// The Cluster Autoscaler's scale-down defaults: --scale-down-delay-after-add,
+// --scale-down-unneeded-time, --scale-down-utilization-threshold and --max-empty-bulk-delete.
 constexpr int kScaleDownDelayAfterAddMinutes = 10;
+constexpr int kScaleDownUnneededMinutes = 10;
+constexpr double kScaleDownUtilisationThreshold = 0.5;
+constexpr int kMaxEmptyBulkDelete = 10;
 
 ResourceAmounts Add(ResourceAmounts a, const ResourceAmounts& b) {
   return {a.cpu_millis + b.cpu_millis, a.memory_bytes + b.memory_bytes};
@@ -67,7 +71,7 @@ class ClusterRun final : public ClusterActions {
         if (pods_[p].start_minute == m && m > 0) pending_.push_back(p);
       }
       PlacePending(now);
-      if (config_.autoscale && m > 0 && m % 60 == 0) ScaleDown(now);
+      if (config_.autoscale && m > 0) ScaleDown(now);
       Account(m);
       if (minute_done) minute_done();
     }
@@ -94,6 +98,14 @@ class ClusterRun final : public ClusterActions {
       sizing_[pod] = sizing;
       return;
     }
+    if (!policy_->RecreatesInfeasibleResizes()) {
+      // The kubelet defers the resize and the pod runs on at its current requests; a higher
+      // memory limit needs no room on the node (headroom-nri sets it at the runtime).
+      Count(run_.summary.deferred_resizes);
+      sizing_[pod].memory_limit_bytes =
+          std::max(sizing_[pod].memory_limit_bytes, sizing.memory_limit_bytes);
+      return;
+    }
     Count(run_.summary.resize_evictions);
     Remove(pod);
   }
@@ -110,6 +122,7 @@ class ClusterRun final : public ClusterActions {
     LoadCordonState cordon;
     double load = 0;
     int memory_pressure_until = -1;  // minute until which the node takes no new pods
+    int unneeded_since = -1;         // minute since which the autoscaler finds it unneeded
   };
 
   void Count(int64_t& counter) {
@@ -171,8 +184,7 @@ class ClusterRun final : public ClusterActions {
   int FindNode(size_t pod, const PodSizing& sizing, absl::Time now, int exclude = -1) {
     const PodFootprint candidate = policy_->UsesExtender() ? policy_->Footprint(pod, sizing, now)
                                                            : PodFootprint{sizing.requests, {}};
-    ScoringConfig scoring;
-    scoring.strategy = config_.scoring;
+    const ScoringConfig& scoring = config_.scoring;
     int best = -1;
     int best_score = -1;
     for (size_t n = 0; n < nodes_.size(); ++n) {
@@ -291,26 +303,46 @@ class ClusterRun final : public ClusterActions {
     }
   }
 
-  // The Cluster Autoscaler's scale-down: empty nodes go; then one node using less than half
-  // of its CPU and memory in requests is drained when all its pods fit elsewhere, as they would
-  // be recreated (at their admission sizing). Like the autoscaler, it waits while pods are
-  // pending and for 10 minutes after a scale-up (scale-down-delay-after-add).
+  // The larger of the node's CPU and memory shares in requests (the autoscaler's utilisation).
+  double RequestShare(size_t node) const {
+    return std::max(static_cast<double>(requested_[node].cpu_millis) /
+                        static_cast<double>(nodes_[node].allocatable.cpu_millis),
+                    static_cast<double>(requested_[node].memory_bytes) /
+                        static_cast<double>(nodes_[node].allocatable.memory_bytes));
+  }
+
+  // The Cluster Autoscaler's scale-down with its defaults, checked every minute (its scan
+  // interval is 10 s): a node is unneeded while its requests use less than half of its CPU and
+  // memory; once unneeded for 10 minutes, an empty node goes (up to 10 at once) and the least
+  // used non-empty node is drained (one at a time) if all its pods fit elsewhere, as they would
+  // be recreated (at their admission sizing); a node whose pods do not fit starts over. Nothing
+  // goes while pods are pending or for 10 minutes after a scale-up.
   void ScaleDown(absl::Time now) {
-    if (!pending_.empty() || minute_ - last_node_added_ < kScaleDownDelayAfterAddMinutes) return;
-    for (size_t n = nodes_.size(); n-- > 0;) {
-      if (pods_by_node_[n].empty() && nodes_.size() > static_cast<size_t>(config_.initial_nodes)) {
-        RemoveNode(n);
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      if (RequestShare(n) >= kScaleDownUtilisationThreshold) {
+        nodes_[n].unneeded_since = -1;
+      } else if (nodes_[n].unneeded_since < 0) {
+        nodes_[n].unneeded_since = minute_;
       }
     }
-    if (nodes_.size() <= static_cast<size_t>(config_.initial_nodes)) return;
+    if (!pending_.empty() || minute_ - last_node_added_ < kScaleDownDelayAfterAddMinutes) return;
+    const size_t floor = static_cast<size_t>(config_.initial_nodes);
+    const auto removable = [&](size_t n) {
+      return nodes_[n].unneeded_since >= 0 &&
+             minute_ - nodes_[n].unneeded_since >= kScaleDownUnneededMinutes;
+    };
+    int empty_removed = 0;
+    for (size_t n = nodes_.size(); n-- > 0;) {
+      if (pods_by_node_[n].empty() && removable(n) && nodes_.size() > floor &&
+          empty_removed < kMaxEmptyBulkDelete) {
+        RemoveNode(n);
+        ++empty_removed;
+      }
+    }
+    if (nodes_.size() <= floor) return;
     int candidate = -1;
-    double lowest = 0.5;
     for (size_t n = 0; n < nodes_.size(); ++n) {
-      const double share = std::max(
-          static_cast<double>(requested_[n].cpu_millis) / nodes_[n].allocatable.cpu_millis,
-          static_cast<double>(requested_[n].memory_bytes) / nodes_[n].allocatable.memory_bytes);
-      if (share < lowest) {
-        lowest = share;
+      if (removable(n) && (candidate < 0 || RequestShare(n) < RequestShare(candidate))) {
         candidate = static_cast<int>(n);
       }
     }
@@ -324,6 +356,7 @@ class ClusterRun final : public ClusterActions {
         for (auto it = moved.rbegin(); it != moved.rend(); ++it) {
           MoveTo(it->first, static_cast<size_t>(candidate), it->second);
         }
+        nodes_[static_cast<size_t>(candidate)].unneeded_since = -1;
         return;
       }
       moved.push_back({pod, sizing_[pod]});

@@ -2,14 +2,16 @@
 
 // Replays a cluster minute by minute under each sizing policy, on the same pods and usage,
 // and accounts for what each policy costs and risks. Every policy gets its own cluster:
-// - placement: kube-scheduler's request fit and a LeastAllocated-like score; the headroom
-//   policy also goes through headroom-extender's projected fit and load cordon (shared
-//   placement.h, load_cordon.h);
+// - placement: kube-scheduler's request fit and the configured score (ScoringConfig: spread,
+//   pack or target); the headroom policy also goes through headroom-extender's projected fit
+//   and load cordon (shared placement.h, load_cordon.h);
 // - autoscaling (default on): a node of the configured shape is added when a pending pod
-//   fits nowhere; every hour (when nothing is pending and no node came in the last 10
-//   minutes) empty nodes are removed and at most one node whose requests use less than half
-//   of it in CPU and memory is drained if its pods, recreated at their admission sizing, fit
-//   elsewhere (the Cluster Autoscaler's scale-down rule);
+//   fits nowhere; the Cluster Autoscaler's scale-down with its defaults, every minute: a node
+//   whose requests use less than half of its CPU and memory for 10 minutes goes, empty ones
+//   at once, non-empty ones one at a time if their pods, recreated at their admission sizing,
+//   fit elsewhere; nothing while pods are pending or for 10 minutes after a scale-up;
+// - a resize the node cannot hold re-creates the pod, except under headroom, whose actuator
+//   never does: the kubelet defers it and the pod runs on at its current requests;
 // - each minute: CPU is shared by CFS weights (cpu_share.h) among the pods of a node;
 //   a pod whose memory exceeds its limit is OOM-killed (once per minute it stays above);
 //   a node whose pods' memory exceeds its allocatable evicts in kubelet's order
@@ -39,7 +41,7 @@ struct SimulationConfig {
   int initial_nodes = 0;
   bool autoscale = true;
   double memory_limit_ratio = 1.0;  // declared memory limit / request
-  ScoringStrategy scoring = ScoringStrategy::kSpread;
+  ScoringConfig scoring;  // every policy's node score (kube-scheduler's, or the extender's)
   int max_pods_per_node = 110;
   int series_every_minutes = 15;
   std::vector<PolicyKind> policies = {PolicyKind::kStatic, PolicyKind::kVpa, PolicyKind::kCrane,
@@ -84,6 +86,7 @@ struct PolicySummary {
   int64_t optimizer_evictions = 0;      // by the policy (headroom's node optimisation)
   int64_t pressure_evictions = 0;       // by kubelet under node memory pressure
   int64_t resize_evictions = 0;         // a resize the node could not hold: recreated
+  int64_t deferred_resizes = 0;         // one the policy leaves to the kubelet instead
   int64_t consolidation_moves = 0;      // pods moved off a drained node
   int64_t resizes = 0;                  // in-place resizes
   double pending_pod_hours = 0;

@@ -51,6 +51,7 @@ ordered_json SummaryJson(const PolicySummary& s) {
         {"resizeRecreate", s.resize_evictions},
         {"consolidation", s.consolidation_moves}}},
       {"inPlaceResizes", s.resizes},
+      {"deferredResizes", s.deferred_resizes},
       {"pendingPodHours", s.pending_pod_hours},
   };
 }

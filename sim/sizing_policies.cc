@@ -146,6 +146,7 @@ class HeadroomPolicy : public SizingPolicy {
   }
   PolicyKind kind() const override { return PolicyKind::kHeadroom; }
   bool UsesExtender() const override { return true; }
+  bool RecreatesInfeasibleResizes() const override { return false; }
 
   PodSizing Admission(size_t pod, absl::Time now) override {
     // The admission webhook: a new container starts from its workload's sizing.

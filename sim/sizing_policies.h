@@ -78,6 +78,10 @@ class SizingPolicy {
   // The pod as the extender judges it; only meaningful when UsesExtender().
   virtual PodFootprint Footprint(size_t pod, const PodSizing& current, absl::Time now);
   virtual bool UsesExtender() const { return false; }
+  // Whether a resize the node cannot hold re-creates the pod (VPA's InPlaceOrRecreate, Crane)
+  // or is left for the kubelet to retry, the pod running on at its current size (headroom's
+  // actuator never re-creates a pod to resize it).
+  virtual bool RecreatesInfeasibleResizes() const { return true; }
   // Usage of a running pod over the minute ending at `now`: CPU demand, CPU it was granted,
   // its CPU request then, memory in use.
   virtual void Observe(size_t pod, absl::Time now, int64_t cpu_demand, int64_t cpu_granted,

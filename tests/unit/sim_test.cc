@@ -145,6 +145,56 @@ TEST(SimulatorTest, AutoscalingAddsNodesForPendingPods) {
   EXPECT_DOUBLE_EQ(run.summary.pending_pod_hours, 0);
 }
 
+TEST(SimulatorTest, ScaleDownDrainsANodeUnneededForTenMinutes) {
+  // Memory pressure at minute 1 evicts "be" from node 0, which takes no pods for 5 minutes, so
+  // a second node comes for it. That node's requests use a quarter of it: unneeded from
+  // minute 1; the autoscaler's 10 minutes (and its 10 minutes after a scale-up) end at minute
+  // 11, when "be" moves back and the node goes.
+  const std::vector<PodSpec> pods = {{"ls", {1000, 6 * kGi}, "LS"}, {"be", {1000, kGi}, "BE"}};
+  std::vector<int64_t> ls_memory(20, 4 * kGi);
+  ls_memory[1] = 5 * kGi;
+  std::vector<int64_t> be_memory(20, kGi);
+  be_memory[1] = 4 * kGi;
+  const UsageTraces usage = Traces({std::vector<int64_t>(20, 100), std::vector<int64_t>(20, 100)},
+                                   {ls_memory, be_memory});
+  SimulationConfig config = FixedCluster(PolicyKind::kStatic, 0);
+  config.autoscale = true;
+  config.memory_limit_ratio = 8;
+  const PolicyRun run = SimulatePolicy(PolicyKind::kStatic, pods, usage, config);
+  EXPECT_EQ(run.summary.pressure_evictions, 1);
+  EXPECT_EQ(run.series[1].nodes, 2);
+  EXPECT_EQ(run.series[10].nodes, 2);
+  EXPECT_EQ(run.series[11].nodes, 1);
+  EXPECT_EQ(run.summary.consolidation_moves, 1);
+  EXPECT_EQ(run.series[19].nodes, 1);
+  EXPECT_EQ(run.series[19].requested_memory_bytes, 7 * kGi);
+}
+
+TEST(SimulatorTest, HeadroomDefersAResizeTheNodeCannotHold) {
+  // One 4-core node, two pods. "steady" uses 3 cores for the first two days, then 200m: its
+  // daily base keeps it at about 3 cores for a day. "grower" uses 200m, then 2.5 cores on day
+  // 3: its growth does not fit beside "steady". The bases now (2.7 cores) fit, so headroom
+  // evicts nothing; its actuator never re-creates a pod to resize it, so the kubelet defers
+  // the resize and the pod runs on at its current requests (sharing CPU by weight).
+  constexpr int kMinutes = 3 * 1440;
+  std::vector<int64_t> steady(kMinutes, 3000);
+  std::vector<int64_t> grower(kMinutes, 200);
+  for (int m = 2 * 1440; m < kMinutes; ++m) {
+    steady[static_cast<size_t>(m)] = 200;
+    grower[static_cast<size_t>(m)] = 2500;
+  }
+  const std::vector<PodSpec> pods = {{"steady", {3000, kGi}, "LS"}, {"grower", {500, kGi}, "LS"}};
+  const UsageTraces usage = Traces({steady, grower}, {std::vector<int64_t>(kMinutes, kGi / 2),
+                                                      std::vector<int64_t>(kMinutes, kGi / 2)});
+  SimulationConfig config = FixedCluster(PolicyKind::kHeadroom, 1);
+  config.warmup_minutes = 2 * 1440;
+  const PolicyRun headroom = SimulatePolicy(PolicyKind::kHeadroom, pods, usage, config);
+  EXPECT_GT(headroom.summary.deferred_resizes, 0);
+  EXPECT_EQ(headroom.summary.resize_evictions, 0);
+  EXPECT_EQ(headroom.summary.optimizer_evictions, 0);
+  EXPECT_DOUBLE_EQ(headroom.summary.pending_pod_hours, 0);  // both kept running
+}
+
 TEST(SimulatorTest, HeadroomSharesHeadroomWhereStaticReservesPeaks) {
   // Four pods declaring 1 core each on an autoscaled cluster; each uses 200m steadily with
   // its own short daily spike. Nothing changes during the 24 h warm-up (guard rail); over the
