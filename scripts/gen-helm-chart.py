@@ -19,7 +19,7 @@ HEADER = "# Generated from deploy/{} by scripts/gen-helm-chart.py: edit that fil
 # (file, pattern, replacement): each pattern must match in its file, so a change to deploy/
 # that loses a value fails the generation instead of silently dropping it.
 SUBSTITUTIONS = [
-    ("extender/configmap.yaml", r"(?m)^    scoring: spread$", "    scoring: {{ .Values.scheduling.scoring }}"),
+    ("extender/configmap.yaml", r"(?m)^    scoring: target$", "    scoring: {{ .Values.scheduling.scoring }}"),
     ("extender/configmap.yaml", r"(?m)^    actuate: true$", "    actuate: {{ .Values.actuation.actuate }}"),
     ("extender/configmap.yaml", r"(?m)^    dry-run: false$", "    dry-run: {{ .Values.actuation.dryRun }}"),
     ("extender/configmap.yaml", r"(?m)^    leader-elect: true$", "    leader-elect: {{ .Values.actuation.leaderElect }}"),
