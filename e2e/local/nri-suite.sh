@@ -52,9 +52,14 @@ start_containerd() {
 start_containerd || { fail "containerd did not start (see $work/containerd.log)"; exit 1; }
 import_test_images
 
+# Every start is opted in below the declared values, with one-step shrinks and an 8Mi memory
+# limit floor, so that only the warm-up (--min-history, 24 h unless step 5 says 1s) holds the
+# idle container of step 1b at its declared values: nothing else would.
+tightening_allowed="--allow-below-declared --max-shrink-step 1 --min-memory-limit 8Mi"
 start_plugin() {
   "$plugin_bin" --socket "$work/nri.sock" --state-dir "$work/plugin-state" --interval 2s \
-    --oom-poll-interval 200ms --http-address "127.0.0.1:$metrics_port" --log-level debug ${HEADROOM_E2E_PLUGIN_ARGS:-} \
+    --oom-poll-interval 200ms --http-address "127.0.0.1:$metrics_port" --log-level debug \
+    $tightening_allowed ${HEADROOM_E2E_PLUGIN_ARGS:-} \
     >>"$work/plugin.log" 2>&1 &
   plugin_pid=$!
 }
@@ -109,7 +114,8 @@ spec_quota=$(crictl_ inspect "$cid" | grep -o '"quota": *-\?[0-9]*' | head -1 | 
 
 # 1b. Guard rail (warm-up): the same container, idle for several periodic rounds, keeps its
 #     declared memory limit and a CPU weight no lower than its declared request gives, although
-#     its samples (a few hundred KiB, no CPU) would size both far lower.
+#     its samples (a few hundred KiB, no CPU) would size both far lower, and the plugin is
+#     opted in below the declared values (start_plugin): only the warm-up holds it.
 rounds_after() { local now; now=$(metric headroom_nri_last_sample_timestamp_seconds); [[ -n $now && $now -ge $1 ]]; }
 first_round=$(( $(date +%s) + 1 ))
 if wait_for 20 rounds_after $((first_round + 4)); then
@@ -176,14 +182,14 @@ crictl_ start "$hog3" >/dev/null
 limit=$(cg memory hog "$hog3" memory.limit_in_bytes)
 [[ $limit == 67108864 ]] && pass "after a plugin restart the OOM-raised limit still applies ($limit)" || fail "after plugin restart memory.limit_in_bytes=$limit, want 67108864"
 
-# 5. The same idle container once its workload counts as warm (--min-history 1s, opted in
-#    below the declared values, one-step shrinks): the periodic loop tightens it. This is what
-#    the warm-up check above holds back, so that check can fail.
+# 5. The same idle container once its workload counts as warm (--min-history 1s; the other
+#    flags as before): the periodic loop tightens it. This is what the warm-up check above
+#    holds back, so that check can fail.
 # Stopped with kill -9 this time (no final checkpoint): the periodic checkpoint still holds
 # the OOM record, and nothing half-written is left behind.
 kill -9 "$plugin_pid"; wait "$plugin_pid" 2>/dev/null || true
 loads_before=$(grep -c 'loaded statistics of [1-9]' "$work/plugin.log" || true)
-HEADROOM_E2E_PLUGIN_ARGS="--min-history 1s --allow-below-declared --max-shrink-step 1 --min-memory-limit 8Mi" start_plugin
+HEADROOM_E2E_PLUGIN_ARGS="--min-history 1s" start_plugin
 if wait_for 20 connected && [[ $(grep -c 'loaded statistics of [1-9]' "$work/plugin.log") -gt $loads_before ]] &&
   grep -q '"bytes": 33554432' "$work/plugin-state/node-stats.json" &&
   [[ -z $(find "$work/plugin-state" -name '.node-stats.json.*') ]]; then
