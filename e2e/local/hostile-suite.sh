@@ -31,11 +31,12 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext su
   -keyout "$work/tls.key" -out "$work/tls.crt" >/dev/null 2>&1 || die "openssl"
 http_port=$(free_port); https_port=$(free_port); grpc_port=$(free_port)
 mkdir -p "$work/state"
+# start_extender [CHECKPOINT_INTERVAL]: 1 s unless given.
 start_extender() {
   "$extender_bin" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
     --webhook-address "127.0.0.1:$https_port" --webhook-tls-cert-file "$work/tls.crt" \
     --webhook-tls-key-file "$work/tls.key" --report-auth=insecure --state-dir "$work/state" \
-    --checkpoint-interval 1s --log-level info >>"$work/extender.log" 2>&1 &
+    --checkpoint-interval "${1:-1s}" --log-level info >>"$work/extender.log" 2>&1 &
   extender_pid=$!
   wait_for 20 curl -sf "http://127.0.0.1:$http_port/healthz"
 }
@@ -172,9 +173,11 @@ nodes_before=$(nodes_reported)
 check "a report dated 10 years ahead" "$(grep -q 'in the future' "$work/future.out" && [[ $(nodes_reported) == "$nodes_before" ]] && echo yes)" \
   "refused: $(grep -o 'reportedAtUnixMillis is [^(]*' "$work/future.out")"
 printf '{"node":"evil\\n[2026-11-24 00:00:00.000] [headroom-extender] [info] forged line","allocatable":{"cpuMillis":"1","memoryBytes":"1"}}\n' >"$work/evil.json"
-"$headroom_bin" report --extender "127.0.0.1:$grpc_port" --input "$work/evil.json" >"$work/evil.out" 2>&1 || true
-check "a node name with a newline" "$(! grep -q '^\[2026-11-24 00:00:00.000\] \[headroom-extender\] \[info\] forged line' "$work/extender.log" && grep -q 'not a Kubernetes node name' "$work/evil.out" && echo yes)" \
-  "refused, no forged log line"
+# --check=false: the CLI would refuse the name itself; the extender must see it.
+"$headroom_bin" report --check=false --extender "127.0.0.1:$grpc_port" --input "$work/evil.json" >"$work/evil.out" 2>&1 || true
+check "a node name with a newline" "$(! grep -q '^\[2026-11-24 00:00:00.000\] \[headroom-extender\] \[info\] forged line' "$work/extender.log" &&
+  grep -q 'refused a report for node evil\\x0a\[2026-11-24' "$work/extender.log" && grep -q 'not a Kubernetes node name' "$work/evil.out" && echo yes)" \
+  "refused by the extender, logged escaped (evil\\x0a...), no forged log line"
 # Junk workload keys: 60 reports x 1000 pods, each its own workload (insecure mode, no API
 # to check them against): the view keeps at most 50000 workload containers.
 python3 - "$work" <<'PY'
@@ -224,6 +227,28 @@ else
   fail "SIGTERM: exit $rc after ${took_ms} ms, checkpoint $(ls -la "$work/state" | tail -n +2 | tr '\n' ' ')"
 fi
 echo "SIGTERM with a keep-alive client|exit $rc in ${took_ms} ms, checkpoint written|-" >>"$work/table"
+# Only the final checkpoint can hold what arrived last: with hourly checkpoints, a report with
+# an OOM record, then SIGTERM; the record must be in the file and loaded after the restart.
+# (On an empty state: the junk above fills the 50000 workload containers the view keeps.)
+rm -f "$work/state/workloads.json"
+start_extender 1h || die "headroom-extender did not restart"
+printf '{"node":"sigterm-node","allocatable":{"cpuMillis":"4000","memoryBytes":"8589934592"},"pods":[{"namespace":"sig","name":"p","uid":"u1","workloadKey":"sig/Deployment/marker","containers":[{"name":"c","historySeconds":"100","cpu":{"baseMillis":"1","peakMillis":"2"},"memory":{"baseBytes":"1","peakBytes":"2","oomBytes":"123456789"}}]}]}\n' >"$work/marker.json"
+"$headroom_bin" report --check=false --extender "127.0.0.1:$grpc_port" --input "$work/marker.json" >>"$work/marker.out" 2>&1 ||
+  fail "sending the OOM record's report (see $work/marker.out)"
+kill -TERM "$extender_pid"
+rc=0; wait "$extender_pid" || rc=$?
+extender_pid=""
+oom_kept() {
+  python3 -c 'import json, sys
+w = json.load(open(sys.argv[1]))["workloads"].get("sig/Deployment/marker#c", {})
+sys.exit(0 if w.get("memory", {}).get("oomBytes") == 123456789 else 1)' "$work/state/workloads.json"
+}
+if [[ $rc == 0 ]] && oom_kept; then
+  pass "SIGTERM with hourly checkpoints: exit 0, the last report's OOM record (123456789 bytes) is in the final checkpoint"
+else
+  fail "SIGTERM with hourly checkpoints: exit $rc; the OOM record is not in workloads.json"
+fi
+echo "SIGTERM, hourly checkpoints, an OOM record just reported|exit $rc, the record in the final checkpoint|-" >>"$work/table"
 start_extender || die "headroom-extender did not restart"
 for round in 1 2 3; do
   sleep 1.$((RANDOM % 9))
@@ -232,11 +257,13 @@ for round in 1 2 3; do
 done
 sleep 1.5
 temporaries=$(find "$work/state" -name '.workloads.json.*' | wc -l)
-loaded=$(grep -c 'loaded statistics of [0-9]* workload containers' "$work/extender.log" || true)
-if [[ $temporaries == 0 && $loaded -ge 4 ]]; then
-  pass "three kill -9 during 1 s checkpoints: every restart loaded the checkpoint, no temporary file left"
+# The four starts since the OOM record each loaded a checkpoint that is not empty, and the
+# record survived the kills.
+loaded=$(grep -c -E 'loaded statistics of [1-9][0-9]* workload containers' "$work/extender.log" || true)
+if [[ $temporaries == 0 && $loaded -ge 4 ]] && oom_kept; then
+  pass "three kill -9 during 1 s checkpoints: every restart loaded the checkpoint ($loaded loads), the OOM record kept, no temporary file left"
 else
-  fail "after kill -9: $temporaries temporary files, $loaded loads (see $work/extender.log)"
+  fail "after kill -9: $temporaries temporary files, $loaded non-empty loads, OOM record kept: $(oom_kept && echo yes || echo no) (see $work/extender.log)"
 fi
 echo "kill -9 during checkpoints (x3)|$temporaries temporary files left, checkpoint loaded at every restart|-" >>"$work/table"
 
