@@ -106,14 +106,15 @@ std::optional<PlannedResize> ToApiResize(const ApiPod& pod, const PodState& stat
     after.memory_request_bytes = change.after.memory_request_bytes;
     if (before.memory_limit_bytes) after.memory_limit_bytes = change.after.memory_limit_bytes;
     // A CPU limit the pod still declares caps the request (the API rejects request > limit).
-    if (after.cpu_limit_millis && after.cpu_request_millis &&
-        *after.cpu_request_millis > *after.cpu_limit_millis) {
-      after.cpu_request_millis = after.cpu_limit_millis;
-    }
-    if (!MovedEnough(before.cpu_request_millis, after.cpu_request_millis, min_change) &&
-        !MovedEnough(before.memory_request_bytes, after.memory_request_bytes, min_change) &&
-        !MovedEnough(before.memory_limit_bytes, after.memory_limit_bytes, min_change)) {
-      continue;
+    const bool capped = after.cpu_limit_millis && after.cpu_request_millis &&
+                        *after.cpu_request_millis > *after.cpu_limit_millis;
+    if (capped) after.cpu_request_millis = after.cpu_limit_millis;
+    // The plan's threshold again, on what is sent once capped.
+    if (!ResizeWorthMaking(Values(before), Values(after), min_change)) continue;
+    if (capped) {
+      // The plan's message has the uncapped number; the log and the Event say what is sent.
+      absl::StrAppend(&resize.message, "; ", name, ": cpu request capped at its CPU limit ",
+                      FormatCpuMillis(*after.cpu_limit_millis));
     }
     *it = after;
     resize.containers.push_back({name, before, after, change.last_shrink});

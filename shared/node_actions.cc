@@ -19,9 +19,9 @@ std::string Amount(const std::optional<int64_t>& value, bool cpu) {
   return cpu ? FormatCpuMillis(*value) : FormatMemoryBytes(*value);
 }
 
-bool Changes(const SizedValues& before, const SizedValues& after, double fraction) {
-  // A memory limit going up is never held back by the threshold: it is a floor the container
-  // needs (2 x its max, 2 x its memory at an OOM kill, what it uses).
+}  // namespace
+
+bool ResizeWorthMaking(const SizedValues& before, const SizedValues& after, double fraction) {
   if (before.memory_limit_bytes && after.memory_limit_bytes &&
       *after.memory_limit_bytes > *before.memory_limit_bytes) {
     return true;
@@ -30,8 +30,6 @@ bool Changes(const SizedValues& before, const SizedValues& after, double fractio
          MovedEnough(before.memory_request_bytes, after.memory_request_bytes, fraction) ||
          MovedEnough(before.memory_limit_bytes, after.memory_limit_bytes, fraction);
 }
-
-}  // namespace
 
 absl::Status ActionConfig::Validate() const {
   HEADROOM_RETURN_IF_ERROR(guard.Validate());
@@ -134,7 +132,7 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
       input.last_shrink = state.last_shrink;
       input.now = now;
       GuardResult guarded = ApplyGuardRails(input, config.guard);
-      if (!Changes(state.current, guarded.values, config.min_change)) continue;
+      if (!ResizeWorthMaking(state.current, guarded.values, config.min_change)) continue;
       std::string note =
           absl::StrCat(demand.name, ": ", DescribeChange(state.current, guarded.values));
       for (const Reason& reason : guarded.reasons)

@@ -98,6 +98,13 @@ struct NodeActions {
 bool MovedEnough(const std::optional<int64_t>& before, const std::optional<int64_t>& after,
                  double fraction);
 
+// The resize threshold (--resize-min-change), for every caller that turns a plan into a resize
+// (the plan itself, the actuator's pods/resize after capping by a declared CPU limit, the
+// simulator): worth making when a request or limit moves by at least `fraction`, or when the
+// memory limit goes up at all (a floor the container needs: 2 x its max, 2 x its memory at an
+// OOM kill, what it uses).
+bool ResizeWorthMaking(const SizedValues& before, const SizedValues& after, double fraction);
+
 // "cpu request 1 -> 500m, memory request 1Gi -> 512Mi, memory limit 2Gi -> 1Gi".
 std::string DescribeChange(const SizedValues& before, const SizedValues& after);
 

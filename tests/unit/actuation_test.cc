@@ -239,6 +239,26 @@ TEST(PlanNode, ACpuLimitStillDeclaredCapsTheRequest) {
   ASSERT_EQ(plan.resizes.size(), 1u) << SkipReason(plan, "resize");
   EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 200);
   EXPECT_FALSE(plan.resizes[0].containers[0].after.memory_limit_bytes.has_value());  // none added
+  // The log and the Event say what is sent, not the plan's uncapped 900m alone.
+  EXPECT_NE(plan.resizes[0].message.find("app: cpu request capped at its CPU limit 200m"),
+            std::string::npos)
+      << plan.resizes[0].message;
+}
+
+TEST(PlanNode, ARisingMemoryLimitIsSentWhenTheCappedRequestsDoNotMove) {
+  // The plan wants 900m (capped back to the declared 200m limit: no CPU change), the same
+  // memory request, and a memory limit of 2 x 64Mi = 128Mi against 120Mi now: under 10%, but
+  // a limit that must rise always does, in the plan and in what the actuator sends.
+  ActionConfig config;
+  config.guard.min_memory_limit_bytes = 8 * kMi;
+  const NodePlan plan =
+      Plan(Report({Reported("a", 900, 900, 64 * kMi, 64 * kMi)}), Api([](ApiPod& p) {
+             p.containers = {{"app", 200, 200, 64 * kMi, 120 * kMi}};
+           }),
+           config);
+  ASSERT_EQ(plan.resizes.size(), 1u) << SkipReason(plan, "resize");
+  EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 200);
+  EXPECT_EQ(plan.resizes[0].containers[0].after.memory_limit_bytes, 128 * kMi);
 }
 
 TEST(EvictionGuards, ProtectedPodsAreNeverEvicted) {
