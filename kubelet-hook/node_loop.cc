@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "kubelet-hook/node_reporter.h"
 #include "kubelet-hook/nri_resources.h"
+#include "shared/log_text.h"
 #include "spdlog/spdlog.h"
 
 namespace headroom::nri {
@@ -41,7 +42,7 @@ void NodeLoop::ApplyUpdates(const OptimizeOutcome& outcome) {
       parts_.runtime->UpdateContainers(outcome.updates, options_.runtime_timeout);
   if (!sent.ok()) {
     updates_failed_ += count;
-    spdlog::warn("nri: UpdateContainers: {}", std::string(sent.status().message()));
+    spdlog::warn("nri: UpdateContainers: {}", LogText(sent.status().message()));
     return;
   }
   absl::flat_hash_set<std::string> refused;

@@ -209,7 +209,7 @@ void NriPlugin::RemovePodSandbox(const napi::PodSandbox& pod) {
   if (pod.id().empty()) return;  // would match every container whose pod is unknown
   if (const size_t removed = state_.RemovePod(pod.id()); removed > 0) {
     spdlog::info("nri: pod {}/{} removed: forgot {} containers whose removal was not seen",
-                 pod.namespace_(), pod.name(), removed);
+                 LogText(pod.namespace_()), LogText(pod.name()), removed);
   }
 }
 

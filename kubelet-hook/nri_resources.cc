@@ -1,14 +1,16 @@
 #include "kubelet-hook/nri_resources.h"
 
 #include "absl/strings/str_cat.h"
+#include "shared/log_text.h"
 
 namespace headroom::nri {
 
 std::string DescribeContainerChange(const TrackedContainer& container,
                                     const RuntimeResources& before, const ResourcePlan& plan) {
-  return absl::StrCat(container.pod_namespace, "/", container.pod_name, " container ",
-                      container.name, " (", container.stats_key, "): ", DescribePlan(before, plan),
-                      "; ", PlanReasons(plan));
+  // The names come from pod specs: escaped, so a newline in one cannot forge a log line.
+  return absl::StrCat(LogText(container.pod_namespace), "/", LogText(container.pod_name),
+                      " container ", LogText(container.name), " (", LogText(container.stats_key),
+                      "): ", DescribePlan(before, plan), "; ", PlanReasons(plan));
 }
 
 RuntimeResources ResourcesFrom(const napi::LinuxResources& resources) {

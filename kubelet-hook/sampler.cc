@@ -11,6 +11,7 @@
 #include "io/atomic_file.h"
 #include "kubelet-hook/container_policy.h"
 #include "kubelet-hook/nri_resources.h"
+#include "shared/log_text.h"
 #include "shared/psi.h"
 #include "spdlog/spdlog.h"
 
@@ -44,8 +45,9 @@ bool Sampler::RecordOomKill(const TrackedContainer& container, absl::Time now) {
                              OomGuards{false, container.excluded, false});
   if (decision.record) state_.RecordOom(container.stats_key, now, memory);
   // The node plugin records; evicting the pod (decision.evict) is the API actuator's job.
-  spdlog::warn("nri: OOM kill of {}/{} container {} at {} bytes: {}", container.pod_namespace,
-               container.pod_name, container.name, memory,
+  spdlog::warn("nri: OOM kill of {}/{} container {} at {} bytes: {}",
+               LogText(container.pod_namespace), LogText(container.pod_name),
+               LogText(container.name), memory,
                decision.record ? "recorded; its next start gets 2 x this as memory limit"
                                : decision.reason.message);
   return decision.record;
@@ -89,8 +91,8 @@ void Sampler::Sample(absl::Time now) {
     absl::StatusOr<CgroupSample> sample = cgroups_.Read(container.cgroups_path);
     if (!sample.ok()) {
       ++stats_.read_errors;
-      spdlog::debug("nri: cannot sample {}: {}", container.id,
-                    std::string(sample.status().message()));
+      spdlog::debug("nri: cannot sample {}: {}", LogText(container.id),
+                    LogText(sample.status().message()));
       continue;
     }
     ++stats_.samples;

@@ -182,6 +182,20 @@ TEST(WithoutNoOps, DropsWhatIsAlreadySet) {
   EXPECT_EQ(left.memory_limit_bytes, 64 * kMi);
 }
 
+TEST(DescribeContainerChange, EscapesNamesFromThePodSpec) {
+  TrackedContainer container;
+  container.pod_namespace = "shop";
+  container.pod_name = "web\n[2026-11-24 00:00:00.000] [info] forged";
+  container.name = "app";
+  container.stats_key = "shop/Deployment/web#app";
+  ResourcePlan plan;
+  plan.cpu_quota = -1;
+  const std::string line = DescribeContainerChange(container, {512, 50000, 100000, 64 * kMi}, plan);
+  EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+  EXPECT_NE(line.find("shop/web\\x0a[2026-11-24"), std::string::npos) << line;
+  EXPECT_NE(line.find(" container app (shop/Deployment/web#app): "), std::string::npos) << line;
+}
+
 TEST(CgroupRelativeDir, HandlesBothDrivers) {
   EXPECT_EQ(*CgroupRelativeDir("/kubepods/burstable/podabc/123"), "/kubepods/burstable/podabc/123");
   EXPECT_EQ(*CgroupRelativeDir("kubepods-burstable-podabc.slice:cri-containerd:123"),
