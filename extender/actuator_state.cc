@@ -201,7 +201,7 @@ absl::StatusOr<ActuatorState> ActuatorStateStore::Load() {
   absl::StatusOr<std::string> body = kube_->Get(Path(), absl::Seconds(10));
   if (absl::IsNotFound(body.status())) return state;
   if (!body.ok()) return body.status();
-  const json configmap = json::parse(*body, nullptr, false);
+  const json configmap = io::ParseApiJson(*body);
   if (!configmap.is_object()) return absl::UnavailableError("ConfigMap: not JSON");
   const auto data = configmap.find("data");
   if (data == configmap.end() || !data->is_object()) return state;

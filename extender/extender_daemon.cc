@@ -68,7 +68,7 @@ LeaseApi LeaseApiOver(io::KubeClient& client) {
   api.get = [&client](const std::string& path) -> absl::StatusOr<nlohmann::json> {
     absl::StatusOr<std::string> body = client.Get(path, absl::Seconds(5));
     if (!body.ok()) return body.status();
-    nlohmann::json lease = nlohmann::json::parse(*body, nullptr, false);
+    nlohmann::json lease = io::ParseApiJson(*body);
     if (lease.is_discarded()) return absl::UnavailableError("Lease: not JSON");
     return lease;
   };

@@ -27,12 +27,12 @@ namespace {
 
 // The event's line as a document, cut when asked; discarded when it is not JSON.
 json ParseEventLine(absl::string_view line, const FieldMask* event_fields) {
-  if (event_fields == nullptr) return json::parse(line.begin(), line.end(), nullptr, false);
+  if (event_fields == nullptr) return io::ParseApiJson(line);
   absl::StatusOr<json> document = ParseProjected(line, *event_fields);
   if (!document.ok()) return json(json::value_t::discarded);
   if (const auto type = document->find("type");
       type != document->end() && type->is_string() && *type == "ERROR") {
-    return json::parse(line.begin(), line.end(), nullptr, false);  // the Status, whole
+    return io::ParseApiJson(line);  // the Status, whole
   }
   return *std::move(document);
 }
@@ -126,7 +126,7 @@ absl::StatusOr<std::string> ListWatcher::List() {
     if (page_fields_.has_value()) {
       page = ParseProjected(body, *page_fields_).value_or(json(json::value_t::discarded));
     } else {
-      page = json::parse(body, nullptr, false);
+      page = io::ParseApiJson(body);
     }
     if (!page.is_object() || !page.contains("items") || !page["items"].is_array()) {
       return absl::InternalError(absl::StrCat("list ", options_.path, ": not a list"));

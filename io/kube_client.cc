@@ -11,6 +11,7 @@
 #include "absl/strings/strip.h"
 #include "io/atomic_file.h"
 #include "nlohmann/json.hpp"
+#include "shared/json_nesting.h"
 #include "shared/status_macros.h"
 
 namespace headroom::io {
@@ -54,8 +55,13 @@ ClientIdentity ParseClientIdentity(const KubeConfig& config) {
 
 }  // namespace
 
+nlohmann::json ParseApiJson(absl::string_view body) {
+  if (!CheckJsonNesting(body).ok()) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(body.begin(), body.end(), nullptr, false);
+}
+
 std::string ApiStatusMessage(const std::string& body) {
-  const nlohmann::json status = nlohmann::json::parse(body, nullptr, false);
+  const nlohmann::json status = ParseApiJson(body);
   if (status.is_object() && status.contains("message") && status["message"].is_string()) {
     return status["message"].get<std::string>();
   }
@@ -262,7 +268,7 @@ absl::StatusOr<nlohmann::json> KubeClient::Review(const std::string& path, const
     return absl::UnavailableError(absl::StrCat("POST ", path, ": HTTP ", written.status, ": ",
                                                ApiStatusMessage(written.body)));
   }
-  nlohmann::json answer = nlohmann::json::parse(written.body, nullptr, false);
+  nlohmann::json answer = ParseApiJson(written.body);
   if (answer.is_discarded()) return absl::UnavailableError(absl::StrCat(path, ": not JSON"));
   return answer;
 }

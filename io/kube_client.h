@@ -48,6 +48,12 @@ class LineSplitter {
   std::string buffer_;
 };
 
+// An API server's JSON answer, parsed: discarded when it is not JSON or nests deeper than
+// kMaxJsonNesting (shared/json_nesting.h), checked before the recursive parser sees it. Every
+// reader of the API's answers goes through it: the server is authenticated, but what it
+// serves (a Status message, an object someone wrote) is not ours to trust.
+nlohmann::json ParseApiJson(absl::string_view body);
+
 // The API's own explanation of a failed request (a metav1.Status body's message), else the
 // start of the body.
 std::string ApiStatusMessage(const std::string& body);

@@ -107,6 +107,18 @@ TEST(KubeTimeTest, WritesMetaV1TimeAndReadsItsForms) {
   }
 }
 
+TEST(ParseApiJsonTest, RefusesDeepNestingBeforeParsing) {
+  EXPECT_EQ(io::ParseApiJson(R"({"kind":"Status","message":"gone"})")["message"], "gone");
+  EXPECT_TRUE(io::ParseApiJson("not json").is_discarded());
+  // An answer whose message nests 10000 deep: discarded, not parsed recursively.
+  const std::string deep =
+      R"({"kind":"Status","message":)" + std::string(10000, '[') + std::string(10000, ']') + "}";
+  EXPECT_TRUE(io::ParseApiJson(deep).is_discarded());
+  EXPECT_EQ(io::ApiStatusMessage(deep).size(), 200u);  // the body's start instead
+  const std::string fine = "[" + std::string(50, '[') + std::string(50, ']') + "]";
+  EXPECT_FALSE(io::ParseApiJson(fine).is_discarded());
+}
+
 TEST(KubeconfigTest, CurrentContextWithInlineData) {
   absl::StatusOr<io::KubeConfig> config = io::ParseKubeconfig(kKubeconfig, "/nowhere");
   ASSERT_THAT(config.status(), IsOk());
