@@ -241,9 +241,7 @@ class Session : public HttpServer::Impl::Deadlined,
       : server_(&server),
         sweep_(&sweep),
         stream_(std::forward<Args>(args)...),
-        buffer_(std::max<size_t>(server.options.max_header_bytes * 2, 64 << 10)) {
-    ++server_->open;
-  }
+        buffer_(std::max<size_t>(server.options.max_header_bytes * 2, 64 << 10)) {}
   ~Session() override {
     if (tracked_) server_->Untrack(*tracked_);
     if (registered_) {
@@ -497,6 +495,10 @@ void HttpServer::Impl::Accept() {
     if (stopping) {
       socket.close(ignored);
     } else {
+      // Counted here, not when its session starts on its thread: in a burst of connections
+      // the sessions start later, and the cap would let through as many as are waiting.
+      // The session's destructor takes it off again.
+      ++open;
       socket.set_option(tcp::no_delay(true), ignored);
       // The session starts on the thread of the context that owns its socket.
       const auto executor = socket.get_executor();
