@@ -20,19 +20,15 @@ constexpr std::array<Resource, 2> kEvictionPasses = {Resource::kMemory, Resource
 
 size_t Slot(Resource resource) { return resource == Resource::kCpu ? 0 : 1; }
 
-// The planning values of footprint.h: the daily peak of the base, and the peak above it.
+// A sized container's base and headroom, by the footprint rule (footprint.h) that placement
+// and the simulator use too. Only pods whose every container is past the warm-up reach steps
+// 2-6 (HasHistory), so the rule's observed values apply: no warm-up to check again here.
 int64_t Base(const ContainerDemand& container, Resource resource) {
-  return resource == Resource::kCpu ? PlanningBase(*container.cpu)
-                                    : PlanningBase(*container.memory);
-}
-
-int64_t Peak(const ContainerDemand& container, Resource resource) {
-  return resource == Resource::kCpu ? PlanningPeak(*container.cpu)
-                                    : PlanningPeak(*container.memory);
+  return ContainerFootprint(container, resource, absl::ZeroDuration()).base;
 }
 
 int64_t Headroom(const ContainerDemand& container, Resource resource) {
-  return Peak(container, resource) - Base(container, resource);
+  return ContainerFootprint(container, resource, absl::ZeroDuration()).headroom;
 }
 
 std::string Amount(Resource resource, Wide amount) {
