@@ -342,5 +342,47 @@ extender_pid=""
 pod after-outage 100m
 if wait_for 40 bound after-outage; then pass "with the extender down, kube-scheduler still placed a pod (ignorable: true) on $(node_of after-outage)"; else fail "scheduling stopped with the extender down"; fi
 
+# 6. /repack is served on HTTPS only to callers the API server authorizes for the
+#    non-resource URL /repack (TokenReview, then SubjectAccessReview), with real RBAC.
+extender_certificate || die "making the extender's certificate"
+repack_port=$(free_port); repack_grpc=$(free_port)
+"$extender_bin" --http-address "127.0.0.1:$repack_port" --grpc-address "127.0.0.1:$repack_grpc" \
+  --kubeconfig "$work/admin.kubeconfig" --tls-cert-file "$work/extender.crt" --tls-key-file "$work/extender.key" \
+  --repack-api --report-auth=insecure >>"$work/extender-repack.log" 2>&1 &
+repack_pid=$!
+pids+=("$repack_pid")
+wait_for 20 curl -sf --cacert "$work/ca.crt" "https://127.0.0.1:$repack_port/healthz" || fail "the /repack extender did not start"
+kubectl_ -n e2e create serviceaccount planner >/dev/null 2>&1 || true
+planner_token=$(kubectl_ -n e2e create token planner --duration 1h)
+cluster='{"nodes":[{"name":"a","cpu":"4","memory":"4Gi"},{"name":"b","cpu":"4","memory":"4Gi"}],"pods":[{"name":"p1","cpu":"100m","memory":"2Gi","node":"a"},{"name":"p2","cpu":"100m","memory":"2Gi","node":"b"},{"name":"p3","cpu":"100m","memory":"3Gi"}]}'
+repack_status() { # [TOKEN]
+  curl -s -o "$work/repack.out" -w '%{http_code}' --cacert "$work/ca.crt" -X POST --data "$cluster" \
+    ${1:+-H "Authorization: Bearer $1"} "https://127.0.0.1:$repack_port/repack?timeout=2s"
+}
+no_token=$(repack_status); bad_token=$(repack_status "not-a-token"); unbound=$(repack_status "$planner_token")
+kubectl_ apply -f - >/dev/null <<'RBAC'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: headroom-repack}
+rules: [{nonResourceURLs: ["/repack"], verbs: ["post"]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: headroom-repack-planner}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: headroom-repack}
+subjects: [{kind: ServiceAccount, name: planner, namespace: e2e}]
+RBAC
+granted() { [[ $(repack_status "$planner_token") == 200 ]]; }
+if [[ $no_token == 401 && $bad_token == 401 && $unbound == 403 ]] && wait_for 20 granted &&
+  grep -q '"placedAfter":3' "$work/repack.out"; then
+  pass "/repack: 401 without a token or with a forged one, 403 for a ServiceAccount without the RBAC grant, 200 with a plan once granted post on /repack"
+else
+  fail "/repack authorization: no token $no_token, forged $bad_token, not granted $unbound, granted $(repack_status "$planner_token"): $(head -c 200 "$work/repack.out")"
+fi
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST --data "$cluster" "http://127.0.0.1:$repack_port/repack" || true)
+[[ $code != 200 ]] && pass "/repack is not answered over plain HTTP on the HTTPS listener (curl: $code)" ||
+  fail "/repack answered over plain HTTP"
+kill "$repack_pid"; wait "$repack_pid" 2>/dev/null || true
+
 echo "scheduler-suite: $((failures)) failure(s)"
 exit $((failures > 0))
