@@ -135,8 +135,10 @@ int ScoreNode(const NodeFootprint& node, const PodFootprint& candidate,
   const ResourceAmounts projected = ProjectedFootprint(node, candidate);
   const double free_cpu = FreeShare(node.allocatable.cpu_millis, projected.cpu_millis);
   const double free_memory = FreeShare(node.allocatable.memory_bytes, projected.memory_bytes);
-  double score = 10 * TargetScore(1 - std::min(free_cpu, free_memory), config.target_share);
-  if (config.strategy != ScoringStrategy::kTarget) {
+  double score = 0;
+  if (config.strategy == ScoringStrategy::kTarget) {
+    score = 10 * TargetScore(1 - std::min(free_cpu, free_memory), config.target_share);
+  } else {
     const double free = (free_cpu + free_memory) / 2;
     score = 10 * (config.strategy == ScoringStrategy::kSpread ? free : 1 - free);
   }
