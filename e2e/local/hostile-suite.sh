@@ -252,6 +252,29 @@ else
 fi
 echo "a node that stops reporting (--node-retention 2s)|forgotten within $((SECONDS - started_expiry)) s|-" >>"$work/table"
 kill "$state2_pid"; wait "$state2_pid" 2>/dev/null || true
+# A read-only state directory (a read-only bind mount) holding an unreadable checkpoint: the
+# extender serves, says it could not move the file aside, and logs each failed checkpoint.
+state3=$work/state-3; mkdir -p "$state3"; echo '{garbage' >"$state3/workloads.json"
+if mount --bind "$state3" "$state3" 2>/dev/null && mount -o remount,ro,bind "$state3" 2>/dev/null; then
+  http3=$(free_port); grpc3=$(free_port)
+  "$extender_bin" --http-address "127.0.0.1:$http3" --grpc-address "127.0.0.1:$grpc3" --report-auth=insecure \
+    --state-dir "$state3" --checkpoint-interval 1s >>"$work/extender-state-3.log" 2>&1 &
+  state3_pid=$!
+  wait_for 20 curl -sf "http://127.0.0.1:$http3/healthz" || fail "the read-only-state extender did not start"
+  sleep 1.5
+  kill "$state3_pid"; rc=0; wait "$state3_pid" || rc=$?
+  umount "$state3" 2>/dev/null || true
+  if [[ $rc == 0 ]] && grep -q 'left in place (cannot move aside .*Read-only file system)' "$work/extender-state-3.log" &&
+    ! grep -q 'moved aside' "$work/extender-state-3.log" &&
+    grep -q 'checkpoint failed: .*Read-only file system' "$work/extender-state-3.log"; then
+    pass "a read-only state directory: the extender serves, logs that the unreadable checkpoint stays in place (no false 'moved aside') and each failed checkpoint, exits 0"
+  else
+    fail "a read-only state directory: exit $rc; $(tail -3 "$work/extender-state-3.log")"
+  fi
+  echo "a read-only state directory with an unreadable checkpoint|serves; logs 'left in place (cannot move aside ...)' and each failed checkpoint|-" >>"$work/table"
+else
+  echo "SKIP: a read-only state directory (mount --bind needs CAP_SYS_ADMIN here)"
+fi
 
 # --- SIGTERM with a keep-alive client; kill -9 leaves no temporary file behind
 python3 -c '
