@@ -261,12 +261,20 @@ extender_pid=""
   pass "extender checkpointed workload statistics at shutdown" || fail "no workload checkpoint"
 start_extender || die "headroom-extender did not restart"
 grep -q "loaded statistics of [1-9][0-9]* workload containers" "$work/extender.log" && pass "restarted extender loaded the checkpoint" || fail "restarted extender did not load its checkpoint"
+# Not ready until every API node has reported again (or --ready-after): a restarted extender
+# knows no node's load or footprint, and must not say it does.
+readyz() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$http_port/readyz"; }
+ready_before=$(readyz)
 # Reports sampled before big-1 and big-2 started: they do not list them. The restarted
 # extender must still count both on their nodes -- it saw them bound at its first list -- so
 # a node with room for one big pod does not take a second one.
 report "$n1" 0.2 '[]' && report "$n2" 0.2 '[]' &&
   report node-full 0.5 "$(resident_json 3600 '[]')" &&
   report node-hot 8 '[]' || fail "re-sending reports"
+ready_now() { [[ $(readyz) == 200 ]]; }
+[[ $ready_before == 503 ]] && wait_for 10 ready_now &&
+  pass "after restart /readyz answered 503 until all four nodes had reported again, then 200" ||
+  fail "/readyz after restart: $ready_before before the reports, $(readyz) after"
 pod big-4 100m big
 pod small-5 100m
 wait_for 30 bound small-5 || fail "small-5 was not scheduled after the extender restarted"
