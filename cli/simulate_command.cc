@@ -144,17 +144,9 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   if (options.progress != "auto" && options.progress != "always" && options.progress != "never") {
     return fail(absl::InvalidArgumentError("--progress must be auto, always or never"));
   }
-  absl::StatusOr<ScoringStrategy> scoring = ParseScoringStrategy(options.scoring);
-  if (!scoring.ok()) {
-    return fail(
-        absl::InvalidArgumentError(absl::StrCat("--scoring: ", scoring.status().message())));
-  }
-  ScoringConfig scoring_config;
-  scoring_config.strategy = *scoring;
-  scoring_config.target_share = options.scoring_target;
-  if (absl::Status valid = scoring_config.Validate(); !valid.ok()) {
-    return fail(absl::InvalidArgumentError(absl::StrCat("--scoring-target: ", valid.message())));
-  }
+  const absl::StatusOr<ScoringConfig> scoring =
+      ScoringFromFlags(options.scoring, options.scoring_target);
+  if (!scoring.ok()) return fail(scoring.status());
   if (options.pods < 0) return fail(absl::InvalidArgumentError("--pods must not be negative"));
   if (!(options.cold_start >= 0 && options.cold_start <= 1)) {
     return fail(absl::InvalidArgumentError("--cold-start must be a fraction in [0, 1]"));
@@ -214,7 +206,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   config.initial_nodes = options.nodes;
   config.autoscale = options.nodes == 0;
   config.memory_limit_ratio = options.memory_limit_ratio;
-  config.scoring = scoring_config;
+  config.scoring = *scoring;
   config.policies = *policies;
   config.warmup_minutes = static_cast<int>(absl::ToInt64Minutes(options.warmup));
   config.headroom = options.headroom;

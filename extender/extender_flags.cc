@@ -187,13 +187,10 @@ absl::Status ServerFromFlags(ExtenderConfig& config) {
   config.http_address = *address;
   config.server.url_prefix = NormalizedUrlPrefix(absl::GetFlag(FLAGS_url_prefix));
   config.scoring_name = absl::GetFlag(FLAGS_scoring);
-  absl::StatusOr<ScoringStrategy> strategy = ParseScoringStrategy(config.scoring_name);
-  if (!strategy.ok()) return Invalid(absl::StrCat("--scoring: ", strategy.status().message()));
-  config.server.scoring.strategy = *strategy;
-  config.server.scoring.target_share = absl::GetFlag(FLAGS_scoring_target);
-  if (absl::Status valid = config.server.scoring.Validate(); !valid.ok()) {
-    return Invalid(absl::StrCat("--scoring-target: ", valid.message()));
-  }
+  absl::StatusOr<ScoringConfig> scoring =
+      ScoringFromFlags(config.scoring_name, absl::GetFlag(FLAGS_scoring_target));
+  if (!scoring.ok()) return scoring.status();
+  config.server.scoring = *scoring;
   if (absl::GetFlag(FLAGS_max_body_bytes) <= 0) return Invalid("--max-body-bytes must be positive");
   config.server.max_body_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_max_body_bytes));
   config.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);

@@ -114,6 +114,20 @@ std::string_view ScoringStrategyName(ScoringStrategy strategy) {
   return "spread";
 }
 
+absl::StatusOr<ScoringConfig> ScoringFromFlags(std::string_view strategy, double target_share) {
+  absl::StatusOr<ScoringStrategy> parsed = ParseScoringStrategy(strategy);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--scoring: ", parsed.status().message()));
+  }
+  ScoringConfig config;
+  config.strategy = *parsed;
+  config.target_share = target_share;
+  if (absl::Status valid = config.Validate(); !valid.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--scoring-target: ", valid.message()));
+  }
+  return config;
+}
+
 absl::Status ScoringConfig::Validate() const {
   if (!(target_share > 0 && target_share < 1)) {
     return absl::InvalidArgumentError(

@@ -91,6 +91,10 @@ struct ScoringConfig {
   absl::Status Validate() const;
 };
 
+// The scoring both binaries take from --scoring and --scoring-target, validated; an
+// InvalidArgument names the flag.
+absl::StatusOr<ScoringConfig> ScoringFromFlags(std::string_view strategy, double target_share);
+
 // 0..10; assumes the pod fits (a node that does not fit scores 0).
 int ScoreNode(const NodeFootprint& node, const PodFootprint& candidate,
               const ScoringConfig& config = {});

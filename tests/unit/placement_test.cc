@@ -144,6 +144,13 @@ TEST(ScoringStrategyTest, NamesRoundTripAndTheTargetIsBounded) {
   }
   config.target_share = 0.9;
   EXPECT_THAT(config.Validate(), IsOk());
+  // What both binaries' flags go through: the error names the flag.
+  absl::StatusOr<ScoringConfig> flags = ScoringFromFlags("target", 0.6);
+  ASSERT_THAT(flags.status(), IsOk());
+  EXPECT_EQ(flags->strategy, ScoringStrategy::kTarget);
+  EXPECT_EQ(flags->target_share, 0.6);
+  EXPECT_THAT(ScoringFromFlags("binpack", 0.6).status().message(), HasSubstr("--scoring: "));
+  EXPECT_THAT(ScoringFromFlags("pack", 1.0).status().message(), HasSubstr("--scoring-target: "));
 }
 
 TEST(ScoreNodeTest, LoadedNodesArePenalised) {
