@@ -23,12 +23,8 @@ size_t Slot(Resource resource) { return resource == Resource::kCpu ? 0 : 1; }
 // A sized container's base and headroom, by the footprint rule (footprint.h) that placement
 // and the simulator use too. Only pods whose every container is past the warm-up reach steps
 // 2-6 (HasHistory), so the rule's observed values apply: no warm-up to check again here.
-int64_t Base(const ContainerDemand& container, Resource resource) {
-  return ContainerFootprint(container, resource, absl::ZeroDuration()).base;
-}
-
-int64_t Headroom(const ContainerDemand& container, Resource resource) {
-  return ContainerFootprint(container, resource, absl::ZeroDuration()).headroom;
+ResourceFootprint Sized(const ContainerDemand& container, Resource resource) {
+  return ContainerFootprint(container, resource, absl::ZeroDuration());
 }
 
 std::string Amount(Resource resource, Wide amount) {
@@ -291,7 +287,7 @@ ResourceOutcome Outcome(Resource resource, const NodeDemand& node, Wide reserved
   const Totals totals = AliveTotals(work, resource);
   Wide total_headroom = 0;
   for (const ContainerDemand* container : alive_containers) {
-    total_headroom += Headroom(*container, resource);
+    total_headroom += Sized(*container, resource).headroom;
   }
   outcome.allocatable = SaturateToInt64(allocatable);
   outcome.reserved = SaturateToInt64(reserved);
@@ -405,9 +401,10 @@ absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node,
     for (const ContainerDemand& container : pod.containers) {
       pod_work.cpu_now += container.cpu->base_millis;
       for (Resource resource : kEvictionPasses) {
-        pod_work.base[Slot(resource)] += Base(container, resource);
+        const ResourceFootprint sized = Sized(container, resource);
+        pod_work.base[Slot(resource)] += sized.base;
         pod_work.max_headroom[Slot(resource)] =
-            std::max(pod_work.max_headroom[Slot(resource)], Headroom(container, resource));
+            std::max(pod_work.max_headroom[Slot(resource)], sized.headroom);
       }
     }
     work.push_back(pod_work);
@@ -442,12 +439,12 @@ absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node,
     for (size_t c = 0; c < demand.containers.size(); ++c) {
       const ContainerDemand& container = demand.containers[c];
       ContainerSizing sizing;
+      const ResourceFootprint cpu = Sized(container, Resource::kCpu);
+      const ResourceFootprint memory = Sized(container, Resource::kMemory);
       sizing.cpu_request_millis =
-          FinalAmount(Base(container, Resource::kCpu), Headroom(container, Resource::kCpu),
-                      result.cpu.max_headroom, result.cpu.total_headroom);
-      sizing.memory_request_bytes =
-          FinalAmount(Base(container, Resource::kMemory), Headroom(container, Resource::kMemory),
-                      result.memory.max_headroom, result.memory.total_headroom);
+          FinalAmount(cpu.base, cpu.headroom, result.cpu.max_headroom, result.cpu.total_headroom);
+      sizing.memory_request_bytes = FinalAmount(
+          memory.base, memory.headroom, result.memory.max_headroom, result.memory.total_headroom);
       sizing.memory_limit_bytes = MemoryLimitBytes(*container.memory, sizing.memory_request_bytes);
       result.containers.push_back({pod.pod, c, sizing});
     }
