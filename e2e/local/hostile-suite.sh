@@ -169,7 +169,8 @@ check "a 5 MiB report" "$([[ $ok == yes ]] && grep -q -i 'larger than max\|RESOU
   "refused by gRPC: $(head -c 100 "$work/big.out")"
 future=$(( $(date +%s) * 1000 + 10 * 365 * 86400 * 1000 ))
 printf '{"node":"from-the-future","reportedAtUnixMillis":"%s","allocatable":{"cpuMillis":"4000","memoryBytes":"8589934592"}}\n' "$future" >"$work/future.json"
-nodes_reported() { curl -s "http://127.0.0.1:$http_port/metrics" | awk '$1 == "headroom_extender_nodes_reported" {print $2}'; }
+# nodes_reported [HTTP_PORT]: the extender's count of reported nodes (the main one's unless given).
+nodes_reported() { curl -s "http://127.0.0.1:${1:-$http_port}/metrics" | awk '$1 == "headroom_extender_nodes_reported" {print $2}'; }
 nodes_before=$(nodes_reported)
 "$headroom_bin" report --check=false --extender "127.0.0.1:$grpc_port" --input "$work/future.json" >"$work/future.out" 2>&1 || true
 check "a report dated 10 years ahead" "$(grep -q 'in the future' "$work/future.out" && [[ $(nodes_reported) == "$nodes_before" ]] && echo yes)" \
@@ -240,15 +241,14 @@ fi
 echo "a checkpoint with negative values|refused with the field named, moved aside as .corrupt|-" >>"$work/table"
 "$headroom_bin" report --extender "127.0.0.1:$grpc2" --input "$repo/examples/node-report.json" >>"$work/extender-state-2.log" 2>&1 ||
   fail "reporting to the second extender"
-reported2() { curl -s "http://127.0.0.1:$http2/metrics" | awk '$1 == "headroom_extender_nodes_reported" {print $2}'; }
-before_expiry=$(reported2)
+before_expiry=$(nodes_reported "$http2")
 started_expiry=$SECONDS
-expired2() { [[ $(reported2) == 0 ]]; }
+expired2() { [[ $(nodes_reported "$http2") == 0 ]]; }
 if [[ $before_expiry == 1 ]] && wait_for 10 expired2 &&
   grep -q 'forgot 1 nodes that have not reported for 2s' "$work/extender-state-2.log"; then
   pass "a node that stops reporting is forgotten after --node-retention 2s (in $((SECONDS - started_expiry)) s)"
 else
-  fail "node expiry: $before_expiry node(s) before, $(reported2) after 10 s"
+  fail "node expiry: $before_expiry node(s) before, $(nodes_reported "$http2") after 10 s"
 fi
 echo "a node that stops reporting (--node-retention 2s)|forgotten within $((SECONDS - started_expiry)) s|-" >>"$work/table"
 kill "$state2_pid"; wait "$state2_pid" 2>/dev/null || true
