@@ -82,10 +82,15 @@ struct ReportShape {
   int64_t memory_bytes = 8 * kGi;
 };
 
+// Each node reports on its own connection, as a fleet does: the extender's front door allows a
+// connection only a few new streams per second (rapid-reset protection), so one connection
+// carrying every node's report would be cut after the first 32.
 void Report(const std::string& address, int nodes, const ReportShape& shape) {
-  auto stub = headroom::v1::ReportService::NewStub(
-      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::ChannelArguments own_connection;
+  own_connection.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   for (int i = 0; i < nodes; ++i) {
+    auto stub = headroom::v1::ReportService::NewStub(grpc::CreateCustomChannel(
+        address, grpc::InsecureChannelCredentials(), own_connection));
     headroom::NodeReport report;
     report.node = NodeName(i);
     // Reports from the future are refused; the extender runs with --report-stale-after=1h so
