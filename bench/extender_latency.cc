@@ -89,8 +89,8 @@ void Report(const std::string& address, int nodes, const ReportShape& shape) {
   grpc::ChannelArguments own_connection;
   own_connection.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   for (int i = 0; i < nodes; ++i) {
-    auto stub = headroom::v1::ReportService::NewStub(grpc::CreateCustomChannel(
-        address, grpc::InsecureChannelCredentials(), own_connection));
+    auto stub = headroom::v1::ReportService::NewStub(
+        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), own_connection));
     headroom::NodeReport report;
     report.node = NodeName(i);
     // Reports from the future are refused; the extender runs with --report-stale-after=1h so

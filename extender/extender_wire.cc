@@ -257,6 +257,13 @@ absl::StatusOr<NodeSpec> DecodeNodeObject(const json& node) {
 }
 
 absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body, bool keep_node_objects) {
+  ExtenderArgs args;
+  HEADROOM_RETURN_IF_ERROR(DecodeExtenderArgsInto(body, keep_node_objects, args));
+  return args;
+}
+
+absl::Status DecodeExtenderArgsInto(absl::string_view body, bool keep_node_objects,
+                                    ExtenderArgs& args) {
   // (The args hold copies: nothing points into the parser once this returns.)
   const ReleaseParserAfter release(body.size());
   simdjson::dom::element document;
@@ -270,7 +277,7 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body, bool kee
   if (document.get(top) != simdjson::SUCCESS) {
     return Invalid("body", "expected an ExtenderArgs object");
   }
-  ExtenderArgs args;
+  args.node_items.clear();
   simdjson::dom::element pod;
   if (!Present(top, "Pod", pod)) return Invalid("Pod", "required");
   HEADROOM_ASSIGN_OR_RETURN(args.pod, DecodePodElement(pod));
@@ -280,7 +287,7 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body, bool kee
     simdjson::dom::array list;
     if (names.get(list) != simdjson::SUCCESS) return Invalid("NodeNames", "expected an array");
     args.node_cache_capable = true;
-    // Built in place: one copy of each name, no temporary NodeSpec to move.
+    // Built in place: one copy of each name, into the storage of the previous request's.
     args.nodes.resize(list.size());
     size_t i = 0;
     for (simdjson::dom::element name : list) {
@@ -288,11 +295,15 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body, bool kee
       if (name.get(text) != simdjson::SUCCESS) {
         return Invalid(absl::StrCat("NodeNames[", i, "]"), "expected a string");
       }
-      args.nodes[i].name.assign(text.data(), text.size());
+      NodeSpec& node = args.nodes[i];
+      node.name.assign(text.data(), text.size());
+      node.allocatable.reset();
+      node.max_pods.reset();
       ++i;
     }
   } else if (Present(top, "Nodes", nodes)) {
     args.node_cache_capable = false;
+    args.nodes.clear();
     simdjson::dom::element items_element;
     if (Present(nodes, "items", items_element)) {
       simdjson::dom::array items;
@@ -322,7 +333,7 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body, bool kee
   } else {
     return Invalid("body", "neither NodeNames nor Nodes is set");
   }
-  return args;
+  return absl::OkStatus();
 }
 
 namespace {
@@ -337,19 +348,33 @@ class Cursor {
     at_ += text.size();
   }
   void Put(char c) { *at_++ = c; }
+  void Skip(size_t bytes) { at_ += bytes; }
   char* at() const { return at_; }
 
  private:
   char* at_;
 };
 
-// Whether every name is copied as it is (JSON text without escapes): then the answer is
-// written straight into a buffer of its size.
-template <typename Range, typename NameOf>
-bool AllPlain(const Range& items, NameOf name_of) {
-  for (const auto& item : items) {
-    if (!IsPlainJsonText(name_of(item))) return false;
+// Writes `start` and then the names, quoted and comma-separated, in one pass that copies them
+// and checks that each is plain JSON text; false (and `out` emptied) when one is not.
+bool PutPlainNames(std::string& out, absl::string_view start,
+                   const std::vector<absl::string_view>& names) {
+  size_t size = start.size() + kCopyPlainSlack;
+  for (const absl::string_view name : names) size += name.size() + 3;
+  out.resize(size);
+  Cursor cursor(out.data());
+  cursor.Put(start);
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) cursor.Put(',');
+    cursor.Put('"');
+    if (!CopyPlainJsonText(cursor.at(), names[i])) {
+      out.clear();
+      return false;
+    }
+    cursor.Skip(names[i].size());
+    cursor.Put('"');
   }
+  out.resize(static_cast<size_t>(cursor.at() - out.data()));
   return true;
 }
 
@@ -381,20 +406,8 @@ std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& res
   if (args.node_cache_capable) {
     constexpr absl::string_view kStart =
         "{\"Nodes\":null,\"NodeNames\":[";  // an array even when empty
-    if (AllPlain(result.passed, [](absl::string_view name) { return name; })) {
-      size_t names = kStart.size() + 1;
-      for (const absl::string_view name : result.passed) names += name.size() + 3;
-      out.resize(names);
-      Cursor cursor(out.data());
-      cursor.Put(kStart);
-      for (size_t i = 0; i < result.passed.size(); ++i) {
-        if (i > 0) cursor.Put(',');
-        cursor.Put('"');
-        cursor.Put(result.passed[i]);
-        cursor.Put('"');
-      }
-      cursor.Put(']');
-      out.resize(static_cast<size_t>(cursor.at() - out.data()));
+    if (PutPlainNames(out, kStart, result.passed)) {
+      out += ']';
     } else {
       out.append(kStart.data(), kStart.size());
       for (const absl::string_view name : result.passed) {
@@ -440,31 +453,35 @@ void PutScore(Cursor& cursor, int score) {
   }
 }
 
+// The answer written in one pass when every host is plain JSON text; nullopt otherwise.
+std::optional<std::string> PlainHostPriorities(const std::vector<HostPriority>& priorities) {
+  constexpr absl::string_view kHost = "{\"Host\":\"";
+  constexpr absl::string_view kScore = "\",\"Score\":";
+  size_t size = 2 + kCopyPlainSlack;
+  for (const HostPriority& priority : priorities) {
+    size += kHost.size() + priority.host.size() + kScore.size() + 2 + 2;  // score, "},"
+  }
+  std::string out(size, '\0');
+  Cursor cursor(out.data());
+  cursor.Put('[');
+  for (size_t i = 0; i < priorities.size(); ++i) {
+    if (i > 0) cursor.Put(',');
+    cursor.Put(kHost);
+    if (!CopyPlainJsonText(cursor.at(), priorities[i].host)) return std::nullopt;
+    cursor.Skip(priorities[i].host.size());
+    cursor.Put(kScore);
+    PutScore(cursor, priorities[i].score);
+    cursor.Put('}');
+  }
+  cursor.Put(']');
+  out.resize(static_cast<size_t>(cursor.at() - out.data()));
+  return out;
+}
+
 }  // namespace
 
 std::string EncodeHostPriorities(const std::vector<HostPriority>& priorities) {
-  if (AllPlain(priorities, [](const HostPriority& p) { return p.host; })) {
-    constexpr absl::string_view kHost = "{\"Host\":\"";
-    constexpr absl::string_view kScore = "\",\"Score\":";
-    size_t size = 2;
-    for (const HostPriority& priority : priorities) {
-      size += kHost.size() + priority.host.size() + kScore.size() + 2 + 2;  // score, "},"
-    }
-    std::string out(size, '\0');
-    Cursor cursor(out.data());
-    cursor.Put('[');
-    for (size_t i = 0; i < priorities.size(); ++i) {
-      if (i > 0) cursor.Put(',');
-      cursor.Put(kHost);
-      cursor.Put(priorities[i].host);
-      cursor.Put(kScore);
-      PutScore(cursor, priorities[i].score);
-      cursor.Put('}');
-    }
-    cursor.Put(']');
-    out.resize(static_cast<size_t>(cursor.at() - out.data()));
-    return out;
-  }
+  if (std::optional<std::string> plain = PlainHostPriorities(priorities)) return *std::move(plain);
   std::string out = "[";
   out.reserve(priorities.size() * 40 + 2);
   for (size_t i = 0; i < priorities.size(); ++i) {

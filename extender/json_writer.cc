@@ -27,6 +27,13 @@ bool NeedsCare(uint64_t word) {
   return ((control | quote | backslash) != 0) || (word & kHighs) != 0;
 }
 
+// NeedsCare as a mask: non-zero when any byte needs care.
+uint64_t CareBits(uint64_t word) {
+  const uint64_t control = (word - kOnes * 0x20) & ~word & kHighs;
+  return control | ZeroBytes(word ^ (kOnes * '"')) | ZeroBytes(word ^ (kOnes * '\\')) |
+         (word & kHighs);
+}
+
 bool NeedsCare(unsigned char byte) {
   return byte < 0x20 || byte == '"' || byte == '\\' || byte >= 0x80;
 }
@@ -42,6 +49,33 @@ bool IsPlainJsonText(absl::string_view text) {
   }
   for (; i < text.size(); ++i) {
     if (NeedsCare(static_cast<unsigned char>(text[i]))) return false;
+  }
+  return true;
+}
+
+bool CopyPlainJsonText(char* at, absl::string_view text) {
+  const char* from = text.data();
+  const size_t size = text.size();
+  uint64_t care = 0;
+  size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, from + i, 8);
+    care |= CareBits(word);
+    std::memcpy(at + i, &word, 8);
+  }
+  if (i == size) return care == 0;
+  if (size >= 8) {  // the last 8 bytes, overlapping what was copied
+    uint64_t word;
+    std::memcpy(&word, from + size - 8, 8);
+    care |= CareBits(word);
+    std::memcpy(at + size - 8, &word, 8);
+    return care == 0;
+  }
+  for (; i < size; ++i) {
+    const auto byte = static_cast<unsigned char>(from[i]);
+    if (NeedsCare(byte)) return false;
+    at[i] = static_cast<char>(byte);
   }
   return true;
 }

@@ -93,6 +93,25 @@ TEST(IsPlainJsonTextTest, OnlyTextWrittenWithoutEscapes) {
   }
 }
 
+// The one-pass copy agrees with IsPlainJsonText at every length around its 8-byte steps and
+// with the character that needs care at every position, and copies plain text exactly.
+TEST(CopyPlainJsonTextTest, AgreesWithTheCheckAtEveryLengthAndPosition) {
+  for (size_t size = 0; size <= 25; ++size) {
+    const std::string plain = std::string("abcdefghijklmnopqrstuvwxyz").substr(0, size);
+    std::string buffer(size + kCopyPlainSlack, '#');
+    EXPECT_TRUE(CopyPlainJsonText(buffer.data(), plain)) << size;
+    EXPECT_EQ(buffer.substr(0, size), plain) << size;
+    for (size_t at = 0; at < size; ++at) {
+      for (const char care : {'"', '\\', '\x01', '\x1f', '\xc3'}) {
+        std::string text = plain;
+        text[at] = care;
+        EXPECT_FALSE(CopyPlainJsonText(buffer.data(), text)) << size << " at " << at;
+        EXPECT_FALSE(IsPlainJsonText(text)) << size << " at " << at;
+      }
+    }
+  }
+}
+
 // The answers' writers copy plain names straight into a sized buffer and escape the others:
 // either way the text is what nlohmann writes for the same values.
 TEST(AnswerWritersTest, WriteWhatNlohmannWritesForAnyNames) {
@@ -149,6 +168,37 @@ TEST(ExtenderWireTest, NodeObjectsGoBackAsSentAndPrioritizeSkipsThem) {
   EXPECT_TRUE(names_only->node_items.empty());
   ASSERT_EQ(names_only->nodes.size(), 2u);
   EXPECT_THAT(names_only->nodes[0].allocatable, Optional(ResourceAmounts{2000, 1LL << 30}));
+}
+
+// The scheduler's path decodes each request into the storage of the previous one: nothing of
+// an earlier request (its nodes' allocatable, its Node objects, more names) may show through.
+TEST(ExtenderWireTest, DecodingIntoUsedArgsEqualsAFreshDecode) {
+  const std::string nodes_body =
+      R"({"Pod":{"metadata":{"name":"first","namespace":"a"}},"Nodes":{"items":[)"
+      R"({"metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"2","pods":"9"}}},)"
+      R"({"metadata":{"name":"n2"}},{"metadata":{"name":"n3"}}]}})";
+  const std::string names_body =
+      R"({"Pod":{"metadata":{"name":"second"}},"NodeNames":["x","a-name-longer-than-sso-buffers"]})";
+  const std::string fewer_names_body = R"({"Pod":{"metadata":{"name":"third"}},"NodeNames":["y"]})";
+  const auto same = [](const ExtenderArgs& used, const ExtenderArgs& fresh) {
+    EXPECT_EQ(used.pod.name, fresh.pod.name);
+    EXPECT_EQ(used.pod.pod_namespace, fresh.pod.pod_namespace);
+    EXPECT_EQ(used.node_cache_capable, fresh.node_cache_capable);
+    EXPECT_EQ(used.node_items, fresh.node_items);
+    ASSERT_EQ(used.nodes.size(), fresh.nodes.size());
+    for (size_t i = 0; i < used.nodes.size(); ++i) {
+      EXPECT_EQ(used.nodes[i].name, fresh.nodes[i].name) << i;
+      EXPECT_EQ(used.nodes[i].allocatable, fresh.nodes[i].allocatable) << i;
+      EXPECT_EQ(used.nodes[i].max_pods, fresh.nodes[i].max_pods) << i;
+    }
+  };
+  ExtenderArgs used;
+  for (const std::string* body : {&nodes_body, &names_body, &nodes_body, &fewer_names_body}) {
+    ASSERT_TRUE(DecodeExtenderArgsInto(*body, /*keep_node_objects=*/true, used).ok());
+    absl::StatusOr<ExtenderArgs> fresh = DecodeExtenderArgs(*body);
+    ASSERT_TRUE(fresh.ok());
+    same(used, *fresh);
+  }
 }
 
 TEST(ExtenderWireTest, APodDecodesTheSameFromARequestAndFromTheApi) {
