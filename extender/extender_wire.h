@@ -81,6 +81,10 @@ struct HostPriority {
 // answers with names only, skips them.
 absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body,
                                                 bool keep_node_objects = true);
+// The same into `args`, whose storage (the node list and each name's) is reused: the
+// scheduler's path keeps one per thread. On error `args` holds a partial decode.
+absl::Status DecodeExtenderArgsInto(absl::string_view body, bool keep_node_objects,
+                                    ExtenderArgs& args);
 
 // A v1.Pod object (from the request, or from the Kubernetes API), as headroom reads it.
 absl::StatusOr<PodSpec> DecodePodObject(const nlohmann::json& pod);

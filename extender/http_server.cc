@@ -57,11 +57,40 @@ void ExtenderHttpServer::Admit(const io::HttpRequest& request, io::HttpResponse&
       ServeAdmission(request.body, view_, options_.admission, apply, metrics_, options_.journal);
 }
 
+namespace {
+
+// Each event loop's decoded request, kept between requests so that the node list and the
+// names reuse their storage; a request of more than kKeptNodes nodes gives it back after.
+constexpr size_t kKeptNodes = 8192;
+
+class ThreadArgs {
+ public:
+  ThreadArgs() : args_(Kept()) {}
+  ~ThreadArgs() {
+    if (args_.nodes.size() > kKeptNodes || !args_.node_items.empty()) args_ = ExtenderArgs();
+  }
+  ThreadArgs(const ThreadArgs&) = delete;
+  ThreadArgs& operator=(const ThreadArgs&) = delete;
+  ExtenderArgs* operator->() { return &args_; }
+  ExtenderArgs& operator*() { return args_; }
+
+ private:
+  static ExtenderArgs& Kept() {
+    thread_local ExtenderArgs kept;
+    return kept;
+  }
+  ExtenderArgs& args_;
+};
+
+}  // namespace
+
 void ExtenderHttpServer::Filter(const io::HttpRequest& request, io::HttpResponse& response) {
-  absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(request.body, /*keep_node_objects=*/true);
-  if (!args.ok()) {
-    spdlog::warn("filter: rejected a malformed request: {}", LogText(args.status().message()));
-    response = io::JsonError(400, args.status().message());
+  ThreadArgs args;
+  if (const absl::Status decoded =
+          DecodeExtenderArgsInto(request.body, /*keep_node_objects=*/true, *args);
+      !decoded.ok()) {
+    spdlog::warn("filter: rejected a malformed request: {}", LogText(decoded.message()));
+    response = io::JsonError(400, decoded.message());
     return;
   }
   const FilterOutcome outcome = FilterNodes(*args, view_, clock_());
@@ -75,10 +104,12 @@ void ExtenderHttpServer::Filter(const io::HttpRequest& request, io::HttpResponse
 }
 
 void ExtenderHttpServer::Prioritize(const io::HttpRequest& request, io::HttpResponse& response) {
-  absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(request.body, /*keep_node_objects=*/false);
-  if (!args.ok()) {
-    spdlog::warn("prioritize: rejected a malformed request: {}", LogText(args.status().message()));
-    response = io::JsonError(400, args.status().message());
+  ThreadArgs args;
+  if (const absl::Status decoded =
+          DecodeExtenderArgsInto(request.body, /*keep_node_objects=*/false, *args);
+      !decoded.ok()) {
+    spdlog::warn("prioritize: rejected a malformed request: {}", LogText(decoded.message()));
+    response = io::JsonError(400, decoded.message());
     return;
   }
   response.body = EncodeHostPriorities(PrioritizeNodes(*args, view_, clock_(), options_.scoring));
