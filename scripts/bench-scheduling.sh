@@ -65,6 +65,7 @@ api_flags=(--kubeconfig "$work/admin.kubeconfig")
 build/release/extender/headroom-extender --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
   --report-auth=insecure --report-stale-after=1h "${api_flags[@]}" >"$work/extender.log" 2>&1 &
 pids+=($!)
+extender_pid=$!
 wait_for 20 curl -sf "http://127.0.0.1:$http_port/healthz" || die "extender did not start"
 # Every node reports 5 pods with statistics (node-0 .. node-N-1, the names above).
 build/release/bench/extender_latency --report "127.0.0.1:$grpc_port" --nodes "$nodes" --pods 5 \
@@ -72,23 +73,26 @@ build/release/bench/extender_latency --report "127.0.0.1:$grpc_port" --nodes "$n
 read -r -a configs <<<"${HEADROOM_BENCH_CONFIGS:-alone null null-filter headroom headroom-filter}"
 # headroom-noapi: a second headroom-extender, the same but without the API (no pod and node
 # watches), so that one run shows what the watches cost; started only when asked for.
-noapi_port=""
+noapi_port="" noapi_pid=""
 if [[ " ${configs[*]} " == *" headroom-noapi "* ]]; then
   noapi_port=$(free_port); noapi_grpc=$(free_port)
   build/release/extender/headroom-extender --http-address "127.0.0.1:$noapi_port" \
     --grpc-address "127.0.0.1:$noapi_grpc" --report-auth=insecure --report-stale-after=1h \
     >"$work/extender-noapi.log" 2>&1 &
   pids+=($!)
+  noapi_pid=$!
   wait_for 20 curl -sf "http://127.0.0.1:$noapi_port/healthz" || die "extender (no API) did not start"
   build/release/bench/extender_latency --report "127.0.0.1:$noapi_grpc" --nodes "$nodes" --pods 5 \
     --node-cpus 32 --node-memory-gi 128 || die "reports (no API)"
 fi
 build/release/bench/null_extender --address 127.0.0.1 --port 0 >"$work/null.port" &
 pids+=($!)
+null_pid=$!
 wait_for 10 test -s "$work/null.port" || die "null extender did not start"
 null_port=$(cat "$work/null.port")
 build/release/bench/null_extender --address 127.0.0.1 --port 0 --scores varied >"$work/null-scored.port" &
 pids+=($!)
+null_scored_pid=$!
 wait_for 10 test -s "$work/null-scored.port" || die "null extender (varied scores) did not start"
 null_scored_port=$(cat "$work/null-scored.port")
 
@@ -98,18 +102,22 @@ pod_batch() { # SCHEDULER_NAME
   done
 }
 
-# run CONFIG ROUND: prints "CONFIG seconds pods/s"
+# cpu_ticks PID: the process's user + system CPU so far, in clock ticks
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# run CONFIG ROUND: prints "CONFIG seconds pods/s extender-CPU-µs-per-pod"
 run() {
   local config=$1 round=$2 name sched_port port="" prioritize=yes
   name="$config-$round"
   sched_port=$(free_port)
+  local server_pid=$extender_pid
   case $config in
-    null) port=$null_port ;;
-    null-filter) port=$null_port prioritize=no ;;
-    null-scored) port=$null_scored_port ;;
+    null) port=$null_port server_pid=$null_pid ;;
+    null-filter) port=$null_port prioritize=no server_pid=$null_pid ;;
+    null-scored) port=$null_scored_port server_pid=$null_scored_pid ;;
     headroom) port=$http_port ;;
     headroom-filter) port=$http_port prioritize=no ;;
-    headroom-noapi) port=$noapi_port ;;
+    headroom-noapi) port=$noapi_port server_pid=$noapi_pid ;;
   esac
   {
     printf 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n'
@@ -124,14 +132,18 @@ run() {
   pod_batch "$name" | kubectl_ apply -f - >/dev/null
   "$k8s_bin/kube-scheduler" --config "$work/$name.yaml" --bind-address 127.0.0.1 --secure-port "$sched_port" -v=2 \
     >"$work/$name.log" 2>&1 &
-  local pid=$!
+  local pid=$! ticks_before
+  ticks_before=$(cpu_ticks "$server_pid")
   all_bound() { [[ $(grep -c 'Successfully bound pod to node' "$work/$name.log") -ge $pods ]]; }
   # (This runs in a pipeline's subshell: stop the scheduler here before giving up.)
   wait_for 600 all_bound || { kill "$pid"; die "$name: not all pods bound (see $work/$name.log)"; }
   kill "$pid"; wait "$pid" 2>/dev/null || true
-  grep 'Successfully bound pod to node' "$work/$name.log" | awk -v name="$config" -v n="$pods" '
+  # The headroom-extender's CPU over the whole round (it also reads the pod watch in "alone"
+  # rounds), per pod: what it takes from the two cores kube-scheduler shares with it.
+  local cpu_us=$(( ($(cpu_ticks "$server_pid") - ticks_before) * 1000000 / $(getconf CLK_TCK) / pods ))
+  grep 'Successfully bound pod to node' "$work/$name.log" | awk -v name="$config" -v n="$pods" -v cpu="$cpu_us" '
     { split($2, t, ":"); s = t[1] * 3600 + t[2] * 60 + t[3]; if (NR == 1) first = s; last = s }
-    END { d = last - first; printf "%s %.2f %.0f\n", name, d, (n - 1) / d }'
+    END { d = last - first; printf "%s %.2f %.0f %d\n", name, d, (n - 1) / d, cpu }'
   # One collection delete, at once (kubectl delete --all deletes and waits pod by pod).
   kubectl_ delete --raw "/api/v1/namespaces/bench/pods?gracePeriodSeconds=0" >/dev/null
   wait_for 120 sh -c "[ \$($k8s_bin/kubectl --kubeconfig $work/admin.kubeconfig -n bench get pods -o name | wc -l) = 0 ]"
@@ -156,20 +168,23 @@ echo
 echo "scheduling $pods pods on $nodes nodes, $rounds interleaved rounds (release build, $(nproc) cores, Kubernetes v1.34.3)"
 python3 - "$work/runs.txt" "${configs[@]}" <<'PY'
 import statistics, sys
-runs = {}
+runs, cpu = {}, {}
 for line in open(sys.argv[1]):
-    config, _, rate = line.split()
+    config, _, rate, cpu_us = line.split()
     runs.setdefault(config, []).append(float(rate))
+    cpu.setdefault(config, []).append(float(cpu_us))
 median = {c: statistics.median(r) for c, r in runs.items()}
-print("%-16s %8s %14s %10s %10s" % ("configuration", "pods/s", "range", "vs alone", "vs null"))
+print("%-16s %8s %14s %10s %10s %14s" % ("configuration", "pods/s", "range", "vs alone", "vs null",
+                                          "server CPU/pod"))
 for c in sys.argv[2:]:
     r = runs[c]
     floor = "null-filter" if c.endswith("-filter") else "null"
     vs_null = "%.2f" % (median[c] / median[floor]) if (c.startswith("headroom") or c == "null-scored") and floor in median else ""
     vs_alone = "%.2f" % (median[c] / median["alone"]) if "alone" in median else ""
-    print("%-16s %8.0f %14s %10s %10s" % (c, median[c], "%.0f-%.0f" % (min(r), max(r)),
-          vs_alone, vs_null))
+    print("%-16s %8.0f %14s %10s %10s %11.0f us" % (c, median[c], "%.0f-%.0f" % (min(r), max(r)),
+          vs_alone, vs_null, statistics.median(cpu[c])))
 PY
 echo "headroom-extender server-side: filter $filter_calls; prioritize $prioritize_calls"
 [[ -n $noapi_port ]] && echo "headroom-extender without the API, server-side: $noapi_calls"
-echo "(vs null: headroom's median over the null extender's with the same verbs; 1.00 = the protocol's floor)"
+echo "(vs null: headroom's median over the null extender's with the same verbs; 1.00 = the protocol's floor."
+echo " server CPU/pod: the extender's user + system CPU over the round per pod; for alone, headroom-extender's, which still reads the watches)"
