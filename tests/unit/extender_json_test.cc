@@ -13,6 +13,7 @@
 #include "extender/extender_wire.h"
 #include "extender/json_spans.h"
 #include "extender/json_writer.h"
+#include "extender/node_name_key.h"
 #include "nlohmann/json.hpp"
 
 namespace headroom::extender {
@@ -108,6 +109,23 @@ TEST(CopyPlainJsonTextTest, AgreesWithTheCheckAtEveryLengthAndPosition) {
         EXPECT_FALSE(CopyPlainJsonText(buffer.data(), text)) << size << " at " << at;
         EXPECT_FALSE(IsPlainJsonText(text)) << size << " at " << at;
       }
+    }
+  }
+}
+
+// The node-name equality compares in words: it must agree with string equality at every
+// length around its 4- and 8-byte steps, for a difference at every position.
+TEST(NodeNameEqTest, AgreesWithStringEqualityAtEveryLengthAndPosition) {
+  const NodeNameEq equal;
+  const std::string letters = "abcdefghijklmnopqrstuvwxyz";
+  for (size_t size = 0; size <= 25; ++size) {
+    const std::string name = letters.substr(0, size);
+    EXPECT_TRUE(equal(name, std::string(name))) << size;
+    EXPECT_FALSE(equal(name, letters.substr(0, size + 1))) << size;
+    for (size_t at = 0; at < size; ++at) {
+      std::string other = name;
+      other[at] = '-';
+      EXPECT_FALSE(equal(name, other)) << size << " at " << at;
     }
   }
 }
