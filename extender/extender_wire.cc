@@ -359,7 +359,7 @@ class Cursor {
 // and checks that each is plain JSON text; false (and `out` emptied) when one is not.
 bool PutPlainNames(std::string& out, absl::string_view start,
                    const std::vector<absl::string_view>& names) {
-  size_t size = start.size() + kCopyPlainSlack;
+  size_t size = start.size();
   for (const absl::string_view name : names) size += name.size() + 3;
   out.resize(size);
   Cursor cursor(out.data());
@@ -457,7 +457,7 @@ void PutScore(Cursor& cursor, int score) {
 std::optional<std::string> PlainHostPriorities(const std::vector<HostPriority>& priorities) {
   constexpr absl::string_view kHost = "{\"Host\":\"";
   constexpr absl::string_view kScore = "\",\"Score\":";
-  size_t size = 2 + kCopyPlainSlack;
+  size_t size = 2;
   for (const HostPriority& priority : priorities) {
     size += kHost.size() + priority.host.size() + kScore.size() + 2 + 2;  // score, "},"
   }

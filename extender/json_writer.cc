@@ -18,21 +18,17 @@ constexpr uint64_t kHighs = 0x8080808080808080ULL;
 // combination with the checks below, which only ask whether any byte matched.
 uint64_t ZeroBytes(uint64_t word) { return (word - kOnes) & ~word & kHighs; }
 
-// Whether any of the 8 bytes needs escaping (a control character, a quote, a backslash) or is
-// not ASCII (then the UTF-8 check decides).
-bool NeedsCare(uint64_t word) {
+// Non-zero when any of the 8 bytes needs escaping (a control character, a quote, a
+// backslash) or is not ASCII (then the UTF-8 check decides): a mask, so that a loop can
+// gather it over several words.
+uint64_t CareBits(uint64_t word) {
   const uint64_t control = (word - kOnes * 0x20) & ~word & kHighs;  // byte < 0x20
   const uint64_t quote = ZeroBytes(word ^ (kOnes * '"'));
   const uint64_t backslash = ZeroBytes(word ^ (kOnes * '\\'));
-  return ((control | quote | backslash) != 0) || (word & kHighs) != 0;
+  return control | quote | backslash | (word & kHighs);
 }
 
-// NeedsCare as a mask: non-zero when any byte needs care.
-uint64_t CareBits(uint64_t word) {
-  const uint64_t control = (word - kOnes * 0x20) & ~word & kHighs;
-  return control | ZeroBytes(word ^ (kOnes * '"')) | ZeroBytes(word ^ (kOnes * '\\')) |
-         (word & kHighs);
-}
+bool NeedsCare(uint64_t word) { return CareBits(word) != 0; }
 
 bool NeedsCare(unsigned char byte) {
   return byte < 0x20 || byte == '"' || byte == '\\' || byte >= 0x80;

@@ -19,10 +19,9 @@ void AppendJsonString(std::string& out, absl::string_view text);
 // beforehand.
 bool IsPlainJsonText(absl::string_view text);
 
-// Copies `text` to `at`, which must have room for text.size() + 8 bytes (it copies 8 bytes at
-// a time), and returns IsPlainJsonText(text): one pass instead of a check and then a copy.
-// When it returns false, what it wrote is to be discarded.
+// Copies `text` to `at` (text.size() bytes; it never writes past them) and returns
+// IsPlainJsonText(text): one pass instead of a check and then a copy. When it returns false,
+// what it wrote is to be discarded.
 bool CopyPlainJsonText(char* at, absl::string_view text);
-inline constexpr size_t kCopyPlainSlack = 8;
 
 }  // namespace headroom::extender

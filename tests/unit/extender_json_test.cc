@@ -95,13 +95,15 @@ TEST(IsPlainJsonTextTest, OnlyTextWrittenWithoutEscapes) {
 }
 
 // The one-pass copy agrees with IsPlainJsonText at every length around its 8-byte steps and
-// with the character that needs care at every position, and copies plain text exactly.
+// with the character that needs care at every position, copies plain text exactly and writes
+// nothing past it.
 TEST(CopyPlainJsonTextTest, AgreesWithTheCheckAtEveryLengthAndPosition) {
   for (size_t size = 0; size <= 25; ++size) {
     const std::string plain = std::string("abcdefghijklmnopqrstuvwxyz").substr(0, size);
-    std::string buffer(size + kCopyPlainSlack, '#');
+    std::string buffer(size + 8, '#');
     EXPECT_TRUE(CopyPlainJsonText(buffer.data(), plain)) << size;
     EXPECT_EQ(buffer.substr(0, size), plain) << size;
+    EXPECT_EQ(buffer.substr(size), "########") << size << ": wrote past the text";
     for (size_t at = 0; at < size; ++at) {
       for (const char care : {'"', '\\', '\x01', '\x1f', '\xc3'}) {
         std::string text = plain;
