@@ -74,6 +74,17 @@ class ThreadArgs {
   ExtenderArgs* operator->() { return &args_; }
   ExtenderArgs& operator*() { return args_; }
 
+  // Decodes the scheduler's request; false after answering a malformed one with 400 (and a
+  // log line naming `verb`).
+  bool Decode(const char* verb, const io::HttpRequest& request, bool keep_node_objects,
+              io::HttpResponse& response) {
+    const absl::Status decoded = DecodeExtenderArgsInto(request.body, keep_node_objects, args_);
+    if (decoded.ok()) return true;
+    spdlog::warn("{}: rejected a malformed request: {}", verb, LogText(decoded.message()));
+    response = io::JsonError(400, decoded.message());
+    return false;
+  }
+
  private:
   static ExtenderArgs& Kept() {
     thread_local ExtenderArgs kept;
@@ -86,13 +97,7 @@ class ThreadArgs {
 
 void ExtenderHttpServer::Filter(const io::HttpRequest& request, io::HttpResponse& response) {
   ThreadArgs args;
-  if (const absl::Status decoded =
-          DecodeExtenderArgsInto(request.body, /*keep_node_objects=*/true, *args);
-      !decoded.ok()) {
-    spdlog::warn("filter: rejected a malformed request: {}", LogText(decoded.message()));
-    response = io::JsonError(400, decoded.message());
-    return;
-  }
+  if (!args.Decode("filter", request, /*keep_node_objects=*/true, response)) return;
   const FilterOutcome outcome = FilterNodes(*args, view_, clock_());
   for (const std::string& code : outcome.rejection_codes) metrics_.CountRejection(code);
   metrics_.CountUnknownNodes(outcome.unknown_nodes);
@@ -105,13 +110,7 @@ void ExtenderHttpServer::Filter(const io::HttpRequest& request, io::HttpResponse
 
 void ExtenderHttpServer::Prioritize(const io::HttpRequest& request, io::HttpResponse& response) {
   ThreadArgs args;
-  if (const absl::Status decoded =
-          DecodeExtenderArgsInto(request.body, /*keep_node_objects=*/false, *args);
-      !decoded.ok()) {
-    spdlog::warn("prioritize: rejected a malformed request: {}", LogText(decoded.message()));
-    response = io::JsonError(400, decoded.message());
-    return;
-  }
+  if (!args.Decode("prioritize", request, /*keep_node_objects=*/false, response)) return;
   response.body = EncodeHostPriorities(PrioritizeNodes(*args, view_, clock_(), options_.scoring));
 }
 
