@@ -336,6 +336,15 @@ absl::Status DecodeExtenderArgsInto(absl::string_view body, bool keep_node_objec
   return absl::OkStatus();
 }
 
+bool KeepForReuse(const ExtenderArgs& args, size_t body_bytes) {
+  if (body_bytes > kKeptBytes || !args.node_items.empty() || args.nodes.size() > kKeptNodes) {
+    return false;
+  }
+  size_t name_bytes = 0;
+  for (const NodeSpec& node : args.nodes) name_bytes += node.name.capacity();
+  return name_bytes <= kKeptBytes;
+}
+
 namespace {
 
 // Writes into a string sized beforehand (the answers' sizes are known before writing them).

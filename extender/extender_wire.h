@@ -85,6 +85,14 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body,
 // scheduler's path keeps one per thread. On error `args` holds a partial decode.
 absl::Status DecodeExtenderArgsInto(absl::string_view body, bool keep_node_objects,
                                     ExtenderArgs& args);
+// Whether `args`, just decoded from a body of `body_bytes`, may be kept for the next
+// request's decode: not after a body over kKeptBytes (its Pod is as large), Node objects, more
+// than kKeptNodes nodes, or when the names' storage (each grown to the longest name seen at
+// its position, across requests) passes kKeptBytes. So a thread keeps at most about a
+// megabyte for reuse, whatever clients send.
+inline constexpr size_t kKeptNodes = 8192;
+inline constexpr size_t kKeptBytes = 1 << 20;
+bool KeepForReuse(const ExtenderArgs& args, size_t body_bytes);
 
 // A v1.Pod object (from the request, or from the Kubernetes API), as headroom reads it.
 absl::StatusOr<PodSpec> DecodePodObject(const nlohmann::json& pod);

@@ -60,14 +60,12 @@ void ExtenderHttpServer::Admit(const io::HttpRequest& request, io::HttpResponse&
 namespace {
 
 // Each event loop's decoded request, kept between requests so that the node list and the
-// names reuse their storage; a request of more than kKeptNodes nodes gives it back after.
-constexpr size_t kKeptNodes = 8192;
-
+// names reuse their storage, as long as KeepForReuse (extender_wire.h) allows.
 class ThreadArgs {
  public:
   ThreadArgs() : args_(Kept()) {}
   ~ThreadArgs() {
-    if (args_.nodes.size() > kKeptNodes || !args_.node_items.empty()) args_ = ExtenderArgs();
+    if (!KeepForReuse(args_, body_bytes_)) args_ = ExtenderArgs();
   }
   ThreadArgs(const ThreadArgs&) = delete;
   ThreadArgs& operator=(const ThreadArgs&) = delete;
@@ -78,6 +76,7 @@ class ThreadArgs {
   // log line naming `verb`).
   bool Decode(const char* verb, const io::HttpRequest& request, bool keep_node_objects,
               io::HttpResponse& response) {
+    body_bytes_ = request.body.size();
     const absl::Status decoded = DecodeExtenderArgsInto(request.body, keep_node_objects, args_);
     if (decoded.ok()) return true;
     spdlog::warn("{}: rejected a malformed request: {}", verb, LogText(decoded.message()));
@@ -91,6 +90,7 @@ class ThreadArgs {
     return kept;
   }
   ExtenderArgs& args_;
+  size_t body_bytes_ = 0;
 };
 
 }  // namespace

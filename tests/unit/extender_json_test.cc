@@ -221,6 +221,35 @@ TEST(ExtenderWireTest, DecodingIntoUsedArgsEqualsAFreshDecode) {
   }
 }
 
+// What a thread may keep for the next request is bounded whatever clients send: by the body,
+// Node objects, the node count, and the names' storage accumulated across requests.
+TEST(ExtenderWireTest, KeptArgsAreBounded) {
+  const auto names = [](size_t count, size_t length) {
+    ExtenderArgs args;
+    args.nodes.resize(count);
+    for (NodeSpec& node : args.nodes) node.name.assign(length, 'n');
+    return args;
+  };
+  struct Case {
+    const char* what;
+    ExtenderArgs args;
+    size_t body_bytes;
+    bool kept;
+  };
+  ExtenderArgs with_objects = names(3, 8);
+  with_objects.node_items = {"{}", "{}", "{}"};
+  const Case cases[] = {
+      {"500 short names", names(500, 9), 20 << 10, true},
+      {"kKeptNodes names", names(kKeptNodes, 9), 200 << 10, true},
+      {"one more node", names(kKeptNodes + 1, 9), 200 << 10, false},
+      {"a body over the bound", names(1, 9), kKeptBytes + 1, false},
+      {"Node objects", with_objects, 1 << 10, false},
+      // Each request small, but long names kept at many positions add up across requests.
+      {"names' storage over the bound", names(2000, 1000), 10 << 10, false},
+  };
+  for (const Case& c : cases) EXPECT_EQ(KeepForReuse(c.args, c.body_bytes), c.kept) << c.what;
+}
+
 TEST(ExtenderWireTest, APodDecodesTheSameFromARequestAndFromTheApi) {
   // An API pod carries much more than headroom reads (managed fields, status, the rest of the
   // spec); the result must be the same as from the scheduler's request.
