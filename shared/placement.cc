@@ -161,7 +161,15 @@ int ScoreNode(const NodeFootprint& node, const PodFootprint& candidate,
                                               (config.cordon_above - config.load_penalty_from));
     score -= severity * config.max_load_penalty;
   }
-  return static_cast<int>(std::lround(std::clamp(score, 0.0, 10.0)));
+  return RoundedScore(score);
+}
+
+int RoundedScore(double score) {
+  score = std::clamp(score, 0.0, 10.0);  // (a NaN stays NaN, and the comparisons fail)
+  if (!(score >= 0)) return 0;
+  const int whole = static_cast<int>(score);
+  // Exact: the fraction of a double in [0, 10] is itself a double.
+  return score - whole >= 0.5 ? whole + 1 : whole;
 }
 
 }  // namespace headroom

@@ -95,6 +95,10 @@ struct ScoringConfig {
 // InvalidArgument names the flag.
 absl::StatusOr<ScoringConfig> ScoringFromFlags(std::string_view strategy, double target_share);
 
+// `score` clamped to [0, 10] and rounded half away from zero, as std::lround would, without
+// its library call (prioritize rounds one score per node of every call).
+int RoundedScore(double score);
+
 // 0..10; assumes the pod fits (a node that does not fit scores 0).
 int ScoreNode(const NodeFootprint& node, const PodFootprint& candidate,
               const ScoringConfig& config = {});

@@ -1,5 +1,9 @@
 #include "shared/placement.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/status_matchers.h"
@@ -151,6 +155,33 @@ TEST(ScoringStrategyTest, NamesRoundTripAndTheTargetIsBounded) {
   EXPECT_EQ(flags->target_share, 0.6);
   EXPECT_THAT(ScoringFromFlags("binpack", 0.6).status().message(), HasSubstr("--scoring: "));
   EXPECT_THAT(ScoringFromFlags("pack", 1.0).status().message(), HasSubstr("--scoring-target: "));
+}
+
+// The rounding agrees with std::lround (half away from zero) after clamping: at the halves,
+// the doubles either side of them, and a fine sweep of the range and beyond it.
+TEST(RoundedScoreTest, RoundsAsLroundWithinZeroToTen) {
+  std::vector<double> values = {-1e300,
+                                -3.7,
+                                -0.5,
+                                -0.0,
+                                0.0,
+                                9.999999,
+                                10.0,
+                                10.5,
+                                11,
+                                1e300,
+                                std::numeric_limits<double>::infinity()};
+  for (int half = 0; half <= 20; ++half) {
+    const double at = half / 2.0;
+    values.push_back(at);
+    values.push_back(std::nextafter(at, -1.0));
+    values.push_back(std::nextafter(at, 11.0));
+  }
+  for (int step = -100; step <= 1100; ++step) values.push_back(step / 100.0 + 0.003);
+  for (const double value : values) {
+    EXPECT_EQ(RoundedScore(value), std::lround(std::clamp(value, 0.0, 10.0))) << value;
+  }
+  EXPECT_EQ(RoundedScore(std::nan("")), 0);
 }
 
 TEST(ScoreNodeTest, LoadedNodesArePenalised) {
