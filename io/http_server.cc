@@ -230,11 +230,16 @@ namespace {
 // A request of a few hundred node names arrives in one read.
 constexpr size_t kReadChunk = 16 << 10;
 
+// A connection's socket, bound to its event loop's own executor type rather than the
+// type-erased any_io_executor (every read and write would go through it), and without
+// beast::tcp_stream's timers: the deadlines are swept per thread (Deadlined).
+using Socket = tcp::socket::rebind_executor<asio::io_context::executor_type>::other;
+
 template <class Stream>
 class Session : public HttpServer::Impl::Deadlined,
                 public std::enable_shared_from_this<Session<Stream>> {
  public:
-  static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
+  static constexpr bool kTls = !std::is_same_v<Stream, Socket>;
 
   template <class... Args>
   explicit Session(HttpServer::Impl& server, HttpServer::Impl::Sweep& sweep, Args&&... args)
@@ -277,7 +282,7 @@ class Session : public HttpServer::Impl::Deadlined,
   }
 
  private:
-  beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
+  Socket& Lowest() { return beast::get_lowest_layer(stream_); }
   void ExpiresAfter(absl::Duration timeout) {
     deadline = std::chrono::steady_clock::now() + Chrono(timeout);
   }
@@ -444,7 +449,7 @@ class Session : public HttpServer::Impl::Deadlined,
   // arrives is read and dropped, for at most a second and 8 MiB, and the connection closed.
   void Linger() {
     beast::error_code ignored;
-    Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    Lowest().shutdown(tcp::socket::shutdown_send, ignored);
     ExpiresAfter(absl::Seconds(1));
     Drain();
   }
@@ -460,8 +465,8 @@ class Session : public HttpServer::Impl::Deadlined,
 
   void Close() override {
     beast::error_code ignored;
-    Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
-    Lowest().close();
+    Lowest().shutdown(tcp::socket::shutdown_send, ignored);
+    Lowest().close(ignored);
   }
 
   HttpServer::Impl* server_;
@@ -484,7 +489,7 @@ class Session : public HttpServer::Impl::Deadlined,
 
 void HttpServer::Impl::Accept() {
   const size_t index = next_context++ % contexts.size();
-  acceptor->async_accept(*contexts[index], [this, index](beast::error_code ec, tcp::socket socket) {
+  acceptor->async_accept(*contexts[index], [this, index](beast::error_code ec, Socket socket) {
     if (ec) {
       if (!acceptor->is_open() || stopping) return;
       // Out of descriptors or an aborted connection: keep accepting.
@@ -505,11 +510,10 @@ void HttpServer::Impl::Accept() {
       asio::post(executor, [this, index, socket = std::move(socket)]() mutable {
         Sweep& sweep = *sweeps[index];
         if (options.tls) {
-          std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(*this, sweep,
-                                                                          std::move(socket), tls)
+          std::make_shared<Session<beast::ssl_stream<Socket>>>(*this, sweep, std::move(socket), tls)
               ->Start();
         } else {
-          std::make_shared<Session<beast::tcp_stream>>(*this, sweep, std::move(socket))->Start();
+          std::make_shared<Session<Socket>>(*this, sweep, std::move(socket))->Start();
         }
       });
     }
