@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "extender/huge_page_allocator.h"
 #include "extender/node_name_key.h"
 #include "shared/load_cordon.h"
 #include "shared/node_optimizer.h"
@@ -190,7 +191,10 @@ class ClusterView {
 
   Options options_;
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, NodeState, NodeNameHash, NodeNameEq> nodes_ ABSL_GUARDED_BY(mu_);
+  // In huge pages once large (huge_page_allocator.h): every call reads a slot per node.
+  absl::flat_hash_map<std::string, NodeState, NodeNameHash, NodeNameEq,
+                      HugePageAllocator<std::pair<const std::string, NodeState>>>
+      nodes_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::vector<Contribution>> workloads_ ABSL_GUARDED_BY(mu_);
   // Recent placements on nodes that have not reported yet (a reported node keeps its own,
   // NodeState::placed); and each placed pod's node, by pod UID.
