@@ -262,6 +262,34 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body, bool kee
   return args;
 }
 
+namespace {
+
+// args.pod from `pod`, unless it is the Pod args.pod was decoded from (the same uid and
+// resourceVersion, both set).
+absl::Status DecodePodUnlessKept(simdjson::dom::element pod, ExtenderArgs& args) {
+  simdjson::dom::element metadata;
+  std::string_view uid;
+  std::string_view resource_version;
+  if (Present(pod, "metadata", metadata)) {
+    uid = StringMember(metadata, "uid");
+    resource_version = StringMember(metadata, "resourceVersion");
+  }
+  if (!uid.empty() && !resource_version.empty() && uid == args.pod_uid &&
+      resource_version == args.pod_resource_version) {
+    return absl::OkStatus();
+  }
+  args.pod_uid.clear();  // (no Pod to keep if this one is malformed)
+  args.pod_resource_version.clear();
+  HEADROOM_ASSIGN_OR_RETURN(args.pod, DecodePodElement(pod));
+  if (!uid.empty() && !resource_version.empty()) {
+    args.pod_uid.assign(uid.data(), uid.size());
+    args.pod_resource_version.assign(resource_version.data(), resource_version.size());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status DecodeExtenderArgsInto(absl::string_view body, bool keep_node_objects,
                                     ExtenderArgs& args) {
   // (The args hold copies: nothing points into the parser once this returns.)
@@ -280,7 +308,7 @@ absl::Status DecodeExtenderArgsInto(absl::string_view body, bool keep_node_objec
   args.node_items.clear();
   simdjson::dom::element pod;
   if (!Present(top, "Pod", pod)) return Invalid("Pod", "required");
-  HEADROOM_ASSIGN_OR_RETURN(args.pod, DecodePodElement(pod));
+  HEADROOM_RETURN_IF_ERROR(DecodePodUnlessKept(pod, args));
   simdjson::dom::element names;
   simdjson::dom::element nodes;
   if (Present(top, "NodeNames", names)) {

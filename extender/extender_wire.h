@@ -54,6 +54,12 @@ struct NodeSpec {
 
 struct ExtenderArgs {
   PodSpec pod;
+  // The metadata.uid and metadata.resourceVersion `pod` was decoded from (empty when the Pod
+  // had either missing). An object's resourceVersion changes with every change to it, so a
+  // decode into these args that sees the same two again keeps `pod` as it is: kube-scheduler
+  // sends the same Pod to prioritize right after filter.
+  std::string pod_uid;
+  std::string pod_resource_version;
   bool node_cache_capable = true;  // NodeNames rather than Nodes
   std::vector<NodeSpec> nodes;
   // The request's Node objects as JSON text (as sent), kept to pass the survivors back
@@ -82,7 +88,9 @@ struct HostPriority {
 absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body,
                                                 bool keep_node_objects = true);
 // The same into `args`, whose storage (the node list and each name's) is reused: the
-// scheduler's path keeps one per thread. On error `args` holds a partial decode.
+// scheduler's path keeps one per thread. A Pod with the uid and resourceVersion of the one
+// `args` holds is not decoded again. On error `args` holds a partial decode (and no Pod to
+// keep).
 absl::Status DecodeExtenderArgsInto(absl::string_view body, bool keep_node_objects,
                                     ExtenderArgs& args);
 // Whether `args`, just decoded from a body of `body_bytes`, may be kept for the next

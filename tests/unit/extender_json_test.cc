@@ -221,6 +221,46 @@ TEST(ExtenderWireTest, DecodingIntoUsedArgsEqualsAFreshDecode) {
   }
 }
 
+// kube-scheduler sends prioritize the Pod it just sent to filter: a Pod with the uid and
+// resourceVersion of the one decoded into the args is kept, anything else is decoded afresh.
+TEST(ExtenderWireTest, APodIsDecodedAgainUnlessItsUidAndResourceVersionAreTheSame) {
+  const auto body = [](const std::string& metadata, const std::string& cpu) {
+    return R"({"Pod":{"metadata":{"name":"p",)" + metadata +
+           R"(},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":")" + cpu +
+           R"("}}}]}},"NodeNames":["n"]})";
+  };
+  struct Case {
+    const char* what;
+    std::string body;
+    bool ok;
+    int64_t cpu_millis;  // what args.pod holds afterwards (when ok)
+  };
+  // Each case decodes into the args the one before left. Two bodies with the same uid and
+  // resourceVersion but different contents stand for "already decoded": no API server sends
+  // them, so the second's 200m shows whether it was read.
+  const std::vector<Case> cases = {
+      {"first", body(R"("uid":"u1","resourceVersion":"7")", "100m"), true, 100},
+      {"same uid and version: kept", body(R"("uid":"u1","resourceVersion":"7")", "200m"), true,
+       100},
+      {"new version", body(R"("uid":"u1","resourceVersion":"8")", "300m"), true, 300},
+      {"same version, other uid", body(R"("uid":"u2","resourceVersion":"8")", "400m"), true, 400},
+      {"no version", body(R"("uid":"u2")", "500m"), true, 500},
+      {"no version again", body(R"("uid":"u2")", "600m"), true, 600},
+      {"versioned again", body(R"("uid":"u3","resourceVersion":"1")", "700m"), true, 700},
+      {"malformed, new version", body(R"("uid":"u3","resourceVersion":"2")", "lots"), false, 0},
+      {"the earlier version after the error", body(R"("uid":"u3","resourceVersion":"1")", "800m"),
+       true, 800},
+  };
+  ExtenderArgs args;
+  for (const Case& c : cases) {
+    const absl::Status status = DecodeExtenderArgsInto(c.body, /*keep_node_objects=*/true, args);
+    ASSERT_EQ(status.ok(), c.ok) << c.what << ": " << status;
+    if (!c.ok) continue;
+    ASSERT_EQ(args.pod.containers.size(), 1u) << c.what;
+    EXPECT_EQ(args.pod.containers[0].requests.cpu_millis, c.cpu_millis) << c.what;
+  }
+}
+
 // What a thread may keep for the next request is bounded whatever clients send: by the body,
 // Node objects, the node count, and the names' storage accumulated across requests.
 TEST(ExtenderWireTest, KeptArgsAreBounded) {
