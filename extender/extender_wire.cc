@@ -13,6 +13,7 @@
 #include "extender/json_projection.h"
 #include "extender/json_spans.h"
 #include "extender/json_writer.h"
+#include "extender/node_name_key.h"
 #include "extender/thread_json_parser.h"
 #include "shared/quantity.h"
 #include "shared/status_macros.h"
@@ -324,7 +325,10 @@ absl::Status DecodeExtenderArgsInto(absl::string_view body, bool keep_node_objec
         return Invalid(absl::StrCat("NodeNames[", i, "]"), "expected a string");
       }
       NodeSpec& node = args.nodes[i];
-      node.name.assign(text.data(), text.size());
+      // Prioritize mostly gets the names filter got, in the same order: no copy then.
+      if (!NodeNameEq()(node.name, absl::string_view(text.data(), text.size()))) {
+        node.name.assign(text.data(), text.size());
+      }
       node.allocatable.reset();
       node.max_pods.reset();
       ++i;
