@@ -275,14 +275,14 @@ absl::Status DecodePodUnlessKept(simdjson::dom::element pod, ExtenderArgs& args)
     uid = StringMember(metadata, "uid");
     resource_version = StringMember(metadata, "resourceVersion");
   }
-  if (!uid.empty() && !resource_version.empty() && uid == args.pod_uid &&
-      resource_version == args.pod_resource_version) {
+  const bool versioned = !uid.empty() && !resource_version.empty();
+  if (versioned && uid == args.pod_uid && resource_version == args.pod_resource_version) {
     return absl::OkStatus();
   }
   args.pod_uid.clear();  // (no Pod to keep if this one is malformed)
   args.pod_resource_version.clear();
   HEADROOM_ASSIGN_OR_RETURN(args.pod, DecodePodElement(pod));
-  if (!uid.empty() && !resource_version.empty()) {
+  if (versioned) {
     args.pod_uid.assign(uid.data(), uid.size());
     args.pod_resource_version.assign(resource_version.data(), resource_version.size());
   }

@@ -89,8 +89,8 @@ absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body,
                                                 bool keep_node_objects = true);
 // The same into `args`, whose storage (the node list and each name's) is reused: the
 // scheduler's path keeps one per thread. A Pod with the uid and resourceVersion of the one
-// `args` holds is not decoded again. On error `args` holds a partial decode (and no Pod to
-// keep).
+// `args` holds is not decoded again. On error `args` holds a partial decode; a Pod that
+// failed to decode is not kept.
 absl::Status DecodeExtenderArgsInto(absl::string_view body, bool keep_node_objects,
                                     ExtenderArgs& args);
 // Whether `args`, just decoded from a body of `body_bytes`, may be kept for the next
