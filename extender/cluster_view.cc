@@ -1,6 +1,7 @@
 #include "extender/cluster_view.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -11,7 +12,18 @@
 
 namespace headroom::extender {
 
-ClusterView::ClusterView(Options options) : options_(std::move(options)) {}
+ClusterView::ClusterView(Options options) : options_(std::move(options)) {
+  // What one node's lookup and judgement read (NodeSlot): the name, the judgement's range and
+  // the judged amounts, up to the footprint's name; kept within a slot's first two lines.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"  // (GCC and Clang lay these out alike)
+  static_assert(
+      offsetof(NodeSlot, state) + offsetof(NodeState, judged) + offsetof(NodeFootprint, name) <=
+          128,
+      "a node's hot bytes no longer fit two cache lines");
+#pragma GCC diagnostic pop
+  static_assert(alignof(NodeSlot) == 64);
+}
 
 absl::Status ClusterView::ApplyReport(const NodeReport& report) {
   if (report.node.empty()) return absl::InvalidArgumentError("node report without a node name");
@@ -61,8 +73,10 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
     });
     parts.push_back({report.node, report.reported_at, std::move(stats)});
   }
-  const auto [it, added] = nodes_.try_emplace(report.node);
-  NodeState& state = it->second;
+  auto it = nodes_.find(report.node);
+  const bool added = it == nodes_.end();
+  if (added) it = nodes_.emplace(report.node).first;
+  NodeState& state = it->state;
   if (added) {  // placements recorded before its first report now live with it
     if (auto pending = pending_placed_.find(report.node); pending != pending_placed_.end()) {
       state.placed = std::move(pending->second);
@@ -110,7 +124,7 @@ void ClusterView::ExpirePlacementsLocked(absl::Time now) {
   if (WithinASecond(placements_swept_, now)) return;
   placements_swept_ = now;
   if (placements_.empty()) return;
-  for (auto& [name, state] : nodes_) ExpirePlacementsLocked(state.placed, now);
+  for (const NodeSlot& node : nodes_) ExpirePlacementsLocked(node.state.placed, now);
   for (auto node = pending_placed_.begin(); node != pending_placed_.end();) {
     ExpirePlacementsLocked(node->second, now);
     if (node->second.empty()) {
@@ -126,8 +140,8 @@ void ClusterView::ErasePlacementLocked(const std::string& pod_uid) {
   if (it == placements_.end()) return;
   const auto same_pod = [&](const Placement& placement) { return placement.pod_uid == pod_uid; };
   if (const auto node = nodes_.find(it->second); node != nodes_.end()) {
-    std::erase_if(node->second.placed, same_pod);
-    node->second.DropJudgement();
+    std::erase_if(node->state.placed, same_pod);
+    node->state.DropJudgement();
   } else if (const auto pending = pending_placed_.find(it->second);
              pending != pending_placed_.end()) {
     std::erase_if(pending->second, same_pod);
@@ -159,11 +173,11 @@ void ClusterView::UpdateCordonLocked(NodeState& state, absl::Time now) const {
 absl::flat_hash_map<std::string, LoadCordonState> ClusterView::LoadCordons(absl::Time now) {
   absl::flat_hash_map<std::string, LoadCordonState> cordons;
   absl::MutexLock lock(&mu_);
-  for (auto& [name, state] : nodes_) {
+  for (const NodeSlot& node : nodes_) {
     // A node without a fresh report is unknown (the filter passes it).
-    if (now - state.report.reported_at > options_.report_stale_after) continue;
-    UpdateCordonLocked(state, now);
-    cordons.emplace(name, state.cordon);
+    if (now - node.state.report.reported_at > options_.report_stale_after) continue;
+    UpdateCordonLocked(node.state, now);
+    cordons.emplace(node.name, node.state.cordon);
   }
   return cordons;
 }
@@ -189,9 +203,10 @@ absl::Time ClusterView::ComposeJudgedLocked(const NodeState& state, const LoadCo
 }
 
 const NodeFootprint* ClusterView::JudgedNodeLocked(const NodeState* state, absl::Time now,
-                                                   NodeFootprint& scratch, bool& refresh) const {
+                                                   int64_t now_ns, NodeFootprint& scratch,
+                                                   bool& refresh) const {
   if (state == nullptr) return nullptr;
-  if (state->JudgementHolds(now)) return &state->judged;
+  if (state->JudgementHolds(now_ns)) return &state->judged;
   if (now - state->reported_at > options_.report_stale_after) return nullptr;
   refresh = true;
   if (CordonCurrent(*state, now)) {
@@ -206,11 +221,12 @@ const NodeFootprint* ClusterView::JudgedNodeLocked(const NodeState* state, absl:
 
 void ClusterView::RefreshJudgedLocked(NodeState& state, absl::Time now) {
   UpdateCordonLocked(state, now);
-  if (state.JudgementHolds(now)) return;  // kept by another reader
+  if (state.JudgementHolds(absl::ToUnixNanos(now))) return;  // kept by another reader
   const absl::Time placements_until = ComposeJudgedLocked(state, state.cordon, now, state.judged);
-  state.judged_from = now;
-  state.judged_until = std::min({placements_until, state.cordon_evaluated + absl::Seconds(1),
-                                 state.reported_at + options_.report_stale_after});
+  state.judged_from_ns = absl::ToUnixNanos(now);
+  state.judged_until_ns =
+      absl::ToUnixNanos(std::min({placements_until, state.cordon_evaluated + absl::Seconds(1),
+                                  state.reported_at + options_.report_stale_after}));
 }
 
 void ClusterView::VisitNodes(const std::vector<absl::string_view>& names, absl::Time now,
@@ -224,10 +240,12 @@ void ClusterView::VisitNodes(const std::vector<absl::string_view>& names, absl::
   {
     absl::ReaderMutexLock lock(&mu_);
     NodeFootprint scratch;
+    const int64_t now_ns = absl::ToUnixNanos(now);
     for (size_t i = 0; i < names.size(); ++i) {
       const auto it = nodes_.find(names[i]);  // one lookup per node
       bool refresh = false;
-      visit(i, JudgedNodeLocked(it == nodes_.end() ? nullptr : &it->second, now, scratch, refresh));
+      visit(i, JudgedNodeLocked(it == nodes_.end() ? nullptr : &it->state, now, now_ns, scratch,
+                                refresh));
       if (refresh) stale.push_back(i);
     }
     sweep = PlacementSweepDueLocked(now);
@@ -237,7 +255,7 @@ void ClusterView::VisitNodes(const std::vector<absl::string_view>& names, absl::
   ExpirePlacementsLocked(now);
   for (const size_t i : stale) {
     if (const auto it = nodes_.find(names[i]); it != nodes_.end()) {
-      RefreshJudgedLocked(it->second, now);
+      RefreshJudgedLocked(it->state, now);
     }
   }
 }
@@ -268,9 +286,9 @@ bool ClusterView::HasRoomForLocked(const std::string& workload_container) const 
 
 size_t ClusterView::ExpireNodes(absl::Time now) {
   absl::MutexLock lock(&mu_);
-  return absl::erase_if(nodes_, [&](const auto& entry) {
-    if (now - entry.second.reported_at <= options_.node_retention) return false;
-    for (const Placement& placement : entry.second.placed) placements_.erase(placement.pod_uid);
+  return absl::erase_if(nodes_, [&](const NodeSlot& node) {
+    if (now - node.state.reported_at <= options_.node_retention) return false;
+    for (const Placement& placement : node.state.placed) placements_.erase(placement.pod_uid);
     return true;
   });
 }
@@ -285,7 +303,7 @@ std::pair<size_t, size_t> ClusterView::ApiNodesReported(absl::Time now) const {
   size_t fresh = 0;
   for (const auto& [name, node] : api_nodes_) {
     const auto it = nodes_.find(name);
-    if (it != nodes_.end() && now - it->second.report.reported_at <= options_.report_stale_after) {
+    if (it != nodes_.end() && now - it->state.report.reported_at <= options_.report_stale_after) {
       ++fresh;
     }
   }
@@ -349,8 +367,8 @@ void ClusterView::SetApiNode(const std::string& name, const ApiNode& node) {
   absl::MutexLock lock(&mu_);
   api_nodes_[name] = node;
   if (const auto it = nodes_.find(name); it != nodes_.end()) {
-    it->second.api = node;
-    it->second.DropJudgement();
+    it->state.api = node;
+    it->state.DropJudgement();
   }
 }
 
@@ -358,17 +376,17 @@ void ClusterView::ForgetApiNode(const std::string& name) {
   absl::MutexLock lock(&mu_);
   api_nodes_.erase(name);
   if (const auto it = nodes_.find(name); it != nodes_.end()) {
-    it->second.api.reset();
-    it->second.DropJudgement();
+    it->state.api.reset();
+    it->state.DropJudgement();
   }
 }
 
 void ClusterView::ReplaceApiNodes(absl::flat_hash_map<std::string, ApiNode> nodes) {
   absl::MutexLock lock(&mu_);
   api_nodes_ = std::move(nodes);
-  for (auto& [name, state] : nodes_) {
-    state.api = ApiNodeLocked(name);
-    state.DropJudgement();
+  for (const NodeSlot& node : nodes_) {
+    node.state.api = ApiNodeLocked(node.name);
+    node.state.DropJudgement();
   }
 }
 
@@ -398,15 +416,15 @@ void ClusterView::RecordPlacement(const std::string& pod_uid, const std::string&
   // A report that already lists the pod counts it; counting it again would be twice.
   const auto known = nodes_.find(node);
   if (known != nodes_.end()) {
-    for (const ReportedPod& pod : known->second.report.pods) {
+    for (const ReportedPod& pod : known->state.report.pods) {
       if (pod.uid == pod_uid && pod.verified) return;
     }
   }
   ErasePlacementLocked(pod_uid);  // (erases no node: `known` stays valid)
   placements_[pod_uid] = node;
   if (known != nodes_.end()) {
-    known->second.placed.push_back({pod_uid, footprint, now});
-    known->second.DropJudgement();
+    known->state.placed.push_back({pod_uid, footprint, now});
+    known->state.DropJudgement();
   } else {
     pending_placed_[node].push_back({pod_uid, footprint, now});
   }
@@ -420,8 +438,9 @@ size_t ClusterView::NodeCount() const {
 std::vector<NodeReport> ClusterView::FreshReports(absl::Time now) const {
   std::vector<NodeReport> out;
   absl::MutexLock lock(&mu_);
-  for (const auto& [name, state] : nodes_) {
-    if (now - state.report.reported_at <= options_.report_stale_after) out.push_back(state.report);
+  for (const NodeSlot& node : nodes_) {
+    const NodeReport& report = node.state.report;
+    if (now - report.reported_at <= options_.report_stale_after) out.push_back(report);
   }
   std::sort(out.begin(), out.end(),
             [](const NodeReport& a, const NodeReport& b) { return a.node < b.node; });
@@ -433,8 +452,8 @@ std::pair<absl::Duration, absl::Duration> ClusterView::ReportAges(absl::Time now
   if (nodes_.empty()) return {absl::ZeroDuration(), absl::ZeroDuration()};
   absl::Duration oldest = absl::ZeroDuration();
   absl::Duration newest = absl::InfiniteDuration();
-  for (const auto& [name, state] : nodes_) {
-    const absl::Duration age = now - state.report.reported_at;
+  for (const NodeSlot& node : nodes_) {
+    const absl::Duration age = now - node.state.report.reported_at;
     oldest = std::max(oldest, age);
     newest = std::min(newest, age);
   }

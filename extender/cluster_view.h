@@ -7,6 +7,8 @@
 // yet, so two pods in a row cannot both take the last free headroom. Thread-safe: HTTP
 // handlers read while reports arrive.
 
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -14,6 +16,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
@@ -130,15 +133,17 @@ class ClusterView {
   struct NodeState {
     // The node as judged, kept ready for readers: the report's footprint with the API's
     // allocatable, the live placements and the cordon applied. It holds for `now` in
-    // [judged_from, judged_until), which ends before the report goes stale; any change to
-    // its inputs empties that range. (First in the slot, next to the key: judging reads
-    // little else.)
-    absl::Time judged_from = absl::InfinitePast();
-    absl::Time judged_until = absl::InfinitePast();
+    // [judged_from, judged_until) (Unix nanoseconds, saturated: see NodeSlot), which ends
+    // before the report goes stale; any change to its inputs empties that range.
+    int64_t judged_from_ns = kNever;
+    int64_t judged_until_ns = kNever;
     NodeFootprint judged;
-    bool JudgementHolds(absl::Time now) const { return now >= judged_from && now < judged_until; }
+    bool JudgementHolds(int64_t now_ns) const {
+      return now_ns >= judged_from_ns && now_ns < judged_until_ns;
+    }
     // After a change to what the judgement is made of: the next reader judges afresh.
-    void DropJudgement() { judged_until = absl::InfinitePast(); }
+    void DropJudgement() { judged_until_ns = kNever; }
+    static constexpr int64_t kNever = std::numeric_limits<int64_t>::min();
     absl::Time reported_at;   // report.reported_at
     NodeFootprint footprint;  // the reported pods, aggregated when the report arrives
     // The cordon is re-evaluated at most once a second (its messages are formatted text).
@@ -148,10 +153,34 @@ class ClusterView {
     LoadCordonState cordon;
     NodeReport report;
   };
+  // A node in the map: its name (the key) with its state. What a lookup and a judgement read
+  // -- the name, the judgement's range and the judged footprint's amounts, 120 bytes -- fits
+  // two cache lines from the slot's start, which the alignment puts at a line's start (with
+  // the name beside the state, as a map's pair would keep it, and absl::Time's 16 bytes for
+  // the range, they took three or four). The state changes under the writer lock; the name
+  // never does, so the set's order holds.
+  struct alignas(64) NodeSlot {
+    explicit NodeSlot(std::string node) : name(std::move(node)) {}
+    std::string name;
+    mutable NodeState state;
+  };
+  struct NodeSlotHash : NodeNameHash {
+    using NodeNameHash::operator();
+    size_t operator()(const NodeSlot& slot) const { return (*this)(slot.name); }
+  };
+  struct NodeSlotEq {
+    using is_transparent = void;
+    static absl::string_view Name(const NodeSlot& slot) { return slot.name; }
+    static absl::string_view Name(absl::string_view name) { return name; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return NodeNameEq()(Name(a), Name(b));
+    }
+  };
   // The node as judged at `now` (nullptr: no fresh report): its kept judgement when that
   // holds at `now`, else `scratch` composed afresh, and `refresh` set so that the caller
   // keeps it (RefreshJudgedLocked) under the writer lock. Needs the lock shared only.
-  const NodeFootprint* JudgedNodeLocked(const NodeState* state, absl::Time now,
+  const NodeFootprint* JudgedNodeLocked(const NodeState* state, absl::Time now, int64_t now_ns,
                                         NodeFootprint& scratch, bool& refresh) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // The judgement of `state` at `now` with `cordon` as its load cordon, into `out`; returns
@@ -192,9 +221,8 @@ class ClusterView {
   Options options_;
   mutable absl::Mutex mu_;
   // In huge pages once large (huge_page_allocator.h): every call reads a slot per node.
-  absl::flat_hash_map<std::string, NodeState, NodeNameHash, NodeNameEq,
-                      HugePageAllocator<std::pair<const std::string, NodeState>>>
-      nodes_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<NodeSlot, NodeSlotHash, NodeSlotEq, HugePageAllocator<NodeSlot>> nodes_
+      ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::vector<Contribution>> workloads_ ABSL_GUARDED_BY(mu_);
   // Recent placements on nodes that have not reported yet (a reported node keeps its own,
   // NodeState::placed); and each placed pod's node, by pod UID.
