@@ -242,7 +242,11 @@ void ClusterView::VisitNodes(const std::vector<absl::string_view>& names, absl::
     NodeFootprint scratch;
     const int64_t now_ns = absl::ToUnixNanos(now);
     for (size_t i = 0; i < names.size(); ++i) {
-      const auto it = nodes_.find(names[i]);  // one lookup per node
+      const auto it = nodes_.find(names[i]);                         // one lookup per node
+      if (it != nodes_.end() && it->state.JudgementHolds(now_ns)) {  // the usual case, inline
+        visit(i, &it->state.judged);
+        continue;
+      }
       bool refresh = false;
       visit(i, JudgedNodeLocked(it == nodes_.end() ? nullptr : &it->state, now, now_ns, scratch,
                                 refresh));
