@@ -1,6 +1,7 @@
 #include "extender/cluster_view.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <utility>
 
@@ -241,16 +242,33 @@ void ClusterView::VisitNodes(const std::vector<absl::string_view>& names, absl::
     absl::ReaderMutexLock lock(&mu_);
     NodeFootprint scratch;
     const int64_t now_ns = absl::ToUnixNanos(now);
-    for (size_t i = 0; i < names.size(); ++i) {
-      const auto it = nodes_.find(names[i]);                         // one lookup per node
-      if (it != nodes_.end() && it->state.JudgementHolds(now_ns)) {  // the usual case, inline
-        visit(i, &it->state.judged);
-        continue;
+    // In chunks: first every lookup of the chunk, each slot's second line prefetched, then the
+    // visits. The lookups do not wait on one another, so their cache misses overlap, and the
+    // visits find their slots in cache. Warm, against one loop doing both: filter 500 names
+    // 15.5 -> 14.7 us, prioritize 18.5 -> 16.1 us; 5000 names -17% and -23%; a cycle with
+    // the caches evicted, 230 names, 28.5 -> 24.1 us. (All lookups first, then all visits,
+    // gained half as much.)
+    constexpr size_t kChunk = 64;
+    std::array<const NodeSlot*, kChunk> found;
+    for (size_t start = 0; start < names.size(); start += kChunk) {
+      const size_t end = std::min(names.size(), start + kChunk);
+      for (size_t i = start; i < end; ++i) {
+        const auto it = nodes_.find(names[i]);  // one lookup per node
+        const NodeSlot* slot = it == nodes_.end() ? nullptr : &*it;
+        if (slot != nullptr) __builtin_prefetch(reinterpret_cast<const char*>(slot) + 64);
+        found[i - start] = slot;
       }
-      bool refresh = false;
-      visit(i, JudgedNodeLocked(it == nodes_.end() ? nullptr : &it->state, now, now_ns, scratch,
-                                refresh));
-      if (refresh) stale.push_back(i);
+      for (size_t i = start; i < end; ++i) {
+        const NodeSlot* slot = found[i - start];
+        if (slot != nullptr && slot->state.JudgementHolds(now_ns)) {  // the usual case, inline
+          visit(i, &slot->state.judged);
+          continue;
+        }
+        bool refresh = false;
+        visit(i, JudgedNodeLocked(slot == nullptr ? nullptr : &slot->state, now, now_ns, scratch,
+                                  refresh));
+        if (refresh) stale.push_back(i);
+      }
     }
     sweep = PlacementSweepDueLocked(now);
   }

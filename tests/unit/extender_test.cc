@@ -426,6 +426,36 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+// VisitNodes looks nodes up in chunks and visits them after: every name is visited once, in
+// order, with its own node, across chunk edges, with unknown and stale nodes among them, both
+// when judged afresh and when the judgement is kept.
+TEST(ClusterViewTest, VisitsEveryNameOnceInOrderWithItsOwnNode) {
+  for (const int count : {0, 1, 63, 64, 65, 129, 200}) {
+    ClusterView view({});
+    std::vector<std::string> names;
+    for (int i = 0; i < count; ++i) {
+      std::string name = absl::StrCat(i % 3 == 2 ? "unknown-" : "node-", i);
+      if (i % 3 != 2) {
+        NodeReport report = Report(name, {});
+        if (i % 5 == 4) report.reported_at = kNow - absl::Hours(1);  // stale
+        ASSERT_THAT(view.ApplyReport(report), IsOk());
+      }
+      names.push_back(std::move(name));
+    }
+    const std::vector<absl::string_view> views(names.begin(), names.end());
+    for (const char* when : {"afresh", "kept"}) {
+      size_t next = 0;
+      view.VisitNodes(views, kNow, [&](size_t i, const NodeFootprint* node) {
+        ASSERT_EQ(i, next++) << count << " names, " << when;
+        const bool known = i % 3 != 2 && i % 5 != 4;
+        ASSERT_EQ(node != nullptr, known) << names[i] << ", " << when;
+        if (known) EXPECT_EQ(node->name, names[i]) << when;
+      });
+      EXPECT_EQ(next, names.size()) << count << " names, " << when;
+    }
+  }
+}
+
 TEST(ClusterViewTest, RefusesBadReportsWithoutChangingAnything) {
   ClusterView view({});
   EXPECT_THAT(view.ApplyReport(Report("", {})),
