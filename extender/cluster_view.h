@@ -133,8 +133,9 @@ class ClusterView {
   struct NodeState {
     // The node as judged, kept ready for readers: the report's footprint with the API's
     // allocatable, the live placements and the cordon applied. It holds for `now` in
-    // [judged_from, judged_until) (Unix nanoseconds, saturated: see NodeSlot), which ends
-    // before the report goes stale; any change to its inputs empties that range.
+    // [judged_from, judged_until) (Unix nanoseconds from absl::ToUnixNanos, the infinite
+    // times at int64's ends; 8 bytes each rather than absl::Time's 16, see NodeSlot), which
+    // ends before the report goes stale; any change to its inputs empties that range.
     int64_t judged_from_ns = kNever;
     int64_t judged_until_ns = kNever;
     NodeFootprint judged;
