@@ -203,11 +203,9 @@ absl::Time ClusterView::ComposeJudgedLocked(const NodeState& state, const LoadCo
   return until;
 }
 
-const NodeFootprint* ClusterView::JudgedNodeLocked(const NodeState* state, absl::Time now,
-                                                   int64_t now_ns, NodeFootprint& scratch,
-                                                   bool& refresh) const {
+const NodeFootprint* ClusterView::JudgeAfreshLocked(const NodeState* state, absl::Time now,
+                                                    NodeFootprint& scratch, bool& refresh) const {
   if (state == nullptr) return nullptr;
-  if (state->JudgementHolds(now_ns)) return &state->judged;
   if (now - state->reported_at > options_.report_stale_after) return nullptr;
   refresh = true;
   if (CordonCurrent(*state, now)) {
@@ -222,9 +220,10 @@ const NodeFootprint* ClusterView::JudgedNodeLocked(const NodeState* state, absl:
 
 void ClusterView::RefreshJudgedLocked(NodeState& state, absl::Time now) {
   UpdateCordonLocked(state, now);
-  if (state.JudgementHolds(absl::ToUnixNanos(now))) return;  // kept by another reader
+  const int64_t now_ns = absl::ToUnixNanos(now);
+  if (state.JudgementHolds(now_ns)) return;  // kept by another reader
   const absl::Time placements_until = ComposeJudgedLocked(state, state.cordon, now, state.judged);
-  state.judged_from_ns = absl::ToUnixNanos(now);
+  state.judged_from_ns = now_ns;
   state.judged_until_ns =
       absl::ToUnixNanos(std::min({placements_until, state.cordon_evaluated + absl::Seconds(1),
                                   state.reported_at + options_.report_stale_after}));
@@ -265,8 +264,8 @@ void ClusterView::VisitNodes(const std::vector<absl::string_view>& names, absl::
           continue;
         }
         bool refresh = false;
-        visit(i, JudgedNodeLocked(slot == nullptr ? nullptr : &slot->state, now, now_ns, scratch,
-                                  refresh));
+        visit(i,
+              JudgeAfreshLocked(slot == nullptr ? nullptr : &slot->state, now, scratch, refresh));
         if (refresh) stale.push_back(i);
       }
     }

@@ -178,11 +178,12 @@ class ClusterView {
       return NodeNameEq()(Name(a), Name(b));
     }
   };
-  // The node as judged at `now` (nullptr: no fresh report): its kept judgement when that
-  // holds at `now`, else `scratch` composed afresh, and `refresh` set so that the caller
-  // keeps it (RefreshJudgedLocked) under the writer lock. Needs the lock shared only.
-  const NodeFootprint* JudgedNodeLocked(const NodeState* state, absl::Time now, int64_t now_ns,
-                                        NodeFootprint& scratch, bool& refresh) const
+  // A node whose kept judgement does not hold at `now` (VisitNodes checks that first),
+  // judged afresh: nullptr without a fresh report, else `scratch` composed, and `refresh` set
+  // so that the caller keeps it (RefreshJudgedLocked) under the writer lock. Needs the lock
+  // shared only.
+  const NodeFootprint* JudgeAfreshLocked(const NodeState* state, absl::Time now,
+                                         NodeFootprint& scratch, bool& refresh) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // The judgement of `state` at `now` with `cordon` as its load cordon, into `out`; returns
   // the end of the time it holds (the first placement to expire, or the cordon's next
