@@ -26,7 +26,12 @@ ABSL_FLAG(std::string, pod_list, "", "Pod list (OpenB shape); default DATA_DIR/o
 ABSL_FLAG(std::string, memory_series, "",
           "Memory series; default DATA_DIR/genai-memory/series.csv.");
 ABSL_FLAG(std::string, cpu_series, "", "CPU series (same shapes); default: synthetic.");
-ABSL_FLAG(int, pods, 200, "Pods sampled from the pod list (0: all).");
+ABSL_FLAG(int, pods, -1,
+          "Pods sampled from the pod list or usage trace (0: all; default 200 of the pod list, "
+          "all of a usage trace).");
+ABSL_FLAG(std::string, usage_trace, "",
+          "simulate: a usage trace directory (workloads.csv, usage.csv.gz or usage.csv) to "
+          "replay instead of the pod list and usage model.");
 ABSL_FLAG(absl::Duration, duration, absl::Hours(96), "Simulated time.");
 ABSL_FLAG(absl::Duration, warmup, absl::Hours(48), "Leading time left out of the summary.");
 ABSL_FLAG(uint64_t, seed, 1, "Seed for sampling and synthetic usage.");
@@ -87,6 +92,7 @@ int RunSimulateWithFlags(const std::vector<std::string>&) {
   options.memory_series = absl::GetFlag(FLAGS_memory_series);
   options.cpu_series = absl::GetFlag(FLAGS_cpu_series);
   options.pods = absl::GetFlag(FLAGS_pods);
+  options.usage_trace = absl::GetFlag(FLAGS_usage_trace);
   options.duration = absl::GetFlag(FLAGS_duration);
   options.warmup = absl::GetFlag(FLAGS_warmup);
   options.seed = absl::GetFlag(FLAGS_seed);

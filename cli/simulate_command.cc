@@ -14,12 +14,14 @@
 #include "cli/display.h"
 #include "cli/exit_codes.h"
 #include "cli/input_file.h"
+#include "cli/usage_trace_file.h"
 #include "shared/quantity.h"
 #include "sim/cluster_simulator.h"
 #include "sim/random.h"
 #include "sim/report.h"
 #include "sim/trace_data.h"
 #include "sim/usage_generator.h"
+#include "sim/usage_trace.h"
 
 namespace headroom::cli {
 namespace {
@@ -78,6 +80,9 @@ absl::StatusOr<Annotations> ParsePodAnnotations(absl::string_view text) {
 }
 
 namespace {
+
+// --pods when not given: 200 of the pod list (a usage trace replays all of its pods).
+constexpr int kDefaultPods = 200;
 
 // A seeded sample of `count` pods, in list order (0 or more than the list: all of them).
 std::vector<sim::PodSpec> SamplePods(std::vector<sim::PodSpec> pods, int count, uint64_t seed) {
@@ -147,13 +152,24 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   const absl::StatusOr<ScoringConfig> scoring =
       ScoringFromFlags(options.scoring, options.scoring_target);
   if (!scoring.ok()) return fail(scoring.status());
-  if (options.pods < 0) return fail(absl::InvalidArgumentError("--pods must not be negative"));
+  if (options.pods < -1) return fail(absl::InvalidArgumentError("--pods must not be negative"));
+  const bool trace_input = !options.usage_trace.empty();
+  if (trace_input && (!options.pod_list.empty() || !options.memory_series.empty() ||
+                      !options.cpu_series.empty() || options.cold_start > 0)) {
+    return fail(absl::InvalidArgumentError(
+        "--usage-trace replays real usage: it does not combine with --pod-list, "
+        "--memory-series, --cpu-series or --cold-start"));
+  }
   if (!(options.cold_start >= 0 && options.cold_start <= 1)) {
     return fail(absl::InvalidArgumentError("--cold-start must be a fraction in [0, 1]"));
   }
   if (options.nodes < 0) return fail(absl::InvalidArgumentError("--nodes must not be negative"));
-  if (options.duration < absl::Hours(1) || options.duration > absl::Hours(24 * 28)) {
-    return fail(absl::InvalidArgumentError("--duration must be between 1h and 672h (28 days)"));
+  if (options.duration < absl::Hours(1) ||
+      (!trace_input && options.duration > absl::Hours(24 * 28))) {
+    return fail(absl::InvalidArgumentError(
+        trace_input ? "--duration must be at least 1h"
+                    : "--duration must be between 1h and 672h (28 days; a --usage-trace may "
+                      "run as long as the trace)"));
   }
   absl::StatusOr<sim::NodeShape> shape = ParseNodeShape(options.node_shape);
   if (!shape.ok()) return fail(shape.status());
@@ -162,36 +178,70 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   absl::StatusOr<Annotations> pod_annotations = ParsePodAnnotations(options.pod_annotations);
   if (!pod_annotations.ok()) return fail(pod_annotations.status());
 
-  const std::string pod_path =
-      options.pod_list.empty() ? options.data_dir + "/openb/pods.csv" : options.pod_list;
-  const std::string memory_path = options.memory_series.empty()
-                                      ? options.data_dir + "/genai-memory/series.csv"
-                                      : options.memory_series;
-  absl::StatusOr<std::string> pod_text = ReadInput(pod_path);
-  if (!pod_text.ok()) return fail(pod_text.status());
-  absl::StatusOr<std::vector<sim::PodSpec>> all_pods = sim::ParseOpenbPods(*pod_text);
-  if (!all_pods.ok())
-    return fail(
-        absl::InvalidArgumentError(absl::StrCat(pod_path, ": ", all_pods.status().message())));
-  absl::StatusOr<std::string> memory_text = ReadInput(memory_path);
-  if (!memory_text.ok()) return fail(memory_text.status());
-  absl::StatusOr<std::vector<sim::MemorySeries>> memory = sim::ParseMemorySeries(*memory_text);
-  if (!memory.ok())
-    return fail(
-        absl::InvalidArgumentError(absl::StrCat(memory_path, ": ", memory.status().message())));
-  std::optional<std::vector<sim::MemorySeries>> cpu;
-  if (!options.cpu_series.empty()) {
-    absl::StatusOr<std::string> cpu_text = ReadInput(options.cpu_series);
-    if (!cpu_text.ok()) return fail(cpu_text.status());
-    absl::StatusOr<std::vector<sim::MemorySeries>> parsed = sim::ParseMemorySeries(*cpu_text);
-    if (!parsed.ok())
+  const int minutes = static_cast<int>(absl::ToInt64Minutes(options.duration));
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<sim::PodSpec> pods;
+  sim::UsageTraces usage;
+  ordered_json input_files;
+  std::string title_pods;
+  if (trace_input) {
+    absl::StatusOr<sim::UsageTrace> trace = LoadUsageTrace(options.usage_trace);
+    if (!trace.ok()) return fail(trace.status());
+    absl::StatusOr<sim::TraceReplay> replay =
+        sim::ReplayTrace(*trace, minutes, std::max(0, options.pods), options.seed);
+    if (!replay.ok()) {
       return fail(absl::InvalidArgumentError(
-          absl::StrCat(options.cpu_series, ": ", parsed.status().message())));
-    cpu = *std::move(parsed);
+          absl::StrCat(options.usage_trace, ": ", replay.status().message())));
+    }
+    pods = std::move(replay->pods);
+    usage = std::move(replay->usage);
+    input_files = {{"usageTrace", options.usage_trace},
+                   {"traceRows", trace->rows},
+                   {"tracePods", trace->pods.size()},
+                   {"traceResolutionMinutes", trace->resolution_minutes},
+                   {"traceWindowStartMinute", replay->window_start_minute},
+                   {"dayOffsetCopies", replay->copies},
+                   {"stepMinutes", usage.step_minutes}};
+    title_pods = absl::StrCat(pods.size(), " pods of ", options.usage_trace);
+  } else {
+    const std::string pod_path =
+        options.pod_list.empty() ? options.data_dir + "/openb/pods.csv" : options.pod_list;
+    const std::string memory_path = options.memory_series.empty()
+                                        ? options.data_dir + "/genai-memory/series.csv"
+                                        : options.memory_series;
+    absl::StatusOr<std::string> pod_text = ReadInput(pod_path);
+    if (!pod_text.ok()) return fail(pod_text.status());
+    absl::StatusOr<std::vector<sim::PodSpec>> all_pods = sim::ParseOpenbPods(*pod_text);
+    if (!all_pods.ok())
+      return fail(
+          absl::InvalidArgumentError(absl::StrCat(pod_path, ": ", all_pods.status().message())));
+    absl::StatusOr<std::string> memory_text = ReadInput(memory_path);
+    if (!memory_text.ok()) return fail(memory_text.status());
+    absl::StatusOr<std::vector<sim::MemorySeries>> memory = sim::ParseMemorySeries(*memory_text);
+    if (!memory.ok())
+      return fail(
+          absl::InvalidArgumentError(absl::StrCat(memory_path, ": ", memory.status().message())));
+    std::optional<std::vector<sim::MemorySeries>> cpu;
+    if (!options.cpu_series.empty()) {
+      absl::StatusOr<std::string> cpu_text = ReadInput(options.cpu_series);
+      if (!cpu_text.ok()) return fail(cpu_text.status());
+      absl::StatusOr<std::vector<sim::MemorySeries>> parsed = sim::ParseMemorySeries(*cpu_text);
+      if (!parsed.ok())
+        return fail(absl::InvalidArgumentError(
+            absl::StrCat(options.cpu_series, ": ", parsed.status().message())));
+      cpu = *std::move(parsed);
+    }
+    pods = SamplePods(*std::move(all_pods), options.pods < 0 ? kDefaultPods : options.pods,
+                      options.seed);
+    MarkColdStarts(pods, options.cold_start, options.warmup, options.duration, options.seed);
+    usage =
+        sim::GenerateUsage(pods, *memory, cpu.has_value() ? &*cpu : nullptr, minutes, options.seed);
+    input_files = {{"podList", pod_path},
+                   {"memorySeries", memory_path},
+                   {"cpuSeries", options.cpu_series.empty() ? ordered_json("synthetic")
+                                                            : ordered_json(options.cpu_series)}};
+    title_pods = absl::StrCat(pods.size(), " OpenB pods");
   }
-
-  std::vector<sim::PodSpec> pods = SamplePods(*std::move(all_pods), options.pods, options.seed);
-  MarkColdStarts(pods, options.cold_start, options.warmup, options.duration, options.seed);
   for (const sim::PodSpec& pod : pods) {
     if (pod.requests.cpu_millis > shape->allocatable.cpu_millis ||
         pod.requests.memory_bytes > shape->allocatable.memory_bytes) {
@@ -211,12 +261,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   config.warmup_minutes = static_cast<int>(absl::ToInt64Minutes(options.warmup));
   config.headroom = options.headroom;
   config.headroom.pod_annotations = *pod_annotations;
-  const int minutes = static_cast<int>(absl::ToInt64Minutes(options.duration));
-  if (absl::Status status = config.Validate(minutes); !status.ok()) return fail(status);
-
-  const auto started = std::chrono::steady_clock::now();
-  const sim::UsageTraces usage =
-      sim::GenerateUsage(pods, *memory, cpu.has_value() ? &*cpu : nullptr, minutes, options.seed);
+  if (absl::Status status = config.Validate(usage.minutes); !status.ok()) return fail(status);
   ProgressBar bar(options.progress == "always" ||
                   (options.progress == "auto" && ::isatty(STDERR_FILENO)));
   const sim::SimulationResult result =
@@ -224,11 +269,8 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  const ordered_json inputs = {
-      {"podList", pod_path},
-      {"memorySeries", memory_path},
-      {"cpuSeries",
-       options.cpu_series.empty() ? ordered_json("synthetic") : ordered_json(options.cpu_series)},
+  ordered_json inputs = input_files;
+  inputs.update(ordered_json{
       {"pods", pods.size()},
       {"seed", options.seed},
       {"durationMinutes", minutes},
@@ -249,7 +291,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
         {"cpuEvictionAfter", absl::FormatDuration(options.headroom.actions.cpu_eviction_after)},
         {"evictionsPerMinute", options.headroom.budget.cluster_per_minute},
         {"evictionsPerNodePerHour", options.headroom.budget.per_node_per_hour}}},
-  };
+  });
   std::error_code error;
   std::filesystem::create_directories(options.output_dir, error);
   if (error) {
@@ -259,7 +301,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   const std::string json_path = options.output_dir + "/summary.json";
   const std::string svg_path = options.output_dir + "/chart.svg";
   const std::string title =
-      absl::StrFormat("%d OpenB pods over %s (seed %d): requested vs used per policy", pods.size(),
+      absl::StrFormat("%s over %s (seed %d): requested vs used per policy", title_pods,
                       absl::FormatDuration(options.duration), options.seed);
   std::ofstream(json_path) << sim::ResultJson(result, inputs).dump(2) << "\n";
   std::ofstream(svg_path) << sim::ResultSvg(result, title);
@@ -269,6 +311,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
       pods.size(), absl::FormatDuration(options.duration), absl::FormatDuration(options.warmup),
       policies->size(), seconds);
   out << FormatTable(sim::SummaryRows(result));
+  out << "\n" << sim::OracleAndRates(result);
   if (const std::string savings = sim::SavingsAgainstStatic(result); !savings.empty()) {
     out << "\n" << savings;
   }

@@ -15,7 +15,9 @@ struct SimulateOptions {
   std::string pod_list;       // overrides data_dir/openb/pods.csv
   std::string memory_series;  // overrides data_dir/genai-memory/series.csv
   std::string cpu_series;     // optional; replaces the synthetic CPU model
-  int pods = 200;             // sampled from the pod list (0: all)
+  // A usage trace directory (sim/usage_trace.h); replaces the pod list and the usage model.
+  std::string usage_trace;
+  int pods = -1;  // sampled from the pod list (0: all; -1: 200, or all of a usage trace)
   absl::Duration duration = absl::Hours(96);
   absl::Duration warmup = absl::Hours(48);
   uint64_t seed = 1;

@@ -15,6 +15,7 @@ packages=(
   libspdlog-dev libfmt-dev
   libcpp-httplib-dev libssl-dev openssl
   libyaml-cpp-dev libsimdjson-dev
+  zlib1g-dev  # headroom simulate --usage-trace (usage.csv.gz)
   libboost1.81-dev  # Boost.Beast: the HTTP server (io/http_server.h)
   prometheus-cpp-dev  # both daemons' /metrics (app/metrics.h)
   # tests and benchmarks

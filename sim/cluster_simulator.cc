@@ -16,7 +16,7 @@ namespace headroom::sim {
 namespace {
 
 // load1 is an exponentially damped average with a one-minute time constant.
-const double kLoadAlpha = 1 - std::exp(-1.0);
+double LoadAlpha(int step_minutes) { return 1 - std::exp(-static_cast<double>(step_minutes)); }
 // After evicting under memory pressure, kubelet keeps the MemoryPressure condition (and the
 // scheduler keeps new pods off the node) for evictionPressureTransitionPeriod, 5 minutes.
 constexpr int kPressureTransitionMinutes = 5;
@@ -46,7 +46,9 @@ class ClusterRun final : public ClusterActions {
         config_(config),
         policy_(MakePolicy(kind, pods, config.memory_limit_ratio, config.headroom)),
         node_of_(pods.size(), -1),
-        sizing_(pods.size()) {
+        gone_(pods.size(), false),
+        sizing_(pods.size()),
+        step_(usage.step_minutes) {
     run_.kind = kind;
     for (int i = 0; i < config.initial_nodes; ++i) AddNode();
     for (size_t p = 0; p < pods.size(); ++p) {
@@ -58,22 +60,26 @@ class ClusterRun final : public ClusterActions {
     const int period =
         static_cast<int>(absl::ToInt64Minutes(policy_->period()));  // 0: the policy never acts
     PlacePending(config_.start);
-    for (int m = 0; m < usage_.minutes; ++m) {
+    // Each step is `step_` minutes in which usage does not change; it ends at minute m.
+    for (int s = 0; s < usage_.steps(); ++s) {
+      const int m = s * step_;
       const absl::Time now = config_.start + absl::Minutes(m);
       minute_ = m;
+      step_index_ = static_cast<size_t>(s);
       counting_ = m >= config_.warmup_minutes;
-      ShareAndObserve(m, now);
-      KillOverLimit(m, now);
-      RelieveMemoryPressure(m);
+      if (m > 0) Depart(m);
+      ShareAndObserve(now);
+      KillOverLimit(now);
+      RelieveMemoryPressure();
       if (policy_->UsesExtender()) UpdateCordons(now);
-      if (period > 0 && m > 0 && m % period == 0) policy_->Act(now, *this);
-      for (size_t p = 0; p < pods_.size(); ++p) {
-        if (pods_[p].start_minute == m && m > 0) pending_.push_back(p);
-      }
+      if (period > 0 && m > 0 && Crossed(m, period)) policy_->Act(now, *this);
+      if (m > 0) Arrive(m);
       PlacePending(now);
       if (config_.autoscale && m > 0) ScaleDown(now);
       Account(m);
-      if (minute_done) minute_done();
+      if (minute_done) {
+        for (int k = 0; k < step_; ++k) minute_done();
+      }
     }
     Summarise();
     return std::move(run_);
@@ -93,6 +99,7 @@ class ClusterRun final : public ClusterActions {
       if (!(sizing.requests == sizing_[pod].requests) ||
           sizing.memory_limit_bytes != sizing_[pod].memory_limit_bytes) {
         Count(run_.summary.resizes);
+        CountResizeDirection(sizing_[pod], sizing);
       }
       requested_[node] = requested;
       sizing_[pod] = sizing;
@@ -127,6 +134,47 @@ class ClusterRun final : public ClusterActions {
 
   void Count(int64_t& counter) {
     if (counting_) ++counter;
+  }
+
+  // Whether a multiple of `period` minutes lies in the step ending at `m`.
+  bool Crossed(int m, int period) const { return m / period != (m - step_) / period; }
+
+  // A resize that only grows, only shrinks, or does both (across requests and the limit).
+  void CountResizeDirection(const PodSizing& before, const PodSizing& after) {
+    const int64_t pairs[3][2] = {{before.requests.cpu_millis, after.requests.cpu_millis},
+                                 {before.requests.memory_bytes, after.requests.memory_bytes},
+                                 {before.memory_limit_bytes, after.memory_limit_bytes}};
+    bool up = false;
+    bool down = false;
+    for (const auto& [from, to] : pairs) {
+      up = up || to > from;
+      down = down || to < from;
+    }
+    Count(up && down ? run_.summary.resizes_mixed
+                     : (up ? run_.summary.resizes_up : run_.summary.resizes_down));
+  }
+
+  // Pods whose usage trace has ended by minute m leave for good (not rescheduled).
+  void Depart(int m) {
+    for (size_t pod = 0; pod < pods_.size(); ++pod) {
+      if (gone_[pod] || pods_[pod].end_minute > m) continue;
+      gone_[pod] = true;
+      if (node_of_[pod] >= 0) {
+        Remove(pod);
+      }
+      std::erase(pending_, pod);
+      Count(run_.summary.departures);
+    }
+  }
+
+  // Pods created in the step ending at minute m join the pending queue.
+  void Arrive(int m) {
+    for (size_t p = 0; p < pods_.size(); ++p) {
+      if (pods_[p].start_minute > m - step_ && pods_[p].start_minute <= m &&
+          pods_[p].end_minute > m) {
+        pending_.push_back(p);
+      }
+    }
   }
 
   void AddNode() {
@@ -222,7 +270,8 @@ class ClusterRun final : public ClusterActions {
     pending_ = std::move(still_pending);
   }
 
-  void ShareAndObserve(int m, absl::Time now) {
+  void ShareAndObserve(absl::Time now) {
+    const size_t m = step_index_;
     minute_used_cpu_ = 0;
     minute_used_memory_ = 0;
     minute_demand_ = 0;
@@ -233,15 +282,19 @@ class ClusterRun final : public ClusterActions {
       std::vector<int64_t> weights;
       int64_t node_demand = 0;
       for (size_t pod : list) {
-        demands.push_back(usage_.cpu_millis[pod][static_cast<size_t>(m)]);
+        demands.push_back(usage_.cpu_millis[pod][m]);
         weights.push_back(sizing_[pod].requests.cpu_millis);
         node_demand += demands.back();
       }
       const std::vector<int64_t> granted =
           ShareCpu(nodes_[n].allocatable.cpu_millis, demands, weights);
       for (size_t i = 0; i < list.size(); ++i) {
-        const int64_t memory = usage_.memory_bytes[list[i]][static_cast<size_t>(m)];
-        policy_->Observe(list[i], now, demands[i], granted[i], weights[i], memory);
+        const int64_t memory = usage_.memory_bytes[list[i]][m];
+        // One sample a minute, as headroom-nri and the recommenders' metrics take them.
+        for (int k = step_ - 1; k >= 0; --k) {
+          policy_->Observe(list[i], now - absl::Minutes(k), demands[i], granted[i], weights[i],
+                           memory);
+        }
         minute_used_cpu_ += granted[i];
         minute_used_memory_ += memory;
         minute_shortfall_ += demands[i] - granted[i];
@@ -249,21 +302,21 @@ class ClusterRun final : public ClusterActions {
       minute_demand_ += node_demand;
       const double cpus = static_cast<double>(nodes_[n].allocatable.cpu_millis) / 1000;
       nodes_[n].load +=
-          kLoadAlpha * (static_cast<double>(node_demand) / 1000 / cpus - nodes_[n].load);
+          LoadAlpha(step_) * (static_cast<double>(node_demand) / 1000 / cpus - nodes_[n].load);
     }
     minute_memory_demand_ = minute_used_memory_;
     // A pending pod's demand is not served at all.
     for (size_t pod : pending_) {
-      minute_demand_ += usage_.cpu_millis[pod][static_cast<size_t>(m)];
-      minute_shortfall_ += usage_.cpu_millis[pod][static_cast<size_t>(m)];
-      minute_memory_demand_ += usage_.memory_bytes[pod][static_cast<size_t>(m)];
+      minute_demand_ += usage_.cpu_millis[pod][m];
+      minute_shortfall_ += usage_.cpu_millis[pod][m];
+      minute_memory_demand_ += usage_.memory_bytes[pod][m];
     }
   }
 
-  void KillOverLimit(int m, absl::Time now) {
+  void KillOverLimit(absl::Time now) {
     for (size_t n = 0; n < nodes_.size(); ++n) {
       for (size_t pod : std::vector<size_t>(pods_by_node_[n])) {
-        const int64_t memory = usage_.memory_bytes[pod][static_cast<size_t>(m)];
+        const int64_t memory = usage_.memory_bytes[pod][step_index_];
         if (memory <= sizing_[pod].memory_limit_bytes) continue;
         Count(run_.summary.oom_kills);
         Resize(pod, policy_->AfterOom(pod, now, memory, sizing_[pod]));
@@ -271,12 +324,13 @@ class ClusterRun final : public ClusterActions {
     }
   }
 
-  void RelieveMemoryPressure(int m) {
+  void RelieveMemoryPressure() {
+    const int m = minute_;
     for (size_t n = 0; n < nodes_.size(); ++n) {
       std::vector<MemoryPressurePod> candidates;
       int64_t total = 0;
       for (size_t pod : pods_by_node_[n]) {
-        const int64_t memory = usage_.memory_bytes[pod][static_cast<size_t>(m)];
+        const int64_t memory = usage_.memory_bytes[pod][step_index_];
         total += memory;
         // OpenB's latency-sensitive pods get a higher priority than best-effort ones.
         candidates.push_back({"sim", pods_[pod].name, pods_[pod].qos == "BE" ? 0 : 1000, memory,
@@ -389,21 +443,23 @@ class ClusterRun final : public ClusterActions {
     point.demand_memory_bytes = minute_memory_demand_;
     point.nodes = static_cast<int>(nodes_.size());
     point.pending = static_cast<int>(pending_.size());
-    if (m % config_.series_every_minutes == 0) run_.series.push_back(point);
+    if (m == 0 || Crossed(m, config_.series_every_minutes)) run_.series.push_back(point);
     if (!counting_) return;
     PolicySummary& s = run_.summary;
-    ++counted_minutes_;
-    s.requested_cpu_millis += static_cast<double>(point.requested_cpu_millis);
-    s.requested_memory_bytes += static_cast<double>(point.requested_memory_bytes);
-    s.used_cpu_millis += static_cast<double>(point.used_cpu_millis);
-    s.used_memory_bytes += static_cast<double>(point.used_memory_bytes);
-    s.demand_cpu_millis += static_cast<double>(point.demand_cpu_millis);
-    s.allocatable_cpu_millis += static_cast<double>(point.allocatable_cpu_millis);
-    s.allocatable_memory_bytes += static_cast<double>(point.allocatable_memory_bytes);
-    s.nodes_average += point.nodes;
+    // Every sum is weighted by the step's minutes.
+    const double w = step_;
+    counted_minutes_ += step_;
+    s.requested_cpu_millis += w * static_cast<double>(point.requested_cpu_millis);
+    s.requested_memory_bytes += w * static_cast<double>(point.requested_memory_bytes);
+    s.used_cpu_millis += w * static_cast<double>(point.used_cpu_millis);
+    s.used_memory_bytes += w * static_cast<double>(point.used_memory_bytes);
+    s.demand_cpu_millis += w * static_cast<double>(point.demand_cpu_millis);
+    s.allocatable_cpu_millis += w * static_cast<double>(point.allocatable_cpu_millis);
+    s.allocatable_memory_bytes += w * static_cast<double>(point.allocatable_memory_bytes);
+    s.nodes_average += w * point.nodes;
     s.nodes_max = std::max(s.nodes_max, point.nodes);
-    s.cpu_shortfall_core_hours += static_cast<double>(minute_shortfall_) / 1000 / 60;
-    s.pending_pod_hours += static_cast<double>(point.pending) / 60;
+    s.cpu_shortfall_core_hours += w * static_cast<double>(minute_shortfall_) / 1000 / 60;
+    s.pending_pod_hours += w * static_cast<double>(point.pending) / 60;
   }
 
   void Summarise() {
@@ -434,9 +490,12 @@ class ClusterRun final : public ClusterActions {
   std::vector<std::vector<size_t>> pods_by_node_;
   std::vector<ResourceAmounts> requested_;  // per node
   std::vector<int> node_of_;                // per pod; -1 when pending
+  std::vector<bool> gone_;                  // per pod: its trace has ended
   std::vector<PodSizing> sizing_;           // per pod
   std::vector<size_t> pending_;
   PolicyRun run_;
+  const int step_;         // minutes per step
+  size_t step_index_ = 0;  // the step being simulated
   int minute_ = 0;
   int last_node_added_ = -1'000'000;
   bool counting_ = false;
@@ -472,6 +531,35 @@ absl::Status SimulationConfig::Validate(int minutes) const {
   return absl::OkStatus();
 }
 
+OracleSummary OracleNodes(const std::vector<PodSpec>& pods, const UsageTraces& usage,
+                          const SimulationConfig& config) {
+  OracleSummary oracle;
+  const int step = usage.step_minutes;
+  const ResourceAmounts& node = config.node_shape.allocatable;
+  double counted = 0;
+  for (int s = 0; s < usage.steps(); ++s) {
+    const int m = s * step;
+    int64_t cpu = 0;
+    int64_t memory = 0;
+    int alive = 0;
+    for (size_t p = 0; p < pods.size(); ++p) {
+      if (pods[p].start_minute > m || pods[p].end_minute <= m) continue;
+      ++alive;
+      cpu += usage.cpu_millis[p][static_cast<size_t>(s)];
+      memory += usage.memory_bytes[p][static_cast<size_t>(s)];
+    }
+    const int64_t nodes = std::max((cpu + node.cpu_millis - 1) / node.cpu_millis,
+                                   (memory + node.memory_bytes - 1) / node.memory_bytes);
+    if (m < config.warmup_minutes) continue;
+    counted += step;
+    oracle.nodes_average += static_cast<double>(nodes) * step;
+    oracle.nodes_max = std::max(oracle.nodes_max, static_cast<int>(nodes));
+    oracle.pod_days += static_cast<double>(alive) * step / (24 * 60);
+  }
+  if (counted > 0) oracle.nodes_average /= counted;
+  return oracle;
+}
+
 PolicyRun SimulatePolicy(PolicyKind kind, const std::vector<PodSpec>& pods,
                          const UsageTraces& usage, const SimulationConfig& config,
                          std::function<void()> minute_done) {
@@ -485,6 +573,7 @@ SimulationResult Simulate(const std::vector<PodSpec>& pods, const UsageTraces& u
   SimulationResult result;
   result.pods = static_cast<int>(pods.size());
   result.minutes = usage.minutes;
+  result.oracle = OracleNodes(pods, usage, config);
   result.runs.resize(config.policies.size());
   std::atomic<int64_t> done{0};
   const int64_t total = static_cast<int64_t>(usage.minutes) * config.policies.size();

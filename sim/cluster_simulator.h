@@ -18,7 +18,11 @@
 //   (kubelet_eviction.h) and takes no new pods for 5 minutes (kubelet's
 //   evictionPressureTransitionPeriod); the policy observes usage and, at its period,
 //   resizes or evicts;
-// - pods with a later start minute (the cold-start scenario) join the pending queue then.
+// - pods with a later start minute (the cold-start scenario, a usage trace) join the pending
+//   queue then; a pod whose trace ends leaves for good;
+// - time advances in steps of UsageTraces::step_minutes (1, or a usage trace's resolution,
+//   when usage changes only every 5 minutes): each policy still observes one sample a
+//   minute, acts at its period, and every account is weighted by the step's minutes.
 // Everything is deterministic for given inputs.
 
 #include <cstdint>
@@ -88,7 +92,11 @@ struct PolicySummary {
   int64_t resize_evictions = 0;         // a resize the node could not hold: recreated
   int64_t deferred_resizes = 0;         // one the policy leaves to the kubelet instead
   int64_t consolidation_moves = 0;      // pods moved off a drained node
-  int64_t resizes = 0;                  // in-place resizes
+  int64_t resizes = 0;                  // in-place resizes, of which:
+  int64_t resizes_up = 0;               //   only raise requests or the limit
+  int64_t resizes_down = 0;             //   only lower them
+  int64_t resizes_mixed = 0;            //   raise one, lower another
+  int64_t departures = 0;               // pods whose usage trace ended
   double pending_pod_hours = 0;
 };
 
@@ -98,11 +106,24 @@ struct PolicyRun {
   PolicySummary summary;
 };
 
+// The fewest nodes that perfect packing of the actual usage would need, each step:
+// max(ceil(CPU used / node CPU), ceil(memory used / node memory)) over every pod that exists
+// (running or pending), whatever policy runs. Over the summary window.
+struct OracleSummary {
+  double nodes_average = 0;
+  int nodes_max = 0;
+  double pod_days = 0;  // pods existing, summed over the window (for rates per pod-day)
+};
+
 struct SimulationResult {
   int pods = 0;
   int minutes = 0;
+  OracleSummary oracle;
   std::vector<PolicyRun> runs;
 };
+
+OracleSummary OracleNodes(const std::vector<PodSpec>& pods, const UsageTraces& usage,
+                          const SimulationConfig& config);
 
 // Runs one policy. `minutes_done` (optional) is advanced as simulated minutes complete.
 PolicyRun SimulatePolicy(PolicyKind kind, const std::vector<PodSpec>& pods,

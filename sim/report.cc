@@ -28,7 +28,20 @@ std::string Change(double value, double reference) {
   return absl::StrFormat("%+.0f%%", 100 * (value - reference) / reference);
 }
 
-ordered_json SummaryJson(const PolicySummary& s) {
+int64_t TotalEvictions(const PolicySummary& s) {
+  return s.optimizer_evictions + s.pressure_evictions + s.resize_evictions + s.consolidation_moves;
+}
+
+double PerPodDay(int64_t count, double pod_days) {
+  return pod_days > 0 ? static_cast<double>(count) / pod_days : 0;
+}
+
+double NodesOverOracle(const PolicySummary& s, const OracleSummary& oracle) {
+  return oracle.nodes_average > 0 ? s.nodes_average / oracle.nodes_average : 0;
+}
+
+ordered_json SummaryJson(const PolicySummary& s, const OracleSummary& oracle) {
+  const double days = oracle.pod_days;
   return {
       {"requestedCpuCores", s.requested_cpu_millis / 1000},
       {"requestedMemoryGiB", s.requested_memory_bytes / kGiB},
@@ -42,6 +55,7 @@ ordered_json SummaryJson(const PolicySummary& s) {
       {"nodesAverage", s.nodes_average},
       {"nodesMax", s.nodes_max},
       {"nodesFinal", s.nodes_final},
+      {"nodesOverOracle", NodesOverOracle(s, oracle)},
       {"oomKills", s.oom_kills},
       {"cpuShortfallCoreHours", s.cpu_shortfall_core_hours},
       {"cpuShortfallFraction", s.cpu_shortfall_fraction},
@@ -52,6 +66,20 @@ ordered_json SummaryJson(const PolicySummary& s) {
         {"consolidation", s.consolidation_moves}}},
       {"inPlaceResizes", s.resizes},
       {"deferredResizes", s.deferred_resizes},
+      {"perPodDay",
+       {{"evictions",
+         {{"optimizer", PerPodDay(s.optimizer_evictions, days)},
+          {"memoryPressure", PerPodDay(s.pressure_evictions, days)},
+          {"resizeRecreate", PerPodDay(s.resize_evictions, days)},
+          {"consolidation", PerPodDay(s.consolidation_moves, days)},
+          {"all", PerPodDay(TotalEvictions(s), days)}}},
+        {"resizes",
+         {{"up", PerPodDay(s.resizes_up, days)},
+          {"down", PerPodDay(s.resizes_down, days)},
+          {"mixed", PerPodDay(s.resizes_mixed, days)},
+          {"deferred", PerPodDay(s.deferred_resizes, days)},
+          {"all", PerPodDay(s.resizes, days)}}}}},
+      {"departures", s.departures},
       {"pendingPodHours", s.pending_pod_hours},
   };
 }
@@ -91,13 +119,14 @@ double NiceStep(double range) {
 
 std::vector<std::vector<std::string>> SummaryRows(const SimulationResult& result) {
   std::vector<std::vector<std::string>> rows = {
-      {"POLICY", "NODES avg/max", "CPU REQ", "CPU USED", "CPU UTIL", "MEM REQ", "MEM USED",
-       "MEM UTIL", "OOM KILLS", "CPU SHORTFALL", "EVICTIONS", "RESIZES", "PENDING"}};
+      {"POLICY", "NODES avg/max", "÷ORACLE", "CPU REQ", "CPU USED", "CPU UTIL", "MEM REQ",
+       "MEM USED", "MEM UTIL", "OOM KILLS", "CPU SHORTFALL", "EVICTIONS", "RESIZES", "PENDING"}};
   for (const PolicyRun& run : result.runs) {
     const PolicySummary& s = run.summary;
     rows.push_back({
         std::string(SizingPolicyName(run.kind)),
         absl::StrFormat("%.1f/%d", s.nodes_average, s.nodes_max),
+        absl::StrFormat("%.2f", NodesOverOracle(s, result.oracle)),
         absl::StrFormat("%.0f cores", s.requested_cpu_millis / 1000),
         absl::StrFormat("%.0f cores", s.used_cpu_millis / 1000),
         Percent(s.cpu_utilisation),
@@ -107,13 +136,35 @@ std::vector<std::vector<std::string>> SummaryRows(const SimulationResult& result
         absl::StrCat(s.oom_kills),
         absl::StrFormat("%.2f%% (%.1f core-h)", 100 * s.cpu_shortfall_fraction,
                         s.cpu_shortfall_core_hours),
-        absl::StrCat(s.optimizer_evictions + s.pressure_evictions + s.resize_evictions +
-                     s.consolidation_moves),
+        absl::StrCat(TotalEvictions(s)),
         absl::StrCat(s.resizes),
         absl::StrFormat("%.1f pod-h", s.pending_pod_hours),
     });
   }
   return rows;
+}
+
+std::string OracleAndRates(const SimulationResult& result) {
+  const OracleSummary& o = result.oracle;
+  std::string out = absl::StrFormat(
+      "Oracle (perfect packing of the usage, each step): %.1f nodes average, %d at most.\n"
+      "Per pod-day (%.0f pod-days): evictions by the policy / kubelet memory pressure / resize "
+      "re-created / autoscaler drain; resizes up / down / both / deferred:\n",
+      o.nodes_average, o.nodes_max, o.pod_days);
+  for (const PolicyRun& run : result.runs) {
+    const PolicySummary& s = run.summary;
+    const double d = o.pod_days;
+    absl::StrAppend(
+        &out, absl::StrFormat("  %-9s evictions %.3f (%.3f / %.3f / %.3f / %.3f), resizes %.2f "
+                              "(%.2f / %.2f / %.2f / %.2f)\n",
+                              SizingPolicyName(run.kind), PerPodDay(TotalEvictions(s), d),
+                              PerPodDay(s.optimizer_evictions, d),
+                              PerPodDay(s.pressure_evictions, d), PerPodDay(s.resize_evictions, d),
+                              PerPodDay(s.consolidation_moves, d), PerPodDay(s.resizes, d),
+                              PerPodDay(s.resizes_up, d), PerPodDay(s.resizes_down, d),
+                              PerPodDay(s.resizes_mixed, d), PerPodDay(s.deferred_resizes, d)));
+  }
+  return out;
 }
 
 std::string SavingsAgainstStatic(const SimulationResult& result) {
@@ -151,12 +202,16 @@ ordered_json ResultJson(const SimulationResult& result, const ordered_json& inpu
                         {"pending", p.pending}});
     }
     policies.push_back({{"policy", std::string(SizingPolicyName(run.kind))},
-                        {"summary", SummaryJson(run.summary)},
+                        {"summary", SummaryJson(run.summary, result.oracle)},
                         {"series", std::move(series)}});
   }
   return {{"inputs", inputs},
           {"pods", result.pods},
           {"minutes", result.minutes},
+          {"oracle",
+           {{"nodesAverage", result.oracle.nodes_average},
+            {"nodesMax", result.oracle.nodes_max},
+            {"podDays", result.oracle.pod_days}}},
           {"policies", std::move(policies)}};
 }
 

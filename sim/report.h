@@ -14,6 +14,9 @@ namespace headroom::sim {
 // The summary table's rows, the header first (formatting is the caller's).
 std::vector<std::vector<std::string>> SummaryRows(const SimulationResult& result);
 
+// The oracle's node count, and each policy's evictions and resizes per pod-day by cause.
+std::string OracleAndRates(const SimulationResult& result);
+
 // Lines comparing each policy's requests and nodes with the static policy's ("" when static
 // did not run).
 std::string SavingsAgainstStatic(const SimulationResult& result);

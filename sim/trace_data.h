@@ -9,6 +9,7 @@
 //   container's memory limit.
 // Errors name the line and column.
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct PodSpec {
   // and the minutes over which its usage grows to its full level after that (0: none).
   int start_minute = 0;
   int ramp_minutes = 0;
+  // The minute the pod is gone (a usage trace's pod whose rows end; kNeverEnds: it runs on).
+  int end_minute = kNeverEnds;
+
+  static constexpr int kNeverEnds = std::numeric_limits<int>::max();
 };
 
 struct NodeShape {

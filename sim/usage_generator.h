@@ -48,10 +48,15 @@ struct CpuModel {
   double job_level_max = 1.0;
 };
 
+// Usage per pod and step: a step is `step_minutes` minutes in which nothing changes (1 for
+// the synthetic model; a usage trace's resolution, usage_trace.h). Zero outside a pod's life.
 struct UsageTraces {
   int minutes = 0;
-  std::vector<std::vector<int64_t>> cpu_millis;    // [pod][minute], demand
-  std::vector<std::vector<int64_t>> memory_bytes;  // [pod][minute]
+  int step_minutes = 1;
+  std::vector<std::vector<int64_t>> cpu_millis;    // [pod][step], demand (mean over the step)
+  std::vector<std::vector<int64_t>> memory_bytes;  // [pod][step] (max over the step)
+
+  int steps() const { return minutes / step_minutes; }
 };
 
 // `cpu_series`, when set, replaces the synthetic CPU model (fractions of declared CPU).

@@ -135,6 +135,59 @@ TEST(SimulatorTest, NodeMemoryPressureEvictsInKubeletsOrder) {
   EXPECT_EQ(run.series[6].requested_memory_bytes, 7 * kGi);
 }
 
+TEST(SimulatorTest, StepsWeighEveryAccountByTheirMinutes) {
+  // The shortfall case in 5-minute steps: two steps of 6 cores on 4, then two of 2.
+  const std::vector<PodSpec> pods = {{"a", {1000, kGi}, "LS"}, {"b", {1000, kGi}, "LS"}};
+  UsageTraces usage = Traces({{3000, 3000, 1000, 1000}, {3000, 3000, 1000, 1000}},
+                             {{kGi, kGi, kGi, kGi}, {kGi, kGi, kGi, kGi}});
+  usage.step_minutes = 5;
+  usage.minutes = 20;
+  SimulationConfig config = FixedCluster(PolicyKind::kStatic);
+  const PolicyRun run = SimulatePolicy(PolicyKind::kStatic, pods, usage, config);
+  EXPECT_DOUBLE_EQ(run.summary.cpu_shortfall_core_hours, 2.0 * 10 / 60);
+  EXPECT_DOUBLE_EQ(run.summary.cpu_shortfall_fraction, 4.0 / 16);
+  EXPECT_DOUBLE_EQ(run.summary.used_cpu_millis, 3000);
+  EXPECT_EQ(run.series.size(), 4);  // a point each step when steps are longer than the series
+  EXPECT_EQ(run.series[3].minute, 15);
+}
+
+TEST(SimulatorTest, PodsArriveAndLeaveWithTheirTrace) {
+  // "late" starts at minute 2 and "short" is gone from minute 3: both count only while they
+  // exist, and a pod that left is never placed again.
+  std::vector<PodSpec> pods = {{"late", {1000, kGi}, "LS"}, {"short", {1000, kGi}, "LS"}};
+  pods[0].start_minute = 2;
+  pods[1].end_minute = 3;
+  const UsageTraces usage = Traces({{0, 0, 500, 500, 500}, {700, 700, 700, 0, 0}},
+                                   {{0, 0, kGi, kGi, kGi}, {kGi, kGi, kGi, 0, 0}});
+  const PolicyRun run =
+      SimulatePolicy(PolicyKind::kStatic, pods, usage, FixedCluster(PolicyKind::kStatic));
+  ASSERT_EQ(run.series.size(), 5);
+  EXPECT_EQ(run.series[1].requested_cpu_millis, 1000);
+  EXPECT_EQ(run.series[2].requested_cpu_millis, 2000);
+  EXPECT_EQ(run.series[3].requested_cpu_millis, 1000);
+  EXPECT_EQ(run.series[4].requested_cpu_millis, 1000);
+  EXPECT_EQ(run.summary.departures, 1);
+  EXPECT_DOUBLE_EQ(run.summary.pending_pod_hours, 0);
+}
+
+TEST(OracleTest, FewestNodesThatHoldTheUsageEachStep) {
+  // Nodes of 4 CPUs / 8 GiB. Step 0: 5 cores (2 nodes); step 1: 3 cores but 9 GiB (2 nodes);
+  // step 2: 1 core (1 node). A pending or running pod counts alike; one gone does not.
+  std::vector<PodSpec> pods = {{"a", {1000, kGi}, "LS"}, {"b", {1000, kGi}, "LS"}};
+  pods[1].end_minute = 2;
+  const UsageTraces usage = Traces({{3000, 2000, 1000}, {2000, 1000, 9000}},
+                                   {{kGi, 4 * kGi, kGi}, {kGi, 5 * kGi, 9 * kGi}});
+  SimulationConfig config = FixedCluster(PolicyKind::kStatic);
+  OracleSummary oracle = OracleNodes(pods, usage, config);
+  EXPECT_DOUBLE_EQ(oracle.nodes_average, 5.0 / 3);
+  EXPECT_EQ(oracle.nodes_max, 2);
+  EXPECT_DOUBLE_EQ(oracle.pod_days, 5.0 / 1440);
+  config.warmup_minutes = 2;  // only the last step is summarised
+  oracle = OracleNodes(pods, usage, config);
+  EXPECT_DOUBLE_EQ(oracle.nodes_average, 1);
+  EXPECT_EQ(oracle.nodes_max, 1);
+}
+
 TEST(SimulatorTest, AutoscalingAddsNodesForPendingPods) {
   SimulationConfig config = FixedCluster(PolicyKind::kStatic, 0);
   config.autoscale = true;
@@ -364,13 +417,23 @@ TEST(ReportTest, TableAndChartNameEveryPolicy) {
     run.series.push_back({0, 1000, kGi, 500, kGi / 2, 600, 4000, 8 * kGi, 1, 0});
     run.summary.requested_cpu_millis = kind == PolicyKind::kStatic ? 4800 : 2400;
     run.summary.nodes_average = 1;
+    run.summary.optimizer_evictions = kind == PolicyKind::kStatic ? 0 : 3;
+    run.summary.resizes = 8;
+    run.summary.resizes_down = 6;
+    run.summary.resizes_up = 2;
     result.runs.push_back(run);
   }
+  result.oracle = {2, 3, 4};
   const std::vector<std::vector<std::string>> rows = SummaryRows(result);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0][0], "POLICY");
   EXPECT_EQ(rows[2][0], "headroom");
-  EXPECT_EQ(rows[2][2], "2 cores");
+  EXPECT_EQ(rows[2][2], "0.50");  // nodes / the oracle's
+  EXPECT_EQ(rows[2][3], "2 cores");
+  const std::string rates = OracleAndRates(result);
+  EXPECT_THAT(rates, HasSubstr("2.0 nodes average, 3 at most"));
+  EXPECT_THAT(rates, HasSubstr("headroom  evictions 0.750 (0.750 / 0.000 / 0.000 / 0.000), "
+                               "resizes 2.00 (0.50 / 1.50 / 0.00 / 0.00)"));
   EXPECT_THAT(SavingsAgainstStatic(result), HasSubstr("headroom  CPU requested -50%"));
   result.runs.erase(result.runs.begin());
   EXPECT_EQ(SavingsAgainstStatic(result), "");
