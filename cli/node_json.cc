@@ -134,7 +134,7 @@ ordered_json EncodeOutcome(Resource resource, const ResourceOutcome& outcome) {
       {"allocatable", Quantity(resource, outcome.allocatable)},
       {"reserved", Quantity(resource, outcome.reserved)},
       {"base", Quantity(resource, outcome.base_total)},
-      {"maxHeadroom", Quantity(resource, outcome.max_headroom)},
+      {"sharedHeadroom", Quantity(resource, outcome.shared_headroom)},
       {"totalHeadroom", Quantity(resource, outcome.total_headroom)},
       {"fits", outcome.fits},
   };

@@ -72,6 +72,7 @@ absl::StatusOr<NodeReport> NodeReportFromProto(const headroom::v1::NodeReport& p
     pod.uid = p.uid();
     pod.workload_key = p.workload_key();
     pod.daemonset = p.daemonset();
+    pod.in_shared_headroom = p.in_shared_headroom();
     pod.ranking = codec::RankingFromProto(p.ranking());
     pod.requests = {p.requests().cpu_millis(), p.requests().memory_bytes()};
     for (const headroom::v1::ContainerReport& c : p.containers()) {
@@ -111,6 +112,14 @@ absl::StatusOr<NodeReport> NodeReportFromProto(const headroom::v1::NodeReport& p
     return absl::InvalidArgumentError(
         absl::StrCat("report for node ", report.node, ": ", valid.message()));
   }
+  if (proto.has_shared_headroom()) {
+    if (proto.shared_headroom().cpu_millis() < 0 || proto.shared_headroom().memory_bytes() < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("report for node ", report.node, ": sharedHeadroom must not be negative"));
+    }
+    report.shared_headroom = ResourceAmounts{proto.shared_headroom().cpu_millis(),
+                                             proto.shared_headroom().memory_bytes()};
+  }
   if (report.cpus < 0 || report.max_pods < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("report for node ", report.node, ": cpus and maxPods must not be negative"));
@@ -127,6 +136,10 @@ headroom::v1::NodeReport NodeReportToProto(const NodeReport& report) {
   proto.set_max_pods(report.max_pods);
   if (report.load1.has_value()) proto.set_load1(*report.load1);
   proto.set_cpus(report.cpus);
+  if (report.shared_headroom.has_value()) {
+    proto.mutable_shared_headroom()->set_cpu_millis(report.shared_headroom->cpu_millis);
+    proto.mutable_shared_headroom()->set_memory_bytes(report.shared_headroom->memory_bytes);
+  }
   for (const ReportedPod& pod : report.pods) {
     headroom::v1::PodReport* p = proto.add_pods();
     p->set_namespace_(pod.pod_namespace);
@@ -134,6 +147,7 @@ headroom::v1::NodeReport NodeReportToProto(const NodeReport& report) {
     p->set_uid(pod.uid);
     p->set_workload_key(pod.workload_key);
     p->set_daemonset(pod.daemonset);
+    p->set_in_shared_headroom(pod.in_shared_headroom);
     p->set_ranking(codec::RankingToProto(pod.ranking));
     p->mutable_requests()->set_cpu_millis(pod.requests.cpu_millis);
     p->mutable_requests()->set_memory_bytes(pod.requests.memory_bytes);

@@ -34,6 +34,7 @@ void CpuStatsToProto(const CpuStats& stats, headroom::v1::CpuStats& proto) {
   proto.set_peak_millis(stats.peak_millis);
   proto.set_daily_base_millis(stats.daily_base_millis);
   proto.set_daily_peak_millis(stats.daily_peak_millis);
+  proto.set_spike_millis(stats.spike_millis);
 }
 
 void MemoryStatsToProto(const MemoryStats& stats, headroom::v1::MemoryStats& proto) {
@@ -43,11 +44,12 @@ void MemoryStatsToProto(const MemoryStats& stats, headroom::v1::MemoryStats& pro
   proto.set_oom_bytes(stats.oom_bytes);
   proto.set_daily_base_bytes(stats.daily_base_bytes);
   proto.set_daily_peak_bytes(stats.daily_peak_bytes);
+  proto.set_spike_bytes(stats.spike_bytes);
 }
 
 CpuStats CpuStatsFromProto(const headroom::v1::CpuStats& proto) {
   return {proto.base_millis(), proto.peak_millis(), proto.daily_base_millis(),
-          proto.daily_peak_millis()};
+          proto.daily_peak_millis(), proto.spike_millis()};
 }
 
 MemoryStats MemoryStatsFromProto(const headroom::v1::MemoryStats& proto) {
@@ -57,7 +59,8 @@ MemoryStats MemoryStatsFromProto(const headroom::v1::MemoryStats& proto) {
           proto.max_7d_bytes() > 0 ? proto.max_7d_bytes() : peak,
           proto.oom_bytes(),
           proto.daily_base_bytes(),
-          proto.daily_peak_bytes()};
+          proto.daily_peak_bytes(),
+          proto.spike_bytes()};
 }
 
 }  // namespace headroom::codec

@@ -20,7 +20,8 @@ json CpuStatsToJson(const CpuStats& stats) {
   return {{"baseMillis", stats.base_millis},
           {"peakMillis", stats.peak_millis},
           {"dailyBaseMillis", stats.daily_base_millis},
-          {"dailyPeakMillis", stats.daily_peak_millis}};
+          {"dailyPeakMillis", stats.daily_peak_millis},
+          {"spikeMillis", stats.spike_millis}};
 }
 
 json MemoryStatsToJson(const MemoryStats& stats) {
@@ -29,7 +30,8 @@ json MemoryStatsToJson(const MemoryStats& stats) {
           {"max7dBytes", stats.max_7d_bytes},
           {"oomBytes", stats.oom_bytes},
           {"dailyBaseBytes", stats.daily_base_bytes},
-          {"dailyPeakBytes", stats.daily_peak_bytes}};
+          {"dailyPeakBytes", stats.daily_peak_bytes},
+          {"spikeBytes", stats.spike_bytes}};
 }
 
 absl::StatusOr<CpuStats> CpuStatsFromJson(const json& object, const std::string& where) {
@@ -41,6 +43,8 @@ absl::StatusOr<CpuStats> CpuStatsFromJson(const json& object, const std::string&
                             OptionalNonNegativeInt(object, "dailyBaseMillis", where));
   HEADROOM_ASSIGN_OR_RETURN(stats.daily_peak_millis,
                             OptionalNonNegativeInt(object, "dailyPeakMillis", where));
+  HEADROOM_ASSIGN_OR_RETURN(stats.spike_millis,
+                            OptionalNonNegativeInt(object, "spikeMillis", where));
   return stats;
 }
 
@@ -55,6 +59,7 @@ absl::StatusOr<MemoryStats> MemoryStatsFromJson(const json& object, const std::s
                             OptionalNonNegativeInt(object, "dailyBaseBytes", where));
   HEADROOM_ASSIGN_OR_RETURN(stats.daily_peak_bytes,
                             OptionalNonNegativeInt(object, "dailyPeakBytes", where));
+  HEADROOM_ASSIGN_OR_RETURN(stats.spike_bytes, OptionalNonNegativeInt(object, "spikeBytes", where));
   return stats;
 }
 

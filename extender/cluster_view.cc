@@ -34,18 +34,14 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
         absl::StrCat("node report for ", report.node, ": negative capacity"));
   }
   absl::flat_hash_set<std::string> seen;
-  NodeFootprint footprint;
-  footprint.name = report.node;
-  footprint.allocatable = report.allocatable;
-  footprint.max_pods = report.max_pods;
   for (const ReportedPod& pod : report.pods) {
     const std::string key = absl::StrCat(pod.pod_namespace, "/", pod.name);
     if (!seen.insert(key).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("node report for ", report.node, ": pod ", key, " appears twice"));
     }
-    footprint.Add(FootprintOf(pod, options_.min_history));
   }
+  NodeFootprint footprint = NodeFootprintOf(report, options_.min_history);
   absl::MutexLock lock(&mu_);
   if (!nodes_.contains(report.node) && nodes_.size() >= options_.max_nodes) {
     return absl::ResourceExhaustedError(absl::StrCat("node report for ", report.node, ": already ",

@@ -88,7 +88,7 @@ NodeStatus NodeStatusOf(const NodeFootprint& footprint, const ResourceAmounts& d
   node.declared = declared;
   node.requested = requested;
   node.base_sum = footprint.base_total;
-  node.shared_headroom = footprint.max_headroom;
+  node.shared_headroom = footprint.headroom;
   node.projected = ProjectedFootprint(footprint, PodFootprint{});
   node.pods = footprint.pod_count;
   node.fits = node.projected.cpu_millis <= node.allocatable.cpu_millis &&

@@ -32,11 +32,20 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
   report.mutable_allocatable()->set_memory_bytes(allocatable.memory_bytes);
   if (load1.has_value()) report.set_load1(*load1);
   report.set_cpus(cpus);
+  // The last measurement of the sized pods (a pod gone since only makes it larger than the
+  // rest need, never smaller); pods that came since are not in it.
+  const std::optional<NodeState::SharedHeadroomRecord> shared = state.SharedHeadroom();
+  const std::vector<TrackedContainer> containers = state.Containers();
+  if (shared.has_value()) {
+    report.mutable_shared_headroom()->set_cpu_millis(shared->shared_headroom.cpu_millis);
+    report.mutable_shared_headroom()->set_memory_bytes(shared->shared_headroom.memory_bytes);
+  }
   std::map<std::string, headroom::v1::PodReport*> pods;
-  for (const TrackedContainer& c : state.Containers()) {
+  for (const TrackedContainer& c : containers) {
     headroom::v1::PodReport*& pod = pods[c.pod_id];
     if (pod == nullptr) {
       pod = report.add_pods();
+      pod->set_in_shared_headroom(shared.has_value() && shared->pod_ids.contains(c.pod_id));
       pod->set_namespace_(c.pod_namespace);
       pod->set_name(c.pod_name);
       pod->set_uid(c.pod_uid);

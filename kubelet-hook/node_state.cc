@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "shared/footprint.h"
+
 namespace headroom::nri {
 
 void CarrySamplerState(const TrackedContainer& from, TrackedContainer& to) {
@@ -213,6 +215,39 @@ size_t NodeState::ForgetRestoredContainers() {
 size_t NodeState::workload_count() const {
   absl::ReaderMutexLock lock(&mu_);
   return workloads_.size();
+}
+
+NodeMeasurement NodeState::MeasurePods(const std::vector<std::vector<std::string>>& pods,
+                                       absl::Time now, absl::Duration min_history) const {
+  absl::ReaderMutexLock lock(&mu_);
+  std::vector<std::vector<ProfiledContainer>> containers(pods.size());
+  for (size_t p = 0; p < pods.size(); ++p) {
+    for (const std::string& key : pods[p]) {
+      auto it = workloads_.find(key);
+      if (it == workloads_.end() || it->second.stats.History(now) < min_history) {
+        containers[p].clear();
+        break;
+      }
+      const UsageSnapshot snapshot = it->second.stats.Snapshot(now, it->second.base_percentile);
+      if (!snapshot.cpu.has_value() || !snapshot.memory.has_value()) {
+        containers[p].clear();
+        break;
+      }
+      containers[p].push_back(
+          {&it->second.stats, {PlanningBase(*snapshot.cpu), PlanningBase(*snapshot.memory)}});
+    }
+  }
+  return MeasureNode(containers, now, min_history, config_);
+}
+
+void NodeState::SetSharedHeadroom(std::optional<SharedHeadroomRecord> record) {
+  absl::MutexLock lock(&mu_);
+  shared_headroom_ = std::move(record);
+}
+
+std::optional<NodeState::SharedHeadroomRecord> NodeState::SharedHeadroom() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return shared_headroom_;
 }
 
 ResourcePlan PlanTrackedContainer(const NodeState& state, const TrackedContainer& container,

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "kubelet-hook/container_policy.h"
 #include "shared/eviction_ranking.h"
 #include "shared/guard_rails.h"
+#include "shared/node_headroom.h"
 #include "shared/usage_stats.h"
 
 namespace headroom::nri {
@@ -126,6 +128,22 @@ class NodeState {
 
   size_t workload_count() const;
 
+  // The node's pods measured together (shared/node_headroom.h): `pods[i]` lists the stats
+  // keys of pod i's containers, empty for a pod that is not sized. A pod whose container has
+  // been observed for less than `min_history` is not measured.
+  NodeMeasurement MeasurePods(const std::vector<std::vector<std::string>>& pods, absl::Time now,
+                              absl::Duration min_history) const;
+
+  // The last measurement of the sized pods, for the report: the pod IDs in it and their
+  // shared headroom.
+  struct SharedHeadroomRecord {
+    std::set<std::string> pod_ids;
+    ResourceAmounts shared_headroom;
+    absl::Time at;
+  };
+  void SetSharedHeadroom(std::optional<SharedHeadroomRecord> record);
+  std::optional<SharedHeadroomRecord> SharedHeadroom() const;
+
  private:
   struct Workload {
     explicit Workload(const UsageStatsConfig& config) : stats(config) {}
@@ -145,6 +163,7 @@ class NodeState {
   absl::flat_hash_map<std::string, TrackedContainer> containers_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Workload> workloads_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, ContainerRecord> restored_containers_ ABSL_GUARDED_BY(mu_);
+  std::optional<SharedHeadroomRecord> shared_headroom_ ABSL_GUARDED_BY(mu_);
 };
 
 // The plan for `container` from its workload's statistics on this node (container_policy.h),

@@ -158,6 +158,25 @@ OptimizeOutcome Sampler::Optimize(absl::Time now) {
     pod_members.push_back(members);
   }
   outcome.pods = node.pods.size();
+  // The sized pods measured together (shared/node_headroom.h): their shared headroom.
+  std::vector<std::vector<std::string>> keys(node.pods.size());
+  for (size_t p = 0; p < node.pods.size(); ++p) {
+    if (!node.pods[p].optimizable) continue;
+    for (const TrackedContainer* c : pod_members[p]) keys[p].push_back(c->stats_key);
+  }
+  const NodeMeasurement measured = state_.MeasurePods(keys, now, guard_.min_history);
+  node.shared_headroom = measured.shared_headroom;
+  std::optional<NodeState::SharedHeadroomRecord> record;
+  if (measured.shared_headroom.has_value()) {
+    record = NodeState::SharedHeadroomRecord{{}, *measured.shared_headroom, now};
+  }
+  for (size_t p = 0; p < node.pods.size(); ++p) {
+    node.pods[p].in_shared_headroom = measured.measured[p];
+    if (record.has_value() && measured.measured[p]) {
+      record->pod_ids.insert(pod_members[p].front()->pod_id);
+    }
+  }
+  state_.SetSharedHeadroom(std::move(record));
   OptimizeOptions options;
   options.min_history = guard_.min_history;
   absl::StatusOr<NodeOptimization> result = OptimizeNode(node, options);

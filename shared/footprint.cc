@@ -20,6 +20,14 @@ int64_t PlanningPeak(const MemoryStats& memory) {
   return std::max({memory.peak_bytes, memory.daily_peak_bytes, PlanningBase(memory)});
 }
 
+int64_t PlanningSpike(const CpuStats& cpu) {
+  return std::max(cpu.spike_millis > 0 ? cpu.spike_millis : PlanningPeak(cpu), PlanningBase(cpu));
+}
+int64_t PlanningSpike(const MemoryStats& memory) {
+  return std::max(memory.spike_bytes > 0 ? memory.spike_bytes : PlanningPeak(memory),
+                  PlanningBase(memory));
+}
+
 bool HasTrustedHistory(const ContainerDemand& container, absl::Duration min_history) {
   return container.cpu.has_value() && container.memory.has_value() &&
          container.history >= min_history;
@@ -31,10 +39,10 @@ ResourceFootprint ContainerFootprint(const ContainerDemand& container, Resource 
   std::optional<ResourceFootprint> observed;
   if (cpu && container.cpu.has_value()) {
     const int64_t base = PlanningBase(*container.cpu);
-    observed = ResourceFootprint{base, PlanningPeak(*container.cpu) - base};
+    observed = ResourceFootprint{base, PlanningSpike(*container.cpu) - base};
   } else if (!cpu && container.memory.has_value()) {
     const int64_t base = PlanningBase(*container.memory);
-    observed = ResourceFootprint{base, PlanningPeak(*container.memory) - base};
+    observed = ResourceFootprint{base, PlanningSpike(*container.memory) - base};
   }
   if (observed.has_value() && HasTrustedHistory(container, min_history)) return *observed;
   const int64_t request = std::max<int64_t>(0, container.declared_requests.Get(resource));
@@ -56,8 +64,7 @@ PodFootprint PodFootprintOf(const std::vector<ContainerDemand>& containers,
     const ResourceFootprint memory = ContainerFootprint(container, Resource::kMemory, min_history);
     pod.base.cpu_millis = SaturatingAdd(pod.base.cpu_millis, cpu.base);
     pod.base.memory_bytes = SaturatingAdd(pod.base.memory_bytes, memory.base);
-    pod.headroom.cpu_millis = std::max(pod.headroom.cpu_millis, cpu.headroom);
-    pod.headroom.memory_bytes = std::max(pod.headroom.memory_bytes, memory.headroom);
+    pod.headroom = CombineHeadroom(pod.headroom, {cpu.headroom, memory.headroom});
   }
   return pod;
 }

@@ -5,7 +5,10 @@
 //
 // - Trusted statistics (cpu and memory known, observed for at least `min_history`, see
 //   guard_rails.h): base = the daily peak of the base (the largest steady state -- P50 over
-//   2 hours -- of the last 24 hours), headroom = max(peak, daily peak) - that base, at least 0.
+//   2 hours -- of the last 24 hours), headroom = the spike - that base, at least 0: the spike
+//   is what the container's 5-minute maxima over the last 48 hours need so that at most 1% of
+//   its CPU lies above it, their max for memory (usage_stats.h); statistics without a spike
+//   (an older headroom-nri) use max(peak, daily peak), the hour-of-day peak of 7 days.
 //   Judging by the daily envelope rather than the short-window values means a node packed
 //   off-peak still holds its pods when their correlated daily peak arrives, and a node's
 //   requests do not follow usage down every night (which made scale-down drain nodes that the
@@ -15,8 +18,13 @@
 //   it already has statistics for the resource, usage seen above the declared amounts counts
 //   too (base = the larger base, peak = the larger peak), so warm-up never hides real usage.
 //
-// A pod's footprint is the sum of its containers' bases and the largest of their headrooms
-// (seed 000: a node shares one spike headroom). Sums saturate at INT64_MAX.
+// A pod's footprint is the sum of its containers' bases and their headrooms combined by
+// root-sum-square, sqrt(a^2 + b^2): headrooms are shared, and spikes that are not measured
+// together are taken as independent -- more than the largest alone (seed 000's rule, which
+// holds only if spikes never coincide), less than their sum (which holds if they always do).
+// A node whose containers were measured together uses that instead (node_headroom.h), and
+// adds the pods placed since by the same rule (placement.h's CombineHeadroom). Sums saturate at
+// INT64_MAX.
 
 #include <cstdint>
 #include <optional>
@@ -50,6 +58,10 @@ int64_t PlanningBase(const CpuStats& cpu);
 int64_t PlanningBase(const MemoryStats& memory);
 int64_t PlanningPeak(const CpuStats& cpu);
 int64_t PlanningPeak(const MemoryStats& memory);
+// What the container needs alone at the top of its usage: the spike when known, else the
+// planning peak; at least the planning base. Admission sizes a new container at this.
+int64_t PlanningSpike(const CpuStats& cpu);
+int64_t PlanningSpike(const MemoryStats& memory);
 
 // True when the container has cpu and memory statistics observed for at least `min_history`.
 bool HasTrustedHistory(const ContainerDemand& container, absl::Duration min_history);
@@ -62,7 +74,7 @@ struct ResourceFootprint {
 ResourceFootprint ContainerFootprint(const ContainerDemand& container, Resource resource,
                                      absl::Duration min_history);
 
-// Sum of the containers' bases, largest of their headrooms.
+// Sum of the containers' bases, their headrooms combined (placement.h's CombineHeadroom).
 PodFootprint PodFootprintOf(const std::vector<ContainerDemand>& containers,
                             absl::Duration min_history);
 

@@ -64,8 +64,9 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
                                             ResourceAmounts allocatable,
                                             const std::vector<PodState>& pods, absl::Time now,
                                             const ActionConfig& config,
-                                            SustainedConditions& cpu_over) {
-  NodeDemand node{node_name, allocatable, {}};
+                                            SustainedConditions& cpu_over,
+                                            std::optional<ResourceAmounts> shared_headroom) {
+  NodeDemand node{node_name, allocatable, {}, shared_headroom};
   node.pods.reserve(pods.size());
   std::vector<size_t> index_of;  // node.pods[i] is pods[index_of[i]]
   NodeActions actions;

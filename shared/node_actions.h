@@ -110,11 +110,14 @@ std::string DescribeChange(const SizedValues& before, const SizedValues& after);
 
 // Plans one node. `pods[i].demand` is the optimisation's view of pod i; its eviction
 // protection is set here from `pods[i].disruption`. `cpu_over` remembers, per node, since
-// when the CPU bases have exceeded the available CPU. Indices in the result are into `pods`.
+// when the CPU bases have exceeded the available CPU. `shared_headroom`: the node's, as
+// headroom-nri measured it (NodeDemand::shared_headroom). Indices in the result are into
+// `pods`.
 absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node, ResourceAmounts allocatable,
                                             const std::vector<PodState>& pods, absl::Time now,
                                             const ActionConfig& config,
-                                            SustainedConditions& cpu_over);
+                                            SustainedConditions& cpu_over,
+                                            std::optional<ResourceAmounts> shared_headroom = {});
 
 // What headroom-nri sets at the runtime layer, through the guard rails: `input` carries the
 // CPU request the CPU weight stands for (proposed by the optimisation; absent: not sized yet,
@@ -125,8 +128,9 @@ GuardResult SizeAtRuntime(GuardInput input, const std::optional<MemoryStats>& me
                           const GuardRailConfig& config);
 
 // Phase 1 through the guard rails: what a container being created gets from its workload's
-// statistics (requests = the peak, at least the daily peak of the base; memory limit =
-// 2 x max(7-day max, memory at OOM)), or its declared values while the workload warms up.
+// statistics (requests = the spike, what it needs alone: footprint.h's PlanningSpike; memory
+// limit = 2 x max(7-day max, memory at OOM)), or its declared values while the workload warms
+// up.
 GuardResult SizeNewContainer(const UsageSnapshot& stats, const SizedValues& declared,
                              bool allow_below_declared, const WorkloadTuning& tuning,
                              const GuardRailConfig& config);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -38,9 +39,10 @@ struct PodWork {
   // The CPU base now (the short-window P75): a CPU eviction answers a sustained overload now,
   // not the daily peak of the base that sizing and placement plan for.
   Wide cpu_now = 0;
-  std::array<int64_t, 2> max_headroom{};
-  uint32_t name_rank = 0;  // position in namespace/name order: the final tie-break
+  std::array<int64_t, 2> headroom{};  // its containers' headrooms combined (footprint.h)
+  uint32_t name_rank = 0;             // position in namespace/name order: the final tie-break
   bool alive = true;
+  bool measured = false;  // its headroom is in the node's measured shared headroom
 };
 
 // Pod indices in (namespace, name) order. Sorting once lets validation find duplicates as
@@ -141,8 +143,8 @@ void SortForEviction(std::vector<size_t>& order, const std::vector<PodWork>& wor
     }
     if (pa.daemonset != pb.daemonset) return !pa.daemonset;
     if (pa.ranking != pb.ranking) return pa.ranking < pb.ranking;
-    if (work[a].max_headroom[slot] != work[b].max_headroom[slot]) {
-      return work[a].max_headroom[slot] > work[b].max_headroom[slot];
+    if (work[a].headroom[slot] != work[b].headroom[slot]) {
+      return work[a].headroom[slot] > work[b].headroom[slot];
     }
     return work[a].name_rank < work[b].name_rank;
   });
@@ -150,23 +152,61 @@ void SortForEviction(std::vector<size_t>& order, const std::vector<PodWork>& wor
 
 struct Totals {
   Wide base = 0;
-  int64_t max_headroom = 0;
+  int64_t headroom = 0;  // the node's shared headroom
+  // headroom-nri measured the pods together (node_headroom.h) and they needed more than
+  // their bases: base + headroom is then their measured P99 together.
+  bool measured_above_bases = false;
 };
 
-Totals AliveTotals(const std::vector<PodWork>& work, Resource resource) {
+// The smallest r with r^2 >= `squares`: the root-sum-square of headrooms whose squares sum
+// to `squares` (placement.h's CombineHeadroom over many).
+int64_t RootOfSquares(Wide squares) {
+  if (squares <= 0) return 0;
+  Wide root = static_cast<Wide>(std::sqrt(static_cast<long double>(squares)));
+  while (root > 0 && (root - 1) * (root - 1) >= squares) --root;
+  while (root * root < squares) ++root;
+  return SaturateToInt64(root);
+}
+
+// A headroom squared, clamped at 2^56 (64 PiB; a node's sum of squares then stays within
+// 128 bits for 2^14 pods, far beyond what a node or report holds).
+Wide Square(int64_t headroom) {
+  const Wide clamped = std::clamp<int64_t>(headroom, 0, int64_t{1} << 56);
+  return clamped * clamped;
+}
+
+// The node's shared headroom for `resource` when headroom-nri measured it (NodeDemand).
+std::optional<int64_t> Measured(const NodeDemand& node, Resource resource) {
+  if (!node.shared_headroom.has_value()) return std::nullopt;
+  return std::max<int64_t>(0, node.shared_headroom->Get(resource));
+}
+
+// Squared headroom a surviving pod adds to the node's: none when it is in the measurement.
+Wide AddedSquare(const PodWork& pod, Resource resource, std::optional<int64_t> measured) {
+  return measured.has_value() && pod.measured ? 0 : Square(pod.headroom[Slot(resource)]);
+}
+
+// The survivors' bases and shared headroom: the measured one (kept while pods are evicted: a
+// pod leaving can only lower it, so keeping it is on the safe side until the next
+// measurement) with the headrooms of the pods outside it by root-sum-square.
+Totals AliveTotals(const std::vector<PodWork>& work, Resource resource,
+                   std::optional<int64_t> measured) {
   Totals totals;
+  Wide squares = measured.has_value() ? Square(*measured) : 0;
   for (const PodWork& pod : work) {
     if (!pod.alive) continue;
     totals.base += pod.base[Slot(resource)];
-    totals.max_headroom = std::max(totals.max_headroom, pod.max_headroom[Slot(resource)]);
+    squares += AddedSquare(pod, resource, measured);
   }
+  totals.headroom = RootOfSquares(squares);
+  totals.measured_above_bases = measured.value_or(0) > 0;
   return totals;
 }
 
 std::string NeedText(Resource resource, const Totals& totals, Wide available) {
-  return absl::StrCat("base ", Amount(resource, totals.base), " + largest headroom ",
-                      Amount(resource, totals.max_headroom), " = ",
-                      Amount(resource, totals.base + totals.max_headroom), " > available ",
+  return absl::StrCat("base ", Amount(resource, totals.base), " + shared headroom ",
+                      Amount(resource, totals.headroom), " = ",
+                      Amount(resource, totals.base + totals.headroom), " > available ",
                       Amount(resource, available));
 }
 
@@ -182,22 +222,29 @@ Wide CpuNow(const std::vector<PodWork>& work) {
   return total;
 }
 
-// What must fit: memory at base + the largest headroom (running out kills); CPU at its bases
-// now alone (running out throttles, and the shared headroom is what weights and PSI
-// arbitrate). `cpu_now` is the sum of the current CPU bases.
+// What must fit: memory at base + the shared headroom (running out kills). CPU (running out
+// throttles) at its bases now -- and, where headroom-nri measured the node's pods needing
+// more than their bases together, at base + the measured shared headroom too: their P99
+// together in the last 48 hours is contention that happened, not a worst case (an unmeasured
+// headroom is what weights and PSI arbitrate). `cpu_now` is the sum of the current CPU bases.
 Wide Need(Resource resource, const Totals& totals, Wide cpu_now) {
-  return resource == Resource::kMemory ? totals.base + totals.max_headroom : cpu_now;
+  if (resource == Resource::kMemory) return totals.base + totals.headroom;
+  return totals.measured_above_bases ? std::max(cpu_now, totals.base + totals.headroom) : cpu_now;
 }
 
 std::string EvictionText(Resource resource, const Totals& totals, Wide cpu_now, Wide available) {
   if (resource == Resource::kMemory) return NeedText(resource, totals, available);
+  if (totals.measured_above_bases && totals.base + totals.headroom > cpu_now) {
+    return absl::StrCat(NeedText(resource, totals, available),
+                        " (measured together) for a sustained period");
+  }
   return absl::StrCat("bases now ", Amount(resource, cpu_now), " > available ",
                       Amount(resource, available), " for a sustained period");
 }
 
 // Steps 3 and 4 for one resource: evicts in order until the node fits or only protected
-// pods remain. The base total is kept running and the largest surviving headroom is read
-// from a headroom-sorted list that skips evicted pods, so the greedy pass is O(n log n).
+// pods remain. The base total and the sum of the survivors' squared headrooms are kept
+// running, so the greedy pass is O(n log n).
 // Returns the victims (indices into `work`) in eviction order; they are marked not alive.
 std::vector<size_t> ChooseVictims(Resource resource, Wide available, const NodeDemand& node,
                                   std::vector<PodWork>& work) {
@@ -207,14 +254,12 @@ std::vector<size_t> ChooseVictims(Resource resource, Wide available, const NodeD
   for (size_t i = 0; i < work.size(); ++i) {
     if (work[i].alive) order.push_back(i);
   }
-  std::vector<size_t> by_headroom = order;
-  std::sort(by_headroom.begin(), by_headroom.end(), [&](size_t a, size_t b) {
-    return work[a].max_headroom[slot] > work[b].max_headroom[slot];
-  });
   SortForEviction(order, work, node.pods, resource);
-  Totals totals = AliveTotals(work, resource);
+  const std::optional<int64_t> measured = Measured(node, resource);
+  Totals totals = AliveTotals(work, resource, measured);
+  Wide squares = measured.has_value() ? Square(*measured) : 0;
+  for (size_t i : order) squares += AddedSquare(work[i], resource, measured);
   Wide cpu_now = CpuNow(work);
-  size_t largest = 0;  // first pod in by_headroom that is still alive
   std::vector<size_t> victims;
   // Evictable pods form a prefix of `order` (protected pods sort after them).
   for (size_t next = 0; Need(resource, totals, cpu_now) > available && next < order.size();
@@ -225,15 +270,15 @@ std::vector<size_t> ChooseVictims(Resource resource, Wide available, const NodeD
     victims.push_back(order[next]);
     totals.base -= victim.base[slot];
     cpu_now -= victim.cpu_now;
-    while (largest < by_headroom.size() && !work[by_headroom[largest]].alive) ++largest;
-    totals.max_headroom =
-        largest < by_headroom.size() ? work[by_headroom[largest]].max_headroom[slot] : 0;
+    squares -= AddedSquare(victim, resource, measured);
+    totals.headroom = RootOfSquares(squares);
   }
   return victims;
 }
 
-bool Fits(Resource resource, Wide available, const std::vector<PodWork>& work) {
-  return Need(resource, AliveTotals(work, resource), CpuNow(work)) <= available;
+bool Fits(Resource resource, Wide available, const std::vector<PodWork>& work,
+          std::optional<int64_t> measured) {
+  return Need(resource, AliveTotals(work, resource, measured), CpuNow(work)) <= available;
 }
 
 // Headroom's guard rail on the seed's greedy order (kube-scheduler's preemption does the same,
@@ -242,11 +287,11 @@ bool Fits(Resource resource, Wide available, const std::vector<PodWork>& work) {
 // does not help -- say a small one while the shortfall is another pod's base -- is not
 // evicted, and the disruption budgets go to evictions that close the shortfall.
 void Reprieve(Resource resource, Wide available, std::vector<PodWork>& work,
-              std::vector<size_t>& victims) {
-  if (!Fits(resource, available, work)) return;  // a shortfall: every eviction helps
+              std::vector<size_t>& victims, std::optional<int64_t> measured) {
+  if (!Fits(resource, available, work, measured)) return;  // a shortfall: every eviction helps
   for (size_t k = victims.size(); k-- > 0;) {
     work[victims[k]].alive = true;
-    if (Fits(resource, available, work)) {
+    if (Fits(resource, available, work, measured)) {
       victims.erase(victims.begin() + static_cast<std::ptrdiff_t>(k));
     } else {
       work[victims[k]].alive = false;
@@ -259,7 +304,7 @@ void Reprieve(Resource resource, Wide available, std::vector<PodWork>& work,
 void EvictUntilFits(Resource resource, Wide available, const NodeDemand& node,
                     std::vector<PodWork>& work, std::vector<PodEviction>& evictions) {
   std::vector<size_t> victims = ChooseVictims(resource, available, node, work);
-  Reprieve(resource, available, work, victims);
+  Reprieve(resource, available, work, victims, Measured(node, resource));
   for (size_t victim : victims) work[victim].alive = true;
   for (size_t index : victims) {
     PodWork& victim = work[index];
@@ -269,10 +314,11 @@ void EvictUntilFits(Resource resource, Wide available, const NodeDemand& node,
          resource,
          {std::string(DoesNotFitCode(resource)),
           absl::StrCat(ResourceName(resource), " does not fit on node ", node.name, ": ",
-                       EvictionText(resource, AliveTotals(work, resource), CpuNow(work), available),
+                       EvictionText(resource, AliveTotals(work, resource, Measured(node, resource)),
+                                    CpuNow(work), available),
                        "; evicted first as ranking ", EvictionRankingName(pod.ranking), " with ",
                        ResourceName(resource), " headroom ",
-                       Amount(resource, victim.max_headroom[Slot(resource)]))}});
+                       Amount(resource, victim.headroom[Slot(resource)]))}});
     victim.alive = false;
   }
 }
@@ -284,7 +330,7 @@ ResourceOutcome Outcome(Resource resource, const NodeDemand& node, Wide reserved
   ResourceOutcome outcome;
   const Wide allocatable = node.allocatable.Get(resource);
   const Wide available = allocatable - reserved;
-  const Totals totals = AliveTotals(work, resource);
+  const Totals totals = AliveTotals(work, resource, Measured(node, resource));
   Wide total_headroom = 0;
   for (const ContainerDemand* container : alive_containers) {
     total_headroom += Sized(*container, resource).headroom;
@@ -292,11 +338,12 @@ ResourceOutcome Outcome(Resource resource, const NodeDemand& node, Wide reserved
   outcome.allocatable = SaturateToInt64(allocatable);
   outcome.reserved = SaturateToInt64(reserved);
   outcome.base_total = SaturateToInt64(totals.base);
-  outcome.max_headroom = totals.max_headroom;
+  outcome.shared_headroom = totals.headroom;
   outcome.total_headroom = SaturateToInt64(total_headroom);
   const Wide cpu_now = CpuNow(work);
-  outcome.fits = totals.base + totals.max_headroom <= available;
-  outcome.bases_fit = resource == Resource::kCpu ? cpu_now <= available : totals.base <= available;
+  outcome.fits = totals.base + totals.headroom <= available;
+  outcome.bases_fit = resource == Resource::kCpu ? Need(resource, totals, cpu_now) <= available
+                                                 : totals.base <= available;
   if (Need(resource, totals, cpu_now) <= available) return outcome;
   if (resource == Resource::kCpu && !options.evict_for_cpu) {
     outcome.shortfall =
@@ -316,10 +363,11 @@ ResourceOutcome Outcome(Resource resource, const NodeDemand& node, Wide reserved
 }
 
 // Step 5: base + maxHeadroom x own / total, rounded up.
-int64_t FinalAmount(int64_t base, int64_t own_headroom, int64_t max_headroom, Wide total_headroom) {
+int64_t FinalAmount(int64_t base, int64_t own_headroom, int64_t shared_headroom,
+                    Wide total_headroom) {
   if (total_headroom <= 0 || own_headroom <= 0) return base;
   const Wide share =
-      (static_cast<Wide>(max_headroom) * own_headroom + total_headroom - 1) / total_headroom;
+      (static_cast<Wide>(shared_headroom) * own_headroom + total_headroom - 1) / total_headroom;
   return SaturateToInt64(base + share);
 }
 
@@ -394,17 +442,18 @@ absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node,
                   : Reason{"NotOptimizable", absl::StrCat("pod is not optimised; ", requests)}});
       continue;
     }
-    // Step 2: per-pod base and largest container headroom.
+    // Step 2: per-pod base and its containers' headrooms combined.
     PodWork pod_work;
     pod_work.pod = i;
     pod_work.name_rank = name_rank[i];
+    pod_work.measured = pod.in_shared_headroom;
     for (const ContainerDemand& container : pod.containers) {
       pod_work.cpu_now += container.cpu->base_millis;
       for (Resource resource : kEvictionPasses) {
         const ResourceFootprint sized = Sized(container, resource);
         pod_work.base[Slot(resource)] += sized.base;
-        pod_work.max_headroom[Slot(resource)] =
-            std::max(pod_work.max_headroom[Slot(resource)], sized.headroom);
+        pod_work.headroom[Slot(resource)] =
+            CombineHeadroom(pod_work.headroom[Slot(resource)], sized.headroom);
       }
     }
     work.push_back(pod_work);
@@ -431,7 +480,7 @@ absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node,
   result.memory = Outcome(Resource::kMemory, node, reserved[Slot(Resource::kMemory)], work,
                           alive_containers, options);
 
-  // Steps 5 and 6: share the single largest headroom, then size every surviving container.
+  // Steps 5 and 6: share the node's shared headroom, then size every surviving container.
   result.containers.reserve(alive_containers.size());
   for (const PodWork& pod : work) {
     if (!pod.alive) continue;
@@ -441,10 +490,11 @@ absl::StatusOr<NodeOptimization> OptimizeNode(const NodeDemand& node,
       ContainerSizing sizing;
       const ResourceFootprint cpu = Sized(container, Resource::kCpu);
       const ResourceFootprint memory = Sized(container, Resource::kMemory);
-      sizing.cpu_request_millis =
-          FinalAmount(cpu.base, cpu.headroom, result.cpu.max_headroom, result.cpu.total_headroom);
-      sizing.memory_request_bytes = FinalAmount(
-          memory.base, memory.headroom, result.memory.max_headroom, result.memory.total_headroom);
+      sizing.cpu_request_millis = FinalAmount(cpu.base, cpu.headroom, result.cpu.shared_headroom,
+                                              result.cpu.total_headroom);
+      sizing.memory_request_bytes =
+          FinalAmount(memory.base, memory.headroom, result.memory.shared_headroom,
+                      result.memory.total_headroom);
       sizing.memory_limit_bytes = MemoryLimitBytes(*container.memory, sizing.memory_request_bytes);
       result.containers.push_back({pod.pod, c, sizing});
     }

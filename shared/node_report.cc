@@ -16,4 +16,21 @@ PodFootprint FootprintOf(const ReportedPod& pod, absl::Duration min_history) {
   return footprint;
 }
 
+NodeFootprint NodeFootprintOf(const NodeReport& report, absl::Duration min_history) {
+  NodeFootprint footprint;
+  footprint.name = report.node;
+  footprint.allocatable = report.allocatable;
+  footprint.max_pods = report.max_pods;
+  for (const ReportedPod& pod : report.pods) {
+    const PodFootprint one = FootprintOf(pod, min_history);
+    if (report.shared_headroom.has_value() && pod.in_shared_headroom) {
+      footprint.AddBase(one);
+    } else {
+      footprint.Add(one);
+    }
+  }
+  if (report.shared_headroom.has_value()) footprint.ShareHeadroom(*report.shared_headroom);
+  return footprint;
+}
+
 }  // namespace headroom

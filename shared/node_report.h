@@ -25,6 +25,8 @@ struct ReportedPod {
   EvictionRanking ranking = EvictionRanking::kLow;
   ResourceAmounts requests;                 // declared; used when a container lacks statistics
   std::vector<ContainerDemand> containers;  // with statistics when known
+  // Measured with the node's other such pods: its headroom is in NodeReport::shared_headroom.
+  bool in_shared_headroom = false;
   // Matched with the Kubernetes API's pod (extender/report_verification.h). An unverified pod
   // counts on its node but its statistics join no workload's and nothing acts on it.
   bool verified = true;
@@ -38,7 +40,14 @@ struct NodeReport {
   std::optional<double> load1;
   int cpus = 0;
   std::vector<ReportedPod> pods;
+  // What the pods marked in_shared_headroom need above their bases together (node_headroom.h);
+  // absent: not measured.
+  std::optional<ResourceAmounts> shared_headroom;
 };
+
+// The node as placement judges it: every pod's base; the measured shared headroom for the
+// pods in it, and the headroom of every other pod added by root-sum-square.
+NodeFootprint NodeFootprintOf(const NodeReport& report, absl::Duration min_history);
 
 // A pod as the extender judges it: shared/footprint.h's rule over its containers (the daily
 // peak of the base + headroom once warm, the declared amounts before), never below the pod's

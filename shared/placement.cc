@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -28,19 +29,46 @@ double TargetScore(double used, double target) {
 
 }  // namespace
 
+int64_t CombineHeadroom(int64_t a, int64_t b) {
+  a = std::max<int64_t>(a, 0);
+  b = std::max<int64_t>(b, 0);
+  if (a == 0 || b == 0) return std::max(a, b);
+  // Beyond 2^62 (4 EiB, or 4.6e15 cores) an amount means "everything": saturate.
+  constexpr int64_t kLarge = int64_t{1} << 62;
+  if (a >= kLarge || b >= kLarge) return std::numeric_limits<int64_t>::max();
+  const WideInt squares = static_cast<WideInt>(a) * a + static_cast<WideInt>(b) * b;
+  // The smallest r with r^2 >= a^2 + b^2, from the floating-point root and exact correction.
+  WideInt root = static_cast<WideInt>(std::sqrt(static_cast<long double>(squares)));
+  while (root > 0 && (root - 1) * (root - 1) >= squares) --root;
+  while (root * root < squares) ++root;
+  return SaturateToInt64(root);
+}
+
+ResourceAmounts CombineHeadroom(const ResourceAmounts& a, const ResourceAmounts& b) {
+  return {CombineHeadroom(a.cpu_millis, b.cpu_millis),
+          CombineHeadroom(a.memory_bytes, b.memory_bytes)};
+}
+
 void NodeFootprint::Add(const PodFootprint& pod) {
+  AddBase(pod);
+  ShareHeadroom(pod.headroom);
+}
+
+void NodeFootprint::AddBase(const PodFootprint& pod) {
   ++pod_count;
   base_total = SaturatingSum(base_total, pod.base);
-  max_headroom = {std::max(max_headroom.cpu_millis, pod.headroom.cpu_millis),
-                  std::max(max_headroom.memory_bytes, pod.headroom.memory_bytes)};
+}
+
+void NodeFootprint::ShareHeadroom(const ResourceAmounts& more) {
+  headroom = CombineHeadroom(headroom, more);
 }
 
 ResourceAmounts ProjectedFootprint(const NodeFootprint& node, const PodFootprint& candidate) {
   const WideInt cpu = static_cast<WideInt>(node.base_total.cpu_millis) + candidate.base.cpu_millis +
-                      std::max(node.max_headroom.cpu_millis, candidate.headroom.cpu_millis);
-  const WideInt memory = static_cast<WideInt>(node.base_total.memory_bytes) +
-                         candidate.base.memory_bytes +
-                         std::max(node.max_headroom.memory_bytes, candidate.headroom.memory_bytes);
+                      CombineHeadroom(node.headroom.cpu_millis, candidate.headroom.cpu_millis);
+  const WideInt memory =
+      static_cast<WideInt>(node.base_total.memory_bytes) + candidate.base.memory_bytes +
+      CombineHeadroom(node.headroom.memory_bytes, candidate.headroom.memory_bytes);
   return {SaturateToInt64(cpu), SaturateToInt64(memory)};
 }
 
@@ -53,10 +81,31 @@ bool FitsWith(const NodeFootprint& node, const ResourceAmounts& projected) {
          projected.memory_bytes <= node.allocatable.memory_bytes;
 }
 
+// Whether base + base + CombineHeadroom(a, b) <= allocatable, without the square root: the
+// room left by the bases must hold the combined headroom, room^2 >= a^2 + b^2 (exactly
+// CombineHeadroom's rounding up, as the room is whole).
+bool HeadroomFits(int64_t allocatable, int64_t base, int64_t candidate_base, int64_t a, int64_t b) {
+  const WideInt room = static_cast<WideInt>(allocatable) - base - candidate_base;
+  if (room < 0) return false;
+  a = std::max<int64_t>(a, 0);
+  b = std::max<int64_t>(b, 0);
+  if (a == 0 || b == 0) return room >= std::max(a, b);
+  constexpr int64_t kLarge = int64_t{1} << 62;
+  if (a >= kLarge || b >= kLarge) return room >= std::numeric_limits<int64_t>::max();
+  return room * room >= static_cast<WideInt>(a) * a + static_cast<WideInt>(b) * b;
+}
+
 }  // namespace
 
 bool FitsProjected(const NodeFootprint& node, const PodFootprint& candidate) {
-  return FitsWith(node, ProjectedFootprint(node, candidate));
+  // The scheduler's path, for every node of every call: no square roots.
+  return !node.cordoned && node.pod_count + 1 <= node.max_pods &&
+         HeadroomFits(node.allocatable.cpu_millis, node.base_total.cpu_millis,
+                      candidate.base.cpu_millis, node.headroom.cpu_millis,
+                      candidate.headroom.cpu_millis) &&
+         HeadroomFits(node.allocatable.memory_bytes, node.base_total.memory_bytes,
+                      candidate.base.memory_bytes, node.headroom.memory_bytes,
+                      candidate.headroom.memory_bytes);
 }
 
 FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidate) {

@@ -4,10 +4,12 @@
 // the extender and the simulator use the same code.
 //
 // Projected fit (filter): a node holds a pod when every pod on it, the candidate included,
-// fits at its base plus the node's single largest headroom (seed 000: the node shares one
-// spike), against allocatable CPU and memory, and the node has a free pod slot and is not
-// cordoned for load. A pod without statistics is judged by its declared requests: base =
-// request, headroom = 0 (never rejected for lack of data).
+// fits at its base plus the node's shared headroom, against allocatable CPU and memory, and
+// the node has a free pod slot and is not cordoned for load. The shared headroom is what the
+// node's pods were measured to need together (node_headroom.h), with every pod not measured
+// with them -- the candidate, pods placed since the report -- added by root-sum-square
+// (CombineHeadroom). A pod without statistics is judged by its declared requests: base =
+// request, headroom = limit - request (never rejected for lack of data).
 //
 // Score (prioritize, 0..10): spread and pack score the projected free share after placement,
 // averaged over CPU and memory: spread prefers more free room (like kube-scheduler's
@@ -27,21 +29,22 @@
 
 namespace headroom {
 
-// What a pod needs from a node: base, and its largest container headroom (peak - base).
+// What a pod needs from a node: base, and its headroom (footprint.h: its containers' spikes
+// above their bases, combined).
 struct PodFootprint {
   ResourceAmounts base;
   ResourceAmounts headroom;
 };
 
 // A node as placement sees it: its pods reduced to what the projected fit needs (their
-// count, the sum of their bases and the largest single headroom), so judging a node costs
-// the same however many pods it runs.
+// count, the sum of their bases and their shared headroom), so judging a node costs the same
+// however many pods it runs.
 // The numbers judging reads come first, together (the extender's node map keeps them within
 // two cache lines of a slot: cluster_view.cc checks it); the texts only explain a rejection.
 struct NodeFootprint {
   ResourceAmounts allocatable;
-  ResourceAmounts base_total;    // sum of their bases
-  ResourceAmounts max_headroom;  // largest single headroom among them, per resource
+  ResourceAmounts base_total;  // sum of their bases
+  ResourceAmounts headroom;    // their shared headroom, per resource
   int max_pods = 110;
   int pod_count = 0;      // pods already on the node (and recently placed ones)
   bool cordoned = false;  // load cordon (see load_cordon.h)
@@ -49,18 +52,28 @@ struct NodeFootprint {
   std::string name;
   Reason cordon_reason;  // set when cordoned
 
-  // Counts one more pod on the node.
+  // Counts one more pod on the node: its base, and its headroom shared by root-sum-square.
   void Add(const PodFootprint& pod);
+  // Counts a pod's base only: its headroom is in a measured shared headroom.
+  void AddBase(const PodFootprint& pod);
+  // headroom = CombineHeadroom(headroom, more).
+  void ShareHeadroom(const ResourceAmounts& more);
 };
+
+// Two shared headrooms as one: the root-sum-square sqrt(a^2 + b^2), rounded up: spikes not
+// measured together are taken as independent (more than the larger alone, less than the
+// sum). Negative amounts count as 0; either beyond 2^62 gives INT64_MAX.
+int64_t CombineHeadroom(int64_t a, int64_t b);
+ResourceAmounts CombineHeadroom(const ResourceAmounts& a, const ResourceAmounts& b);
 
 struct FitDecision {
   bool fits = false;
   Reason reason;              // code: Fits, InsufficientCpu, InsufficientMemory, TooManyPods,
                               // LoadCordoned; the message is written only for a rejection
-  ResourceAmounts projected;  // sum of bases + largest headroom, candidate included
+  ResourceAmounts projected;  // sum of bases + shared headroom, candidate included
 };
 
-// The projected footprint of `node` with `candidate` added (sum of bases + largest headroom).
+// The projected footprint of `node` with `candidate` added (sum of bases + shared headroom).
 ResourceAmounts ProjectedFootprint(const NodeFootprint& node, const PodFootprint& candidate);
 
 FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidate);

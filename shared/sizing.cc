@@ -17,9 +17,9 @@ int64_t MemoryLimitBytes(const MemoryStats& memory, int64_t memory_request_bytes
 
 ContainerSizing SizeForAdmission(const CpuStats& cpu, const MemoryStats& memory) {
   ContainerSizing sizing;
-  // The peak, at least the daily peak of the base that placement judges the pod by.
-  sizing.cpu_request_millis = std::max(cpu.peak_millis, PlanningBase(cpu));
-  sizing.memory_request_bytes = std::max(memory.peak_bytes, PlanningBase(memory));
+  // What the container needs alone: its base and its own spike above it (footprint.h).
+  sizing.cpu_request_millis = PlanningSpike(cpu);
+  sizing.memory_request_bytes = PlanningSpike(memory);
   sizing.memory_limit_bytes = MemoryLimitBytes(memory, sizing.memory_request_bytes);
   return sizing;
 }

@@ -1,8 +1,11 @@
 #pragma once
 
 // Container sizing rules of seed 000 (CruiseKube):
-// - admission (phase 1): requests = peak (at least the daily peak of the base, footprint.h),
-//   so the pod fits where it is placed even before the per-node optimisation shares headroom;
+// - admission (phase 1): requests = the spike (footprint.h's PlanningSpike: what its
+//   5-minute maxima of 48 hours need for at most 1% of its CPU above, their max for memory;
+//   the seed's peak where no spike is known; at least the daily peak of the base), what the
+//   container needs alone, so
+//   the pod fits where it is placed even before the per-node optimisation shares headroom;
 //   no CPU limit;
 // - memory limit = 2 x max(7-day max memory, memory at OOM kill), never below the request.
 // CPU limits are never set: PSI gives the contention signal that throttling used to.

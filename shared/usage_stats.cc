@@ -1,6 +1,7 @@
 #include "shared/usage_stats.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -46,10 +47,35 @@ absl::Status UsageStatsConfig::Validate() const {
   if (max_window_samples < 1) {
     return absl::InvalidArgumentError("max window samples must be at least 1");
   }
+  if (profile_slot < kMinute || profile_window < profile_slot ||
+      profile_window > absl::Hours(7 * 24)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the profile needs a slot of at least 1m and a window from one slot to 7d, "
+        "got ",
+        absl::FormatDuration(profile_slot), " and ", absl::FormatDuration(profile_window)));
+  }
+  if (!(cpu_spike_shortfall >= 0 && cpu_spike_shortfall < 1) ||
+      !(memory_spike_shortfall >= 0 && memory_spike_shortfall < 1)) {
+    return absl::InvalidArgumentError(absl::StrCat("spike shortfalls must be in [0, 1), got ",
+                                                   cpu_spike_shortfall, " and ",
+                                                   memory_spike_shortfall));
+  }
   return absl::OkStatus();
 }
 
-ResourceUsage::ResourceUsage(absl::Duration base_window, const UsageStatsConfig& config)
+int64_t ProfileWindowSlots(absl::Duration window, const BucketedMax& profile) {
+  absl::Duration remainder;
+  return std::max<int64_t>(1, absl::IDivDuration(window, profile.bucket_width(), &remainder));
+}
+
+int UsageStatsConfig::ProfileSlots() const {
+  absl::Duration remainder;
+  const int64_t slots = absl::IDivDuration(profile_window, profile_slot, &remainder);
+  return static_cast<int>(std::max<int64_t>(1, slots)) + 1;
+}
+
+ResourceUsage::ResourceUsage(absl::Duration base_window, double spike_shortfall,
+                             const UsageStatsConfig& config)
     : percentile_(config.base_percentile),
       steady_percentile_(config.daily_base_percentile),
       history_days_(config.peak_history_days),
@@ -60,12 +86,16 @@ ResourceUsage::ResourceUsage(absl::Duration base_window, const UsageStatsConfig&
       recent_(kMinute, static_cast<int>(absl::ToInt64Minutes(config.recent_peak_window))),
       steady_(config.daily_base_window, config.max_window_samples),
       // The current hour plus the 24 before it: every steady state of the last day.
-      daily_base_(kHour, kHoursPerDay + 1) {}
+      daily_base_(kHour, kHoursPerDay + 1),
+      spike_shortfall_(spike_shortfall),
+      profile_window_(config.profile_window),
+      profile_(config.profile_slot, config.ProfileSlots()) {}
 
 absl::Status ResourceUsage::Add(absl::Time at, int64_t value) {
   if (absl::Status status = base_.Add(at, value); !status.ok()) return status;
   hourly_.Add(at, value);
   recent_.Add(at, value);
+  profile_.Add(at, value);
   if (steady_.Add(at, value).ok()) {
     // The window holds the sample just added, so the percentile exists.
     daily_base_.Add(at, steady_.Percentile(steady_percentile_, at).value_or(value));
@@ -75,6 +105,17 @@ absl::Status ResourceUsage::Add(absl::Time at, int64_t value) {
 
 std::optional<int64_t> ResourceUsage::DailyPeak(absl::Time now) const {
   return hourly_.Max(now, kHoursPerDay * kHour);
+}
+
+std::optional<int64_t> ResourceUsage::Spike(absl::Time now) const {
+  const int64_t newest = profile_.BucketNumber(now);
+  const int64_t oldest = newest - ProfileWindowSlots(profile_window_, profile_) + 1;
+  std::vector<int64_t> values;
+  values.reserve(profile_.buckets().size());
+  for (const BucketedMax::Bucket& slot : profile_.buckets()) {
+    if (slot.number >= oldest && slot.number <= newest) values.push_back(slot.max);
+  }
+  return ReserveForShortfall(values, spike_shortfall_);
 }
 
 std::optional<int64_t> ResourceUsage::DailyBase(absl::Time now) const {
@@ -102,8 +143,8 @@ std::optional<int64_t> ResourceUsage::HistoryMax(absl::Time now) const {
 
 ContainerUsageStats::ContainerUsageStats(const UsageStatsConfig& config)
     : oom_retention_(config.oom_memory_retention),
-      cpu_(config.cpu_base_window, config),
-      memory_(config.memory_base_window, config) {}
+      cpu_(config.cpu_base_window, config.cpu_spike_shortfall, config),
+      memory_(config.memory_base_window, config.memory_spike_shortfall, config) {}
 
 void ContainerUsageStats::NoteSample(absl::Time at) {
   if (!first_sample_.has_value() || at < *first_sample_) first_sample_ = at;
@@ -151,7 +192,8 @@ UsageSnapshot ContainerUsageStats::Snapshot(absl::Time now,
     // The daily base is the steady state's daily peak: a short-window base above it is a spike.
     const int64_t daily_base = cpu_.DailyBase(now).value_or(*cpu_base);
     snapshot.cpu = CpuStats{*cpu_base, std::max(*cpu_base, *cpu_peak), daily_base,
-                            std::max(daily_base, cpu_.DailyPeak(now).value_or(0))};
+                            std::max(daily_base, cpu_.DailyPeak(now).value_or(0)),
+                            cpu_.Spike(now).value_or(0)};
   }
   std::optional<int64_t> memory_base = memory_.Base(now, base_percentile);
   std::optional<int64_t> memory_peak = memory_.Peak(now);
@@ -163,6 +205,7 @@ UsageSnapshot ContainerUsageStats::Snapshot(absl::Time now,
     memory.oom_bytes = OomMemory(now).value_or(0);
     memory.daily_base_bytes = memory_.DailyBase(now).value_or(*memory_base);
     memory.daily_peak_bytes = std::max(memory.daily_base_bytes, memory_.DailyPeak(now).value_or(0));
+    memory.spike_bytes = memory_.Spike(now).value_or(0);
     snapshot.memory = memory;
   }
   snapshot.history = History(now);
@@ -176,7 +219,8 @@ UsageSnapshot MergeSnapshots(const UsageSnapshot& a, const UsageSnapshot& b) {
     merged.cpu = CpuStats{std::max(a.cpu->base_millis, b.cpu->base_millis),
                           std::max(a.cpu->peak_millis, b.cpu->peak_millis),
                           std::max(a.cpu->daily_base_millis, b.cpu->daily_base_millis),
-                          std::max(a.cpu->daily_peak_millis, b.cpu->daily_peak_millis)};
+                          std::max(a.cpu->daily_peak_millis, b.cpu->daily_peak_millis),
+                          std::max(a.cpu->spike_millis, b.cpu->spike_millis)};
   } else {
     merged.cpu = a.cpu.has_value() ? a.cpu : b.cpu;
   }
@@ -186,7 +230,8 @@ UsageSnapshot MergeSnapshots(const UsageSnapshot& a, const UsageSnapshot& b) {
                                 std::max(a.memory->max_7d_bytes, b.memory->max_7d_bytes),
                                 std::max(a.memory->oom_bytes, b.memory->oom_bytes),
                                 std::max(a.memory->daily_base_bytes, b.memory->daily_base_bytes),
-                                std::max(a.memory->daily_peak_bytes, b.memory->daily_peak_bytes)};
+                                std::max(a.memory->daily_peak_bytes, b.memory->daily_peak_bytes),
+                                std::max(a.memory->spike_bytes, b.memory->spike_bytes)};
   } else {
     merged.memory = a.memory.has_value() ? a.memory : b.memory;
   }

@@ -12,16 +12,22 @@
 //   P75 base: over a day, the short window's largest value is a burst or a job, which is
 //   headroom's to share, not a base (measured in docs/algorithm.md);
 // - how long the workload container has been observed (the guard rails' warm-up,
-//   shared/guard_rails.h).
+//   shared/guard_rails.h);
+// - the usage profile: the max of each 5-minute slot of the last 48 hours, aligned to the
+//   epoch, from which a node measures the shared headroom of its containers together
+//   (node_headroom.h), and the container's own spike: the reserve above which its profile's
+//   CPU is at most 1% of its CPU (windowed_percentile.h's ReserveForShortfall), the max for
+//   memory (footprint.h: what the container needs alone above its base).
 //
 // The caller feeds samples with their timestamps (CPU already PSI-adjusted, see psi.h);
 // nothing here reads a clock. Hours of the day are UTC hours.
 //
 // Memory bound per container: four WindowedPercentile windows (at most max_window_samples
 // samples of 24 bytes each), two hourly rings of 7 x 24 + 1 buckets, two hourly rings of 25
-// buckets (the daily base) and two minute rings of 60 buckets (16 bytes per bucket), and at
-// most kMaxOomRecords OOM records: about 8.1 KiB of rings plus the window samples (6.6 KiB at
-// one sample a minute: 10 + 30 minutes of base and 2 x 120 minutes of steady state).
+// buckets (the daily base), two minute rings of 60 buckets and two profile rings of 577
+// slots (16 bytes per bucket), and at most kMaxOomRecords OOM records: about 26.6 KiB of
+// rings plus the window samples (6.6 KiB at one sample a minute: 10 + 30 minutes of base and
+// 2 x 120 minutes of steady state).
 
 #include <cstddef>
 #include <cstdint>
@@ -50,8 +56,19 @@ struct UsageStatsConfig {
   // How long the memory at an OOM kill keeps raising the memory limit.
   absl::Duration oom_memory_retention = absl::Hours(7 * 24);
   size_t max_window_samples = WindowedPercentile::kDefaultMaxSamples;
+  // The usage profile (node_headroom.h): the max of each `profile_slot` over the last
+  // `profile_window`, aligned to the epoch so the profiles of a node's containers add up slot
+  // by slot, and the container's spike: the reserve its own profile needs so that the usage
+  // above it is at most `*_spike_shortfall` of its usage over the window (windowed_percentile.h's
+  // ReserveForShortfall; 0: the max). A node's shared headroom uses the same fractions.
+  absl::Duration profile_slot = absl::Minutes(5);
+  absl::Duration profile_window = absl::Hours(48);
+  double cpu_spike_shortfall = 0.01;
+  double memory_spike_shortfall = 0;
 
   absl::Status Validate() const;
+  // Slots a profile holds: the window's, and the current slot.
+  int ProfileSlots() const;
 };
 
 struct CpuStats {
@@ -59,6 +76,9 @@ struct CpuStats {
   int64_t peak_millis = 0;
   int64_t daily_base_millis = 0;  // largest steady state of the last 24 h; 0: unknown
   int64_t daily_peak_millis = 0;  // largest sample of the last 24 h; 0: unknown
+  // The reserve its profile (5-minute maxima) needs for at most 1% of its CPU above it (the
+  // spike shortfall); 0: unknown.
+  int64_t spike_millis = 0;
 };
 
 struct MemoryStats {
@@ -68,7 +88,13 @@ struct MemoryStats {
   int64_t oom_bytes = 0;         // memory at the largest recent OOM kill; 0 if none
   int64_t daily_base_bytes = 0;  // largest steady state of the last 24 h; 0: unknown
   int64_t daily_peak_bytes = 0;  // largest sample of the last 24 h; 0: unknown
+  int64_t spike_bytes = 0;       // the max of the profile (the last 48 h); 0: unknown
 };
+
+// Whole slots of `profile` in `window` (at least one): windows over a profile are counted in
+// whole slots, the current one included, so a daily pattern shows the same number of times in
+// a window of whole days.
+int64_t ProfileWindowSlots(absl::Duration window, const BucketedMax& profile);
 
 // What the statistics say at one moment; a resource without samples in its windows has no
 // value (no history). `history` is how long the workload container has been observed (since
@@ -90,7 +116,7 @@ UsageSnapshot MergeSnapshots(const UsageSnapshot& a, const UsageSnapshot& b);
 // Base and peak tracking for one resource of one container.
 class ResourceUsage {
  public:
-  ResourceUsage(absl::Duration base_window, const UsageStatsConfig& config);
+  ResourceUsage(absl::Duration base_window, double spike_shortfall, const UsageStatsConfig& config);
 
   // Adds a sample; InvalidArgument (and nothing recorded) if older than the newest one.
   absl::Status Add(absl::Time at, int64_t value);
@@ -105,11 +131,16 @@ class ResourceUsage {
   // The largest steady state (P50 over the daily base window) of the last 24 hours, as it
   // stood after each sample.
   std::optional<int64_t> DailyBase(absl::Time now) const;
+  // The reserve for the spike shortfall over the profile's slots within the profile window.
+  std::optional<int64_t> Spike(absl::Time now) const;
 
   const WindowedPercentile& base_window() const { return base_; }
   const BucketedMax& hourly() const { return hourly_; }
   const BucketedMax& recent() const { return recent_; }
   const BucketedMax& daily_base() const { return daily_base_; }
+  const BucketedMax& profile() const { return profile_; }
+  // Restores a profile slot from a checkpoint.
+  void RestoreProfile(const BucketedMax::Bucket& slot) { profile_.Restore(slot); }
 
  private:
   double percentile_;
@@ -121,6 +152,9 @@ class ResourceUsage {
   BucketedMax recent_;
   WindowedPercentile steady_;  // the steady state: P50 over the daily base window
   BucketedMax daily_base_;     // hourly max of that, over the last day
+  double spike_shortfall_;
+  absl::Duration profile_window_;
+  BucketedMax profile_;  // max per profile slot over the profile window
 };
 
 class ContainerUsageStats {
@@ -148,6 +182,8 @@ class ContainerUsageStats {
 
   const ResourceUsage& cpu() const { return cpu_; }
   const ResourceUsage& memory() const { return memory_; }
+  ResourceUsage& mutable_cpu() { return cpu_; }
+  ResourceUsage& mutable_memory() { return memory_; }
 
   struct OomRecord {
     absl::Time at;

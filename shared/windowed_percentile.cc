@@ -55,4 +55,25 @@ std::optional<int64_t> InterpolatedPercentile(std::vector<int64_t>& values, doub
   return static_cast<int64_t>(std::ceil(interpolated - 1e-9L));
 }
 
+std::optional<int64_t> ReserveForShortfall(std::vector<int64_t>& values, double fraction) {
+  if (values.empty()) return std::nullopt;
+  for (int64_t& v : values) v = std::max<int64_t>(v, 0);
+  std::sort(values.begin(), values.end(), std::greater<>());
+  long double total = 0;
+  for (int64_t v : values) total += static_cast<long double>(v);
+  const long double allowed = std::max(0.0, fraction) * total;
+  // With R in [values[k], values[k - 1]] the k largest are above it: excess(R) = top_k - k R,
+  // falling as R rises. Find the first k whose lowest admissible R stays above values[k].
+  long double top = 0;
+  for (size_t k = 1; k <= values.size(); ++k) {
+    top += static_cast<long double>(values[k - 1]);
+    const long double reserve = (top - allowed) / static_cast<long double>(k);
+    const long double floor = k < values.size() ? static_cast<long double>(values[k]) : 0.0L;
+    if (reserve >= floor) {
+      return static_cast<int64_t>(std::ceil(std::max(reserve, floor) - 1e-9L));
+    }
+  }
+  return 0;
+}
+
 }  // namespace headroom

@@ -57,4 +57,9 @@ class WindowedPercentile {
 // nullopt for no values. Reorders `values`.
 std::optional<int64_t> InterpolatedPercentile(std::vector<int64_t>& values, double q);
 
+// The smallest reserve R for which the usage above it, sum(max(0, v - R)), is at most
+// `fraction` of the usage, sum(v): with `fraction` 0, the max. Negative values count as 0;
+// nullopt for no values. Reorders `values`.
+std::optional<int64_t> ReserveForShortfall(std::vector<int64_t>& values, double fraction);
+
 }  // namespace headroom

@@ -220,10 +220,11 @@ class ClusterRun final : public ClusterActions {
     footprint.cordon_reason = nodes_[node].cordon.reason;
     // Only headroom-extender scores by load; kube-scheduler's own scoring does not.
     footprint.load = policy_->UsesExtender() ? nodes_[node].load : 0;
-    for (size_t pod : pods_by_node_[node]) {
-      footprint.Add(policy_->UsesExtender() ? policy_->Footprint(pod, sizing_[pod], now)
-                                            : PodFootprint{sizing_[pod].requests, {}});
+    if (policy_->UsesExtender()) {
+      policy_->CountPods(pods_by_node_[node], now, footprint);
+      return footprint;
     }
+    for (size_t pod : pods_by_node_[node]) footprint.Add({sizing_[pod].requests, {}});
     return footprint;
   }
 

@@ -8,7 +8,9 @@
 #include "shared/crane_recommender.h"
 #include "shared/footprint.h"
 #include "shared/guard_rails.h"
+#include "shared/node_headroom.h"
 #include "shared/node_optimizer.h"
+#include "shared/node_report.h"
 #include "shared/sizing.h"
 #include "shared/usage_stats.h"
 #include "shared/vpa_recommender.h"
@@ -141,7 +143,7 @@ class HeadroomPolicy : public SizingPolicy {
       const std::string& key = pods[p].workload.empty() ? pods[p].name : pods[p].workload;
       workload_of_[p] = index.try_emplace(key, index.size()).first->second;
     }
-    stats_.resize(index.size());
+    for (size_t i = 0; i < index.size(); ++i) stats_.emplace_back(options.stats);
     cache_.resize(index.size());
   }
   PolicyKind kind() const override { return PolicyKind::kHeadroom; }
@@ -159,6 +161,31 @@ class HeadroomPolicy : public SizingPolicy {
 
   PodFootprint Footprint(size_t pod, const PodSizing&, absl::Time now) override {
     return PodFootprintOf({Demand(pod, now)}, options_.actions.guard.min_history);
+  }
+
+  // As the extender counts a node from headroom-nri's report: the pods headroom-nri measured
+  // together share the measured headroom (node_headroom.h).
+  void CountPods(const std::vector<size_t>& pods, absl::Time now,
+                 NodeFootprint& footprint) override {
+    const Measured& measured = Measure(pods, now);
+    NodeReport report;
+    report.node = footprint.name;
+    report.allocatable = footprint.allocatable;
+    report.max_pods = footprint.max_pods;
+    report.shared_headroom = measured.node.shared_headroom;
+    for (size_t i = 0; i < pods.size(); ++i) {
+      ReportedPod reported;
+      reported.pod_namespace = "sim";
+      reported.name = pods_[pods[i]].name;
+      reported.requests = pods_[pods[i]].requests;
+      reported.containers.push_back(Demand(pods[i], now));
+      reported.in_shared_headroom = measured.node.measured[i];
+      report.pods.push_back(std::move(reported));
+    }
+    const NodeFootprint counted = NodeFootprintOf(report, options_.actions.guard.min_history);
+    footprint.base_total = counted.base_total;
+    footprint.headroom = counted.headroom;
+    footprint.pod_count = counted.pod_count;
   }
 
   void Observe(size_t pod, absl::Time now, int64_t demand, int64_t, int64_t,
@@ -206,12 +233,18 @@ class HeadroomPolicy : public SizingPolicy {
       const std::vector<size_t> node_pods = cluster.PodsByNode()[index];
       if (node_pods.empty()) continue;
       const std::string node = absl::StrCat("node-", index);
+      // headroom-nri's measurement of the node's pods, as its report carries it.
+      const Measured& measured = Measure(node_pods, now);
       std::vector<PodState> states;
       states.reserve(node_pods.size());
-      for (size_t pod : node_pods)
-        states.push_back(State(pod, running[workload_of_[pod]], now, cluster.Sizing(pod)));
-      absl::StatusOr<NodeActions> actions = PlanNodeActions(
-          node, cluster.Allocatable(index), states, now, options_.actions, cpu_over_);
+      for (size_t i = 0; i < node_pods.size(); ++i) {
+        states.push_back(State(node_pods[i], running[workload_of_[node_pods[i]]], now,
+                               cluster.Sizing(node_pods[i])));
+        states.back().demand.in_shared_headroom = measured.node.measured[i];
+      }
+      absl::StatusOr<NodeActions> actions =
+          PlanNodeActions(node, cluster.Allocatable(index), states, now, options_.actions,
+                          cpu_over_, measured.node.shared_headroom);
       if (!actions.ok()) continue;
       for (const PlannedPodEviction& eviction : actions->evictions) {
         std::string why;
@@ -260,6 +293,9 @@ class HeadroomPolicy : public SizingPolicy {
   // declared requests when the options say so.
   WorkloadPolicy Policy(size_t pod, int replicas) const {
     Annotations annotations = options_.pod_annotations;
+    if (options_.allow_disruption) {
+      annotations.try_emplace(std::string(kAllowDisruptionAnnotation), "true");
+    }
     if (pods_[pod].qos != "BE") annotations[std::string(kEvictionRankingAnnotation)] = "medium";
     PolicyDefaults defaults;
     defaults.allow_below_declared = options_.allow_below_declared;
@@ -297,6 +333,32 @@ class HeadroomPolicy : public SizingPolicy {
     return state;
   }
 
+  struct Measured {
+    NodeMeasurement node;
+  };
+
+  // headroom-nri's measurement of a node running `pods` (node_headroom.h): the pods past the
+  // warm-up, measured together. Cached for the minute by pod list: placement asks for the
+  // same nodes many times.
+  const Measured& Measure(const std::vector<size_t>& pods, absl::Time now) {
+    if (measured_at_ != now) {
+      measured_.clear();
+      measured_at_ = now;
+    }
+    auto [it, added] = measured_.try_emplace(pods);
+    if (!added) return it->second;
+    std::vector<std::vector<ProfiledContainer>> containers(pods.size());
+    for (size_t i = 0; i < pods.size(); ++i) {
+      const ContainerDemand demand = Demand(pods[i], now);
+      if (!HasTrustedHistory(demand, options_.actions.guard.min_history)) continue;
+      containers[i].push_back({&stats_[workload_of_[pods[i]]],
+                               {PlanningBase(*demand.cpu), PlanningBase(*demand.memory)}});
+    }
+    it->second.node =
+        MeasureNode(containers, now, options_.actions.guard.min_history, options_.stats);
+    return it->second;
+  }
+
   // Snapshots are cached for the minute: placement asks for the same workloads many times.
   const UsageSnapshot& Snapshot(size_t pod, absl::Time now) {
     const size_t workload = workload_of_[pod];
@@ -317,6 +379,8 @@ class HeadroomPolicy : public SizingPolicy {
   std::vector<int64_t> memory_now_;         // per pod, the last minute's
   std::vector<ContainerUsageStats> stats_;  // per workload
   std::vector<std::optional<std::pair<absl::Time, UsageSnapshot>>> cache_;  // per workload
+  absl::Time measured_at_ = absl::InfinitePast();
+  absl::flat_hash_map<std::vector<size_t>, Measured> measured_;  // by pod list, for the minute
 };
 
 }  // namespace
@@ -324,6 +388,8 @@ class HeadroomPolicy : public SizingPolicy {
 PodFootprint SizingPolicy::Footprint(size_t, const PodSizing& current, absl::Time) {
   return {current.requests, {}};
 }
+
+void SizingPolicy::CountPods(const std::vector<size_t>&, absl::Time, NodeFootprint&) {}
 
 std::unique_ptr<SizingPolicy> MakePolicy(PolicyKind kind, const std::vector<PodSpec>& pods,
                                          double memory_limit_ratio,

@@ -44,6 +44,14 @@ struct HeadroomOptions {
   // Every simulated workload carries headroom.dev/allow-below-declared: "true" (the daemons'
   // default is false: without the opt-in headroom never requests less than declared).
   bool allow_below_declared = true;
+  // Every simulated workload carries headroom.dev/allow-disruption: "true" (the daemons'
+  // default is false): its pods may be evicted even when it runs a single replica, as VPA's
+  // recreate and the autoscaler's drain move them in the simulator. Without it headroom can
+  // never move a single-replica pod off an overloaded node.
+  bool allow_disruption = true;
+  // The statistics headroom-nri keeps (its defaults): the windows, the usage profile and the
+  // spike shortfall of the shared headroom (shared/usage_stats.h, shared/node_headroom.h).
+  UsageStatsConfig stats;
   // Annotations every simulated pod carries (`headroom simulate --pod-annotations`), e.g. the
   // per-workload tuning of shared/guard_rails.h, resolved as the daemons resolve them.
   Annotations pod_annotations;
@@ -78,6 +86,9 @@ class SizingPolicy {
   // The pod as the extender judges it; only meaningful when UsesExtender().
   virtual PodFootprint Footprint(size_t pod, const PodSizing& current, absl::Time now);
   virtual bool UsesExtender() const { return false; }
+  // Counts `pods` on `footprint` as the extender would from the node's report (its pods'
+  // bases and their shared headroom); only meaningful when UsesExtender().
+  virtual void CountPods(const std::vector<size_t>& pods, absl::Time now, NodeFootprint& footprint);
   // Whether a resize the node cannot hold re-creates the pod (VPA's InPlaceOrRecreate, Crane)
   // or is left for the kubelet to retry, the pod running on at its current size (headroom's
   // actuator never re-creates a pod to resize it).

@@ -203,16 +203,16 @@ ExtenderArgs Args(std::vector<std::string> nodes, int64_t cpu_request = 500,
 
 TEST(JudgeTest, AFullNodeIsRejectedWithAReasonAndAnUnknownNodePasses) {
   ClusterView view({});
-  // node-a: base 3100m, largest headroom 500m.
+  // node-a: base 3100m, headroom 500m.
   ASSERT_THAT(view.ApplyReport(Report("node-a", {Pod("x", 3100, 3600, kGi, kGi)})), IsOk());
   ASSERT_THAT(view.ApplyReport(Report("node-b", {})), IsOk());
-  // Candidate (no statistics): base 500m, headroom 500m (limit - request):
-  // 3100 + 500 + one headroom of 500 = 4100m > 4000m.
+  // Candidate (no statistics): base 500m, headroom 500m (limit - request), shared with the
+  // node's by root-sum-square: 3100 + 500 + ceil(sqrt(500^2 + 500^2)) = 4308m > 4000m.
   const ExtenderArgs args = Args({"node-a", "node-b", "node-c"});  // the outcome views its names
   const FilterOutcome outcome = FilterNodes(args, view, kNow);
   EXPECT_THAT(outcome.result.passed, ElementsAre("node-b", "node-c"));
   ASSERT_EQ(outcome.result.failed.count("node-a"), 1u);
-  EXPECT_THAT(outcome.result.failed.at("node-a"), HasSubstr("projected cpu 4100m"));
+  EXPECT_THAT(outcome.result.failed.at("node-a"), HasSubstr("projected cpu 4308m"));
   EXPECT_THAT(outcome.rejection_codes, ElementsAre("InsufficientCpu"));
   EXPECT_EQ(outcome.unknown_nodes, 1);
   // Without headroom of its own (limit = request 400m): 3100 + 400 + 500 = 4000m fits.

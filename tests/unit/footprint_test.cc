@@ -26,6 +26,12 @@ ContainerDemand Container(absl::Duration history, int64_t cpu_base, int64_t cpu_
   return c;
 }
 
+ContainerDemand WithSpike(ContainerDemand c, int64_t cpu_spike, int64_t memory_spike) {
+  c.cpu->spike_millis = cpu_spike;
+  c.memory->spike_bytes = memory_spike;
+  return c;
+}
+
 TEST(Footprint, Table) {
   struct Case {
     std::string name;
@@ -52,10 +58,16 @@ TEST(Footprint, Table) {
       {"warming up with more usage: the usage counts",
        {Container(absl::Minutes(10), 800, 800, 3000, 400 * kMi, 900 * kMi)},
        {{800, 400 * kMi}, {2200, 500 * kMi}}},
-      {"two containers: bases add up, the largest headroom counts",
+      {"two containers: bases add up, headrooms combine by root-sum-square",
        {Container(absl::Hours(30), 100, 100, 400, 10 * kMi, 10 * kMi),
         Container(absl::Hours(30), 200, 200, 700, 20 * kMi, 30 * kMi)},
-       {{300, 30 * kMi}, {500, 10 * kMi}}},
+       {{300, 30 * kMi}, {584, 10 * kMi}}},
+      {"trusted with a spike: the spike above the daily base, not the peak",
+       {WithSpike(Container(absl::Hours(30), 100, 300, 900, 100 * kMi, 150 * kMi), 500, 120 * kMi)},
+       {{300, 100 * kMi}, {200, 20 * kMi}}},
+      {"a spike below the daily base: no headroom",
+       {WithSpike(Container(absl::Hours(30), 100, 300, 900, 100 * kMi, 150 * kMi), 250, 90 * kMi)},
+       {{300, 100 * kMi}, {0, 0}}},
   };
   for (const Case& c : cases) {
     const PodFootprint got = PodFootprintOf(c.containers, kMinHistory);
@@ -70,6 +82,25 @@ TEST(Footprint, SaturatesInsteadOfOverflowing) {
   const PodFootprint got = PodFootprintOf({huge, huge}, kMinHistory);
   EXPECT_EQ(got.base.cpu_millis, kMax);
   EXPECT_EQ(got.base.memory_bytes, kMax);
+}
+
+}  // namespace
+}  // namespace headroom
+
+namespace headroom {
+namespace {
+
+TEST(Footprint, PlanningSpikeFallsBackToThePeakAndNeverGoesBelowTheBase) {
+  CpuStats cpu{100, 900, 300, 950, 0};
+  EXPECT_EQ(PlanningSpike(cpu), 950);  // no spike: max(peak, daily peak)
+  cpu.spike_millis = 400;
+  EXPECT_EQ(PlanningSpike(cpu), 400);
+  cpu.spike_millis = 200;
+  EXPECT_EQ(PlanningSpike(cpu), 300);  // at least the daily base
+  MemoryStats memory{10, 20, 20, 0, 15, 25, 0};
+  EXPECT_EQ(PlanningSpike(memory), 25);
+  memory.spike_bytes = 18;
+  EXPECT_EQ(PlanningSpike(memory), 18);
 }
 
 }  // namespace

@@ -73,12 +73,15 @@ std::vector<std::string> Evicted(const NodeDemand& node, const NodeOptimization&
   return out;
 }
 
-TEST(NodeOptimizerTest, SharesTheLargestHeadroomInProportion) {
-  // CPU: bases 500 + 200 + 300 = 1000m, headrooms 1000/200/800 (total 2000, max 1000).
-  //   final = base + 1000 x own / 2000: 1000m, 300m, 700m (sum = base + max = 2000m).
-  // Memory: bases 1000/500/256 Mi, headrooms 500/100/0 Mi (total 600 Mi, max 500 Mi).
-  //   a: 1000Mi + ceil(500Mi x 500/600) = 1048576000 + 436906667 = 1485482667
-  //   b:  500Mi + ceil(500Mi x 100/600) =  524288000 +  87381334 =  611669334
+TEST(NodeOptimizerTest, SharesTheCombinedHeadroomInProportion) {
+  // Without a measured shared headroom, the pods' headrooms combine by root-sum-square.
+  // CPU: bases 500 + 200 + 300 = 1000m, headrooms 1000/200/800 (total 2000): shared
+  //   ceil(sqrt(1000^2 + 200^2 + 800^2)) = 1297m (seed 000's largest alone: 1000m).
+  //   final = base + 1297 x own / 2000, rounded up: 1149m, 330m, 819m.
+  // Memory: bases 1000/500/256 Mi, headrooms 500/100/0 Mi (total 600 Mi): shared
+  //   ceil(sqrt(524288000^2 + 104857600^2)) = 534670949 bytes.
+  //   a: 1000Mi + ceil(534670949 x 500/600) = 1048576000 + 445559125 = 1494135125
+  //   b:  500Mi + ceil(534670949 x 100/600) =  524288000 +  89111825 =  613399825
   //   c:  256Mi (no headroom of its own)
   const NodeDemand node =
       Node(4000, 8 * kGi,
@@ -88,27 +91,58 @@ TEST(NodeOptimizerTest, SharesTheLargestHeadroomInProportion) {
   const NodeOptimization result = Optimize(node);
   EXPECT_TRUE(result.evictions.empty());
   EXPECT_THAT(Sizes(node, result),
-              ElementsAre("a/app=1000,1485482667,3145728000", "b/app=300,611669334,1258291200",
-                          "c/app=700,268435456,536870912"));
+              ElementsAre("a/app=1149,1494135125,3145728000", "b/app=330,613399825,1258291200",
+                          "c/app=819,268435456,536870912"));
   EXPECT_EQ(result.cpu.base_total, 1000);
-  EXPECT_EQ(result.cpu.max_headroom, 1000);
+  EXPECT_EQ(result.cpu.shared_headroom, 1297);
   EXPECT_EQ(result.cpu.total_headroom, 2000);
   EXPECT_TRUE(result.cpu.fits);
-  EXPECT_EQ(result.memory.max_headroom, 500 * kMi);
+  EXPECT_EQ(result.memory.shared_headroom, 534670949);
   EXPECT_TRUE(result.memory.fits);
 }
 
+TEST(NodeOptimizerTest, AMeasuredSharedHeadroomStandsForThePodsInIt) {
+  // The same node, measured by headroom-nri: a and b together need 300m and 200Mi above
+  // their bases; c is outside the measurement, so its 800m joins by root-sum-square:
+  // ceil(sqrt(300^2 + 800^2)) = 855m. Memory: c has no headroom, so 200Mi.
+  NodeDemand node =
+      Node(4000, 8 * kGi,
+           {Pod("a", EvictionRanking::kLow, {C("app", 500, 1500, 1000 * kMi, 1500 * kMi)}),
+            Pod("b", EvictionRanking::kLow, {C("app", 200, 400, 500 * kMi, 600 * kMi)}),
+            Pod("c", EvictionRanking::kLow, {C("app", 300, 1100, 256 * kMi, 256 * kMi)})});
+  node.shared_headroom = ResourceAmounts{300, 200 * kMi};
+  node.pods[0].in_shared_headroom = true;
+  node.pods[1].in_shared_headroom = true;
+  NodeOptimization result = Optimize(node);
+  EXPECT_EQ(result.cpu.shared_headroom, 855);
+  EXPECT_EQ(result.memory.shared_headroom, 200 * kMi);
+  // Shared in proportion to each container's own headroom: 855 x 1000/2000 = 428 (rounded up).
+  EXPECT_THAT(Sizes(node, result)[0], HasSubstr("a/app=928,"));
+  // Every pod measured: exactly the measurement.
+  node.pods[2].in_shared_headroom = true;
+  result = Optimize(node);
+  EXPECT_EQ(result.cpu.shared_headroom, 300);
+  // The measurement is kept while a pod is evicted for memory (a pod leaving only lowers it):
+  // bases 1756Mi + 200Mi on 1.9Gi evicts one pod and the reprieve keeps the others.
+  node.allocatable.memory_bytes = 1900 * kMi;
+  result = Optimize(node);
+  EXPECT_THAT(Evicted(node, result), ElementsAre("a:memory"));
+  EXPECT_EQ(result.memory.shared_headroom, 200 * kMi);
+}
+
 TEST(NodeOptimizerTest, EvictsForMemoryThenForCpuOnlyWhenTheBasesDoNotFit) {
-  // Memory: bases 1 + 1 + 0.5 + 1 + 0.5 = 4Gi, largest headroom 1Gi (a) -> 5Gi > 4Gi.
+  // Memory: bases 1 + 1 + 0.5 + 1 + 0.5 = 4Gi, shared headroom sqrt(1Gi^2 + 2 x 512Mi^2)
+  //   = 1254Mi -> over 4Gi.
   //   Order: a (low, 1Gi), b (low, 512Mi), c (medium), d (high), ds (DaemonSet).
-  //   Evict a -> 3Gi + 512Mi fits.
-  // CPU over ds, b, c, d: bases 100 + 300 + 400 + 500 = 1300m, largest headroom 1500m (b).
-  //   On 2 cores base + headroom (2800m) does not fit but the bases do: CPU is compressible,
+  //   Evict a -> 3Gi + sqrt(2) x 512Mi (724Mi) fits.
+  // CPU over ds, b, c, d: bases 100 + 300 + 400 + 500 = 1300m, shared headroom 1814m.
+  //   On 2 cores base + headroom (3114m) does not fit but the bases do: CPU is compressible,
   //   nothing is evicted for it, even when the caller allows CPU evictions.
   //   On 1.2 cores the bases (1300m) do not fit: with CPU evictions allowed, b (low) goes ->
   //   1000m fits. Without, nothing goes and the shortfall says why.
-  // Sizes once b is gone: CPU headrooms c 200, d 1000 (total 1200, max 1000):
-  //   c = 400 + ceil(1000 x 200 / 1200) = 567; d = 500 + ceil(1000 x 1000 / 1200) = 1334.
+  // Sizes once b is gone: CPU headrooms c 200, d 1000 (total 1200, shared
+  //   ceil(sqrt(200^2 + 1000^2)) = 1020): c = 400 + ceil(1020 x 200 / 1200) = 570;
+  //   d = 500 + ceil(1020 x 1000 / 1200) = 1350.
   //   Memory headroom c 512Mi only: c = 1Gi + 512Mi.
   NodeDemand node =
       Node(2000, 4 * kGi,
@@ -120,8 +154,8 @@ TEST(NodeOptimizerTest, EvictsForMemoryThenForCpuOnlyWhenTheBasesDoNotFit) {
   NodeOptimization result = Optimize(node, kCpuEvictions);
   EXPECT_THAT(Evicted(node, result), ElementsAre("a:memory"));
   EXPECT_EQ(result.evictions[0].reason.code, "MemoryDoesNotFit");
-  EXPECT_THAT(result.evictions[0].reason.message,
-              HasSubstr("base 4Gi + largest headroom 1Gi = 5Gi > available 4Gi"));
+  EXPECT_THAT(result.evictions[0].reason.message, HasSubstr("base 4Gi + shared headroom "));
+  EXPECT_THAT(result.evictions[0].reason.message, HasSubstr("> available 4Gi"));
   EXPECT_FALSE(result.cpu.fits);
   EXPECT_TRUE(result.cpu.bases_fit);
   EXPECT_FALSE(result.cpu.shortfall.has_value());
@@ -138,8 +172,8 @@ TEST(NodeOptimizerTest, EvictsForMemoryThenForCpuOnlyWhenTheBasesDoNotFit) {
   EXPECT_THAT(result.evictions[1].reason.message,
               HasSubstr("bases now 1300m > available 1200m for a sustained period"));
   EXPECT_THAT(Sizes(node, result),
-              ElementsAre("ds/agent=100,1073741824,2147483648", "c/app=567,1610612736,3221225472",
-                          "d/app=1334,536870912,1073741824"));
+              ElementsAre("ds/agent=100,1073741824,2147483648", "c/app=570,1610612736,3221225472",
+                          "d/app=1350,536870912,1073741824"));
   EXPECT_TRUE(result.cpu.bases_fit);
   EXPECT_TRUE(result.memory.fits);
 }
@@ -163,7 +197,7 @@ TEST(NodeOptimizerTest, JudgesByTheDailyPeakOfTheBase) {
   const NodeDemand node = Node(4000, kGi, {Pod("a", EvictionRanking::kLow, {c})});
   const NodeOptimization result = Optimize(node);
   EXPECT_EQ(result.cpu.base_total, 800);
-  EXPECT_EQ(result.cpu.max_headroom, 200);
+  EXPECT_EQ(result.cpu.shared_headroom, 200);
   EXPECT_THAT(Sizes(node, result), ElementsAre("a/app=1000,10485760,20971520"));
   // A CPU eviction answers an overload now: yesterday's daily peak alone never evicts.
   NodeDemand small = Node(600, kGi, {Pod("a", EvictionRanking::kLow, {c})});
@@ -209,7 +243,7 @@ TEST(NodeOptimizerTest, WithinARankingTheLargerHeadroomGoesFirstThenName) {
 }
 
 TEST(NodeOptimizerTest, AVictimWhoseEvictionIsNotNeededIsKept) {
-  // 50 + 600 + 400 bases + 100Mi largest headroom = 1150Mi > 1000Mi. The seed's order takes
+  // 50 + 600 + 400 bases + 100Mi shared headroom = 1150Mi > 1000Mi. The seed's order takes
   // tiny first (ranking low), which leaves 1100Mi, then hog (1100 -> 400Mi). With hog gone
   // tiny fits again: it is kept, and only the eviction that closes the shortfall remains.
   const NodeDemand node =
@@ -221,8 +255,7 @@ TEST(NodeOptimizerTest, AVictimWhoseEvictionIsNotNeededIsKept) {
   EXPECT_THAT(Evicted(node, result), ElementsAre("hog:memory"));
   ASSERT_EQ(result.evictions.size(), 1u);
   // The reason has the numbers of the node as it is before that eviction.
-  EXPECT_THAT(result.evictions[0].reason.message,
-              HasSubstr("base 1050Mi + largest headroom 100Mi"));
+  EXPECT_THAT(result.evictions[0].reason.message, HasSubstr("base 1050Mi + shared headroom 100Mi"));
   EXPECT_TRUE(result.memory.fits);
   EXPECT_EQ(result.containers.size(), 2u);
 }
@@ -256,18 +289,23 @@ TEST(NodeOptimizerTest, ZeroHeadroomMeansFinalEqualsBase) {
   EXPECT_THAT(Sizes(node, result), ElementsAre("a/x=250,104857600,209715200", "b/y=0,0,0"));
 }
 
-TEST(NodeOptimizerTest, AMultiContainerPodNeedsItsLargestHeadroomNotTheSum) {
-  // Pod base 1000m; container headrooms 300m and 400m. The node needs 1000 + 400 = 1400m.
+TEST(NodeOptimizerTest, AMultiContainerPodCombinesItsContainersHeadrooms) {
+  // Pod base 1000m; container headrooms 300m and 400m: sqrt(300^2 + 400^2) = 500m, not the
+  // sum (700m). The node needs 1000 + 500 = 1500m.
   const NodeDemand node =
-      Node(1400, kGi,
+      Node(1500, kGi,
            {Pod("multi", EvictionRanking::kLow,
                 {C("a", 500, 800, 10 * kMi, 10 * kMi), C("b", 500, 900, 10 * kMi, 10 * kMi)})});
   const NodeOptimization result = Optimize(node);
   EXPECT_TRUE(result.evictions.empty());
   EXPECT_TRUE(result.cpu.fits);
-  // Shares: a = 500 + ceil(400 x 300/700) = 672, b = 500 + ceil(400 x 400/700) = 729.
+  EXPECT_EQ(result.cpu.shared_headroom, 500);
+  // Shares: a = 500 + ceil(500 x 300/700) = 715, b = 500 + ceil(500 x 400/700) = 786.
   EXPECT_THAT(Sizes(node, result),
-              ElementsAre("multi/a=672,10485760,20971520", "multi/b=729,10485760,20971520"));
+              ElementsAre("multi/a=715,10485760,20971520", "multi/b=786,10485760,20971520"));
+  NodeDemand short_of_headroom = node;
+  short_of_headroom.allocatable.cpu_millis = 1499;
+  EXPECT_FALSE(Optimize(short_of_headroom).cpu.fits);
   NodeDemand tighter = node;
   tighter.allocatable.cpu_millis = 999;  // the bases alone (1000m) no longer fit
   EXPECT_THAT(Evicted(tighter, Optimize(tighter, kCpuEvictions)), ElementsAre("multi:cpu"));

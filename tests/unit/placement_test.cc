@@ -30,19 +30,64 @@ NodeFootprint Node(std::vector<PodFootprint> pods) {
 }
 
 TEST(ProjectedFitTest, PodsShareOneHeadroom) {
-  // Bases 1000 + 1000 + candidate 500 = 2500m; headrooms 1000, 800, candidate 1500: the
-  // largest (1500) is added once -> 4000m, exactly allocatable. Per-pod peaks would need
-  // 2000 + 1800 + 2000 = 5800m.
-  const NodeFootprint node = Node({Pod(1000, 1000, kGi, 0), Pod(1000, 800, kGi, 0)});
-  const FitDecision fit = ProjectedFit(node, Pod(500, 1500, kGi, kGi));
+  // Bases 1000 + 1000 + candidate 700 = 2700m; headrooms 300, 400 and the candidate's 1200,
+  // combined by root-sum-square: sqrt(300^2 + 400^2) = 500, then sqrt(500^2 + 1200^2) = 1300
+  // -> 4000m, exactly allocatable. Per-pod peaks would need 1300 + 1400 + 1900 = 4600m; the
+  // largest headroom alone (seed 000) 3900m.
+  const NodeFootprint node = Node({Pod(1000, 300, kGi, 0), Pod(1000, 400, kGi, 0)});
+  EXPECT_EQ(node.headroom.cpu_millis, 500);
+  const FitDecision fit = ProjectedFit(node, Pod(700, 1200, kGi, kGi));
   EXPECT_TRUE(fit.fits) << fit.reason.message;
+  EXPECT_TRUE(FitsProjected(node, Pod(700, 1200, kGi, kGi)));
   EXPECT_EQ(fit.projected.cpu_millis, 4000);
   EXPECT_EQ(fit.projected.memory_bytes, 4 * kGi);
   EXPECT_EQ(fit.reason.code, "Fits");
-  const FitDecision over = ProjectedFit(node, Pod(501, 1500, kGi, 0));
+  const FitDecision over = ProjectedFit(node, Pod(701, 1200, kGi, 0));
   EXPECT_FALSE(over.fits);
+  EXPECT_FALSE(FitsProjected(node, Pod(701, 1200, kGi, 0)));
   EXPECT_EQ(over.reason.code, "InsufficientCpu");
   EXPECT_THAT(over.reason.message, HasSubstr("projected cpu 4001m"));
+}
+
+TEST(CombineHeadroomTest, RootSumSquareRoundedUp) {
+  struct Case {
+    int64_t a, b, want;
+  };
+  const int64_t kMax = std::numeric_limits<int64_t>::max();
+  for (const Case& c : std::vector<Case>{{0, 0, 0},
+                                         {0, 7, 7},
+                                         {7, 0, 7},
+                                         {3, 4, 5},
+                                         {1, 1, 2},  // sqrt(2) rounded up
+                                         {1000, 800, 1281},
+                                         {-5, 4, 4},  // negative counts as 0
+                                         {kMax, kMax, kMax},
+                                         {kMax, 1, kMax},
+                                         {int64_t{1} << 62, 1, kMax},
+                                         {int64_t{1} << 40, int64_t{1} << 40, 1554944255988}}) {
+    EXPECT_EQ(CombineHeadroom(c.a, c.b), c.want) << c.a << ", " << c.b;
+    EXPECT_EQ(CombineHeadroom(c.b, c.a), c.want) << "symmetric";
+    if (c.a >= 0 && c.b >= 0) {
+      EXPECT_GE(CombineHeadroom(c.a, c.b), std::max(c.a, c.b)) << "never below the larger";
+    }
+  }
+}
+
+TEST(CombineHeadroomTest, FitsProjectedAgreesWithProjectedFootprint) {
+  // The filter's square-root-free test and the projected footprint agree at every edge.
+  for (int64_t room = 0; room <= 60; ++room) {
+    for (int64_t a = 0; a <= 40; a += 3) {
+      for (int64_t b = 0; b <= 40; b += 7) {
+        NodeFootprint node;
+        node.allocatable = {100, 100};
+        node.base_total = {100 - room, 0};
+        node.headroom = {a, 0};
+        const PodFootprint candidate{{0, 0}, {b, 0}};
+        EXPECT_EQ(FitsProjected(node, candidate), ProjectedFit(node, candidate).fits)
+            << room << " " << a << " " << b;
+      }
+    }
+  }
 }
 
 TEST(ProjectedFitTest, MemoryPodsAndCordon) {

@@ -52,7 +52,7 @@ TEST(StatusTotals, Table) {
   a.name = "a";
   a.allocatable = {4000, 8 * kGi};
   a.base_total = {1000, 2 * kGi};
-  a.max_headroom = {500, kGi};
+  a.headroom = {500, kGi};
   a.pod_count = 3;
   NodeFootprint b = a;
   b.name = "b";
