@@ -50,6 +50,9 @@ ABSL_FLAG(bool, allow_below_declared, true,
 ABSL_FLAG(double, cold_start, 0,
           "simulate: fraction of pods that are new workloads created after the warm-up, using 5% "
           "of their level for their first 2-6 hours, then all of it.");
+ABSL_FLAG(double, spike_shortfall, headroom::UsageStatsConfig{}.cpu_spike_shortfall,
+          "simulate: the share of a node's CPU usage its shared headroom may leave above it "
+          "(headroom-nri's default; shared/node_headroom.h), to study the rule.");
 ABSL_FLAG(std::string, pod_annotations, "",
           "simulate: a JSON object of annotations every simulated pod carries, e.g. "
           "'{\"headroom.dev/cpu-margin\":\"20%\"}' (docs/annotations.md).");
@@ -107,6 +110,7 @@ int RunSimulateWithFlags(const std::vector<std::string>&) {
   options.cold_start = absl::GetFlag(FLAGS_cold_start);
   options.pod_annotations = absl::GetFlag(FLAGS_pod_annotations);
   options.headroom.allow_below_declared = absl::GetFlag(FLAGS_allow_below_declared);
+  options.headroom.stats.cpu_spike_shortfall = absl::GetFlag(FLAGS_spike_shortfall);
   absl::StatusOr<ActionConfig> actions =
       app::ActionConfigFromFlags(options.headroom.allow_below_declared);
   absl::StatusOr<EvictionBudgetConfig> budget = app::EvictionBudgetFromFlags();

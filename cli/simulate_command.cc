@@ -164,6 +164,9 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     return fail(absl::InvalidArgumentError("--cold-start must be a fraction in [0, 1]"));
   }
   if (options.nodes < 0) return fail(absl::InvalidArgumentError("--nodes must not be negative"));
+  if (absl::Status stats = options.headroom.stats.Validate(); !stats.ok()) {
+    return fail(absl::InvalidArgumentError(absl::StrCat("--spike-shortfall: ", stats.message())));
+  }
   if (options.duration < absl::Hours(1) ||
       (!trace_input && options.duration > absl::Hours(24 * 28))) {
     return fail(absl::InvalidArgumentError(
@@ -284,6 +287,9 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
       {"headroom",
        {{"minHistory", absl::FormatDuration(options.headroom.actions.guard.min_history)},
         {"allowBelowDeclared", options.headroom.allow_below_declared},
+        {"allowDisruption", options.headroom.allow_disruption},
+        {"spikeShortfall", options.headroom.stats.cpu_spike_shortfall},
+        {"profileWindow", absl::FormatDuration(options.headroom.stats.profile_window)},
         {"podAnnotations", *pod_annotations},
         {"maxShrinkStep", options.headroom.actions.guard.max_shrink_step},
         {"shrinkInterval", absl::FormatDuration(options.headroom.actions.guard.shrink_interval)},

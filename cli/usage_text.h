@@ -61,15 +61,23 @@ Replays a cluster minute by minute on the same pods and usage under each sizing 
 (static declared requests, VPA, Crane, headroom), placing pods with the scheduler's fit (and,
 for headroom, the extender's projected fit and load cordon) and sizing them with each
 policy's own recommender from the shared library. Prints a table (requests, usage,
-utilisation, nodes, OOM kills, CPU shortfall, evictions) and writes summary.json and
-chart.svg. The model and its assumptions are in docs/simulate.md.
+utilisation, nodes and nodes / the oracle's, OOM kills, CPU shortfall, evictions), evictions
+and resizes per pod-day by cause, and writes summary.json and chart.svg. The oracle is the
+fewest nodes perfect packing of the usage would need each step. The model and its
+assumptions are in docs/simulate.md.
 
 Default input: 200 CPU-only pods sampled from Alibaba's OpenB pod list and real memory series
 from Alibaba's GenAI trace (data/, see data/README.md), with synthetic CPU.
 
 Flags:
-  --pods N                 pods sampled from the pod list (default 200; 0: all)
-  --duration D             simulated time (default 96h)
+  --pods N                 pods sampled from the pod list or usage trace (default 200 of the
+                           pod list, all of a usage trace; 0: all; above a trace's count, its
+                           pods again read whole days later)
+  --usage-trace DIR        replay real usage instead of the pod list and usage model: DIR holds
+                           workloads.csv and usage.csv.gz or usage.csv (the shape of
+                           ../shared/data/bitbrains-rnd; docs/simulate.md)
+  --duration D             simulated time (default 96h; at most 28 days, or a usage trace's
+                           length)
   --warmup D               leading time left out of the summary (default 48h: headroom's
                            guard rails hold every workload for its first 24h, so policies
                            are compared once each has had a day to act)
@@ -108,9 +116,15 @@ as headroom-extender's (docs/algorithm.md):
   --resize-min-change F    resize only when a value moves by this fraction (default 0.1)
   --cpu-eviction-after D   evict for CPU only after the bases stayed over this long (default 15m)
   --evictions-per-minute N, --evictions-per-node-per-hour N   eviction budgets (5, 2)
+  --spike-shortfall F      the share of a node's CPU usage its measured shared headroom may
+                           leave above it (default 0.0075, what headroom-nri uses)
+Every simulated workload is also opted in to disruption (headroom.dev/allow-disruption), as
+VPA's recreate and the autoscaler's drain move single-replica pods here too.
 
-Example:
+Examples:
   headroom simulate --duration 48h --pods 100 --seed 7
+  headroom simulate --usage-trace ../shared/data/bitbrains-rnd --node-shape 32,128Gi \
+    --warmup 168h --duration 504h
 )";
 
 inline constexpr char kReportUsage[] =

@@ -2,7 +2,7 @@
 
 // headroom-extender's decisions for one scheduling request, from the cluster view:
 // - filter: a node with a fresh report passes when the pod fits its projected footprint
-//   (every pod at base + the node's single largest headroom, the candidate's included) and
+//   (every pod at base + the node's shared headroom, the candidate's joined to it) and
 //   the node is not load-cordoned; FailedNodes carries the reason. A node without a fresh
 //   report passes: kube-scheduler has already checked its requests, and headroom never
 //   rejects a node for lack of data.

@@ -40,7 +40,7 @@ struct NodeStatus {
   ResourceAmounts declared;         // the pods' requests as declared (before headroom)
   ResourceAmounts requested;        // the pods' requests now
   ResourceAmounts base_sum;         // sum of the pods' bases (daily peak of the P75)
-  ResourceAmounts shared_headroom;  // the largest single headroom, shared by all
+  ResourceAmounts shared_headroom;  // the pods' shared headroom (placement.h)
   ResourceAmounts projected;        // base_sum + shared_headroom
   int pods = 0;
   bool fits = true;  // projected within allocatable

@@ -6,7 +6,7 @@
 // - Trusted statistics (cpu and memory known, observed for at least `min_history`, see
 //   guard_rails.h): base = the daily peak of the base (the largest steady state -- P50 over
 //   2 hours -- of the last 24 hours), headroom = the spike - that base, at least 0: the spike
-//   is what the container's 5-minute maxima over the last 48 hours need so that at most 1% of
+//   is what the container's 5-minute maxima over the last 48 hours need so that at most 0.75% of
 //   its CPU lies above it, their max for memory (usage_stats.h); statistics without a spike
 //   (an older headroom-nri) use max(peak, daily peak), the hour-of-day peak of 7 days.
 //   Judging by the daily envelope rather than the short-window values means a node packed

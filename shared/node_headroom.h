@@ -7,7 +7,7 @@
 //   shared headroom = max(0, R(sum of the containers' profiles, slot by slot) - sum of bases)
 //
 // with R the smallest reserve above which the summed usage of the window is at most the
-// spike shortfall (1% for CPU; 0 for memory: the max; windowed_percentile.h's
+// spike shortfall (0.75% for CPU; 0 for memory: the max; windowed_percentile.h's
 // ReserveForShortfall): the CPU the node would have been short of with that reserve, as a
 // share of its usage -- the harm CPU contention does, bounded directly. Seed 000 reserved the
 // node's single largest headroom, a worst case that holds only while spikes never coincide and

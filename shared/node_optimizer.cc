@@ -362,7 +362,7 @@ ResourceOutcome Outcome(Resource resource, const NodeDemand& node, Wide reserved
   return outcome;
 }
 
-// Step 5: base + maxHeadroom x own / total, rounded up.
+// Step 5: base + shared headroom x own / total, rounded up.
 int64_t FinalAmount(int64_t base, int64_t own_headroom, int64_t shared_headroom,
                     Wide total_headroom) {
   if (total_headroom <= 0 || own_headroom <= 0) return base;

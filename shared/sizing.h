@@ -2,7 +2,7 @@
 
 // Container sizing rules of seed 000 (CruiseKube):
 // - admission (phase 1): requests = the spike (footprint.h's PlanningSpike: what its
-//   5-minute maxima of 48 hours need for at most 1% of its CPU above, their max for memory;
+//   5-minute maxima of 48 hours need for at most 0.75% of its CPU above, their max for memory;
 //   the seed's peak where no spike is known; at least the daily peak of the base), what the
 //   container needs alone, so
 //   the pod fits where it is placed even before the per-node optimisation shares headroom;

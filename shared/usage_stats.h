@@ -16,7 +16,7 @@
 // - the usage profile: the max of each 5-minute slot of the last 48 hours, aligned to the
 //   epoch, from which a node measures the shared headroom of its containers together
 //   (node_headroom.h), and the container's own spike: the reserve above which its profile's
-//   CPU is at most 1% of its CPU (windowed_percentile.h's ReserveForShortfall), the max for
+//   CPU is at most 0.75% of its CPU (windowed_percentile.h's ReserveForShortfall), the max for
 //   memory (footprint.h: what the container needs alone above its base).
 //
 // The caller feeds samples with their timestamps (CPU already PSI-adjusted, see psi.h);
@@ -63,7 +63,7 @@ struct UsageStatsConfig {
   // ReserveForShortfall; 0: the max). A node's shared headroom uses the same fractions.
   absl::Duration profile_slot = absl::Minutes(5);
   absl::Duration profile_window = absl::Hours(48);
-  double cpu_spike_shortfall = 0.01;
+  double cpu_spike_shortfall = 0.0075;
   double memory_spike_shortfall = 0;
 
   absl::Status Validate() const;
@@ -76,7 +76,7 @@ struct CpuStats {
   int64_t peak_millis = 0;
   int64_t daily_base_millis = 0;  // largest steady state of the last 24 h; 0: unknown
   int64_t daily_peak_millis = 0;  // largest sample of the last 24 h; 0: unknown
-  // The reserve its profile (5-minute maxima) needs for at most 1% of its CPU above it (the
+  // The reserve its profile (5-minute maxima) needs for at most 0.75% of its CPU above it (the
   // spike shortfall); 0: unknown.
   int64_t spike_millis = 0;
 };

@@ -392,9 +392,11 @@ TEST_F(ExtenderHttpTest, AReportSentWithTheCliChangesTheDecision) {
   ASSERT_EQ(HeadroomReport(grpc_server->port, example.string(), &err), 0) << err;
   nlohmann::json after = nlohmann::json::parse(Post("/filter", body)->body);
   // node-a: the reported pod's daily base 3200m (not its 10-minute 3100m) + pod1's 500m + one
-  // headroom of 500m (its daily peak 3700m - 3200m) = 4200m > 4000m.
+  // shared headroom. The example reports no measured headroom, so the two headrooms -- the
+  // reported pod's 500m (its daily peak 3700m - 3200m) and pod1's 500m (limit 1 - request) --
+  // join by root-sum-square: ceil(sqrt(500^2 + 500^2)) = 708m; 4408m > 4000m.
   EXPECT_EQ(after["NodeNames"], nlohmann::json::array({"node-b"}));
-  EXPECT_THAT(after["FailedNodes"]["node-a"].get<std::string>(), HasSubstr("projected cpu 4200m"));
+  EXPECT_THAT(after["FailedNodes"]["node-a"].get<std::string>(), HasSubstr("projected cpu 4408m"));
 
   // A malformed report is refused before it is sent, naming the field, and changes nothing.
   const std::filesystem::path bad =

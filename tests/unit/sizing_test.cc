@@ -18,6 +18,19 @@ TEST(SizingTest, AdmissionRequestsThePeakWithNoCpuLimit) {
   EXPECT_EQ(sizing.memory_limit_bytes, 900 * kMi);  // 2 x 7-day max
 }
 
+TEST(SizingTest, AdmissionRequestsTheSpikeWhereItIsKnown) {
+  // The spike (what the container needs alone) replaces the hour-of-day peak; at least the
+  // daily base; the memory limit still follows the 7-day max.
+  CpuStats cpu{200, 900, 300, 950, 500};
+  MemoryStats memory{300 * kMi, 400 * kMi, 450 * kMi, 0, 320 * kMi, 420 * kMi, 380 * kMi};
+  ContainerSizing sizing = SizeForAdmission(cpu, memory);
+  EXPECT_EQ(sizing.cpu_request_millis, 500);
+  EXPECT_EQ(sizing.memory_request_bytes, 380 * kMi);
+  EXPECT_EQ(sizing.memory_limit_bytes, 900 * kMi);
+  cpu.spike_millis = 250;  // below the daily base
+  EXPECT_EQ(SizeForAdmission(cpu, memory).cpu_request_millis, 300);
+}
+
 struct LimitCase {
   const char* name;
   MemoryStats memory;
