@@ -1,13 +1,22 @@
 #include "app/actuation_flags.h"
 
+#include <string>
+
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "app/guard_rail_flags.h"
+#include "shared/quantity.h"
 #include "shared/status_macros.h"
 
 ABSL_FLAG(double, resize_min_change, 0.10,
-          "A pod is resized only when a request or limit moves by at least this fraction.");
+          "A pod is resized only when a request or limit moves by at least this fraction (and "
+          "by --resize-min-cpu / --resize-min-memory).");
+ABSL_FLAG(std::string, resize_min_cpu, "25m",
+          "A CPU request is resized only when it moves by at least this much.");
+ABSL_FLAG(std::string, resize_min_memory, "64Mi",
+          "A memory request or limit is resized only when it moves by at least this much (a "
+          "memory limit that must rise always is).");
 ABSL_FLAG(absl::Duration, cpu_eviction_after, absl::Minutes(15),
           "CPU is compressible: pods are evicted for CPU only once the sum of a node's CPU "
           "bases has stayed above its available CPU this long (a short shared headroom never "
@@ -21,6 +30,17 @@ absl::StatusOr<ActionConfig> ActionConfigFromFlags(bool allow_below_declared) {
   ActionConfig config;
   HEADROOM_ASSIGN_OR_RETURN(config.guard, GuardRailConfigFromFlags(allow_below_declared));
   config.min_change = absl::GetFlag(FLAGS_resize_min_change);
+  absl::StatusOr<int64_t> cpu = ParseCpuMillis(absl::GetFlag(FLAGS_resize_min_cpu));
+  if (!cpu.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--resize-min-cpu: ", cpu.status().message()));
+  }
+  config.min_change_cpu_millis = *cpu;
+  absl::StatusOr<int64_t> memory = ParseMemoryBytes(absl::GetFlag(FLAGS_resize_min_memory));
+  if (!memory.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--resize-min-memory: ", memory.status().message()));
+  }
+  config.min_change_memory_bytes = *memory;
   config.cpu_eviction_after = absl::GetFlag(FLAGS_cpu_eviction_after);
   if (absl::Status valid = config.Validate(); !valid.ok()) {
     return absl::InvalidArgumentError(

@@ -294,6 +294,8 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
         {"maxShrinkStep", options.headroom.actions.guard.max_shrink_step},
         {"shrinkInterval", absl::FormatDuration(options.headroom.actions.guard.shrink_interval)},
         {"resizeMinChange", options.headroom.actions.min_change},
+        {"resizeMinCpuMillis", options.headroom.actions.min_change_cpu_millis},
+        {"resizeMinMemoryBytes", options.headroom.actions.min_change_memory_bytes},
         {"cpuEvictionAfter", absl::FormatDuration(options.headroom.actions.cpu_eviction_after)},
         {"evictionsPerMinute", options.headroom.budget.cluster_per_minute},
         {"evictionsPerNodePerHour", options.headroom.budget.per_node_per_hour}}},

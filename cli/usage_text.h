@@ -114,6 +114,8 @@ as headroom-extender's (docs/algorithm.md):
   --max-shrink-step F      largest fraction one shrink takes (default 0.5)
   --shrink-interval D      at most one shrink per value per D (default 1h)
   --resize-min-change F    resize only when a value moves by this fraction (default 0.1)
+  --resize-min-cpu Q       ... and a CPU request by at least this much (default 25m)
+  --resize-min-memory Q    ... and a memory request or limit by at least this (default 64Mi)
   --cpu-eviction-after D   evict for CPU only after the bases stayed over this long (default 15m)
   --evictions-per-minute N, --evictions-per-node-per-hour N   eviction budgets (5, 2)
   --spike-shortfall F      the share of a node's CPU usage its measured shared headroom may

@@ -91,8 +91,8 @@ PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
 
 // The shared plan's resize of one pod as a pods/resize change, or nullopt with `why`.
 std::optional<PlannedResize> ToApiResize(const ApiPod& pod, const PodState& state,
-                                         const PlannedPodResize& planned, double min_change,
-                                         std::string& why) {
+                                         const PlannedPodResize& planned,
+                                         const ResizeThreshold& threshold, std::string& why) {
   PlannedResize resize{pod.pod_namespace, pod.name, pod.uid, pod.node, {}, planned.message};
   std::vector<DeclaredResources> after_all = pod.containers;
   for (const ContainerChange& change : planned.containers) {
@@ -110,7 +110,7 @@ std::optional<PlannedResize> ToApiResize(const ApiPod& pod, const PodState& stat
                         *after.cpu_request_millis > *after.cpu_limit_millis;
     if (capped) after.cpu_request_millis = after.cpu_limit_millis;
     // The plan's threshold again, on what is sent once capped.
-    if (!ResizeWorthMaking(Values(before), Values(after), min_change)) continue;
+    if (!ResizeWorthMaking(Values(before), Values(after), threshold)) continue;
     if (capped) {
       // The plan's message has the uncapped number; the log and the Event say what is sent.
       absl::StrAppend(&resize.message, "; ", name, ": cpu request capped at its CPU limit ",
@@ -120,8 +120,10 @@ std::optional<PlannedResize> ToApiResize(const ApiPod& pod, const PodState& stat
     resize.containers.push_back({name, before, after, change.last_shrink});
   }
   if (resize.containers.empty()) {
-    why = absl::StrCat("requests within ", std::lround(min_change * 100),
-                       "% of the guarded sizes once capped by the declared CPU limit");
+    why = absl::StrCat("requests within ", std::lround(threshold.fraction * 100), "% (or ",
+                       FormatCpuMillis(threshold.cpu_millis), " / ",
+                       FormatMemoryBytes(threshold.memory_bytes),
+                       ") of the guarded sizes once capped by the declared CPU limit");
     return std::nullopt;
   }
   const QosClass qos_before = QosWithInit(pod.containers, pod.init_containers);
@@ -210,7 +212,7 @@ NodePlan PlanNode(const NodeReport& report, const ApiView& api, const ActionConf
   for (const PlannedPodResize& planned : actions->resizes) {
     std::string why;
     std::optional<PlannedResize> resize =
-        ToApiResize(*api_pods[planned.pod], states[planned.pod], planned, config.min_change, why);
+        ToApiResize(*api_pods[planned.pod], states[planned.pod], planned, config.Threshold(), why);
     if (resize) {
       plan.resizes.push_back(*std::move(resize));
     } else {

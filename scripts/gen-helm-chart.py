@@ -28,6 +28,8 @@ SUBSTITUTIONS = [
     ("extender/configmap.yaml", r"(?m)^    max-shrink-step: 0.5$", "    max-shrink-step: {{ .Values.policy.maxShrinkStep }}"),
     ("extender/configmap.yaml", r"(?m)^    shrink-interval: 1h$", "    shrink-interval: {{ .Values.policy.shrinkInterval }}"),
     ("extender/configmap.yaml", r"(?m)^    resize-min-change: 0.1$", "    resize-min-change: {{ .Values.policy.resizeMinChange }}"),
+    ("extender/configmap.yaml", r"(?m)^    resize-min-cpu: 25m$", "    resize-min-cpu: {{ .Values.policy.resizeMinCpu }}"),
+    ("extender/configmap.yaml", r"(?m)^    resize-min-memory: 64Mi$", "    resize-min-memory: {{ .Values.policy.resizeMinMemory }}"),
     ("extender/configmap.yaml", r"(?m)^    cpu-eviction-after: 15m$", "    cpu-eviction-after: {{ .Values.policy.cpuEvictionAfter }}"),
     ("extender/configmap.yaml", r"(?m)^    evictions-per-minute: 5$", "    evictions-per-minute: {{ .Values.policy.evictionsPerMinute }}"),
     ("extender/configmap.yaml", r"(?m)^    evictions-per-node-per-hour: 2$", "    evictions-per-node-per-hour: {{ .Values.policy.evictionsPerNodePerHour }}"),

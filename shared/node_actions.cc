@@ -21,14 +21,19 @@ std::string Amount(const std::optional<int64_t>& value, bool cpu) {
 
 }  // namespace
 
-bool ResizeWorthMaking(const SizedValues& before, const SizedValues& after, double fraction) {
+bool ResizeWorthMaking(const SizedValues& before, const SizedValues& after,
+                       const ResizeThreshold& threshold) {
   if (before.memory_limit_bytes && after.memory_limit_bytes &&
       *after.memory_limit_bytes > *before.memory_limit_bytes) {
     return true;
   }
-  return MovedEnough(before.cpu_request_millis, after.cpu_request_millis, fraction) ||
-         MovedEnough(before.memory_request_bytes, after.memory_request_bytes, fraction) ||
-         MovedEnough(before.memory_limit_bytes, after.memory_limit_bytes, fraction);
+  const double fraction = threshold.fraction;
+  return MovedEnough(before.cpu_request_millis, after.cpu_request_millis, fraction,
+                     threshold.cpu_millis) ||
+         MovedEnough(before.memory_request_bytes, after.memory_request_bytes, fraction,
+                     threshold.memory_bytes) ||
+         MovedEnough(before.memory_limit_bytes, after.memory_limit_bytes, fraction,
+                     threshold.memory_bytes);
 }
 
 absl::Status ActionConfig::Validate() const {
@@ -37,6 +42,10 @@ absl::Status ActionConfig::Validate() const {
     return absl::InvalidArgumentError(
         absl::StrCat("the resize threshold must be in [0, 1), got ", min_change));
   }
+  if (min_change_cpu_millis < 0 || min_change_memory_bytes < 0) {
+    return absl::InvalidArgumentError(
+        "the resize's smallest CPU and memory steps must not be negative");
+  }
   if (cpu_eviction_after < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("the CPU eviction delay must not be negative");
   }
@@ -44,11 +53,11 @@ absl::Status ActionConfig::Validate() const {
 }
 
 bool MovedEnough(const std::optional<int64_t>& before, const std::optional<int64_t>& after,
-                 double fraction) {
+                 double fraction, int64_t at_least) {
   if (before == after) return false;
   if (!before || !after || *before == 0) return true;
-  return std::fabs(static_cast<double>(*after - *before)) >=
-         fraction * static_cast<double>(*before);
+  const double moved = std::fabs(static_cast<double>(*after) - static_cast<double>(*before));
+  return moved >= fraction * static_cast<double>(*before) && moved >= static_cast<double>(at_least);
 }
 
 std::string DescribeChange(const SizedValues& before, const SizedValues& after) {
@@ -133,7 +142,7 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
       input.last_shrink = state.last_shrink;
       input.now = now;
       GuardResult guarded = ApplyGuardRails(input, config.guard);
-      if (!ResizeWorthMaking(state.current, guarded.values, config.min_change)) continue;
+      if (!ResizeWorthMaking(state.current, guarded.values, config.Threshold())) continue;
       std::string note =
           absl::StrCat(demand.name, ": ", DescribeChange(state.current, guarded.values));
       for (const Reason& reason : guarded.reasons)
@@ -145,8 +154,10 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
     if (resize.containers.empty()) {
       actions.skipped.push_back(
           {index, "resize",
-           absl::StrCat("every value within ", std::lround(config.min_change * 100),
-                        "% of its guarded target")});
+           absl::StrCat("every value within ", std::lround(config.min_change * 100), "% or ",
+                        FormatCpuMillis(config.min_change_cpu_millis), " / ",
+                        FormatMemoryBytes(config.min_change_memory_bytes),
+                        " of its guarded target")});
       continue;
     }
     resize.message =

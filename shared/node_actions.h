@@ -8,8 +8,8 @@
 //   2. every optimised container's sizing through the guard rails (guard_rails.h): warm-up,
 //      floors, bounded shrinking;
 //   3. a resize only where a value moves by at least `min_change` of its current amount
-//      (default 10%) -- or where the memory limit has to rise at all -- for a pod that may be
-//      resized at all;
+//      (default 10%) and by at least an absolute step (25m of CPU, 64Mi of memory) -- or where
+//      the memory limit has to rise at all -- for a pod that may be resized at all;
 //   4. the optimisation's evictions, minus the pods disruption.h protects -- counting the
 //      replicas this plan already evicts, so two replicas of one workload never leave it
 //      without a ready one.
@@ -32,12 +32,27 @@
 
 namespace headroom {
 
+// When a resize is worth making (ResizeWorthMaking below).
+struct ResizeThreshold {
+  double fraction = 0.10;
+  // A change smaller than these is not worth a pods/resize, whatever its fraction: on the
+  // Bitbrains trace a quarter of the CPU changes were under 23m and a quarter of the memory
+  // changes under 35Mi, half of them undone within hours (docs/actuation.md).
+  int64_t cpu_millis = 25;
+  int64_t memory_bytes = int64_t{64} << 20;
+};
+
 struct ActionConfig {
   GuardRailConfig guard;
   double min_change = 0.10;
+  int64_t min_change_cpu_millis = ResizeThreshold{}.cpu_millis;
+  int64_t min_change_memory_bytes = ResizeThreshold{}.memory_bytes;
   absl::Duration cpu_eviction_after = absl::Minutes(15);
 
   absl::Status Validate() const;
+  ResizeThreshold Threshold() const {
+    return {min_change, min_change_cpu_millis, min_change_memory_bytes};
+  }
 };
 
 // A running container as actuation sees it; parallel to PodDemand::containers.
@@ -93,17 +108,19 @@ struct NodeActions {
   NodeOptimization optimization;
 };
 
-// True when `after` moves from `before` by at least `fraction` of `before` (setting or
-// removing a value counts as a move).
+// True when `after` moves from `before` by at least `fraction` of `before` and by at least
+// `at_least` (setting or removing a value counts as a move).
 bool MovedEnough(const std::optional<int64_t>& before, const std::optional<int64_t>& after,
-                 double fraction);
+                 double fraction, int64_t at_least = 0);
 
-// The resize threshold (--resize-min-change), for every caller that turns a plan into a resize
-// (the plan itself, the actuator's pods/resize after capping by a declared CPU limit, the
-// simulator): worth making when a request or limit moves by at least `fraction`, or when the
-// memory limit goes up at all (a floor the container needs: 2 x its max, 2 x its memory at an
-// OOM kill, what it uses).
-bool ResizeWorthMaking(const SizedValues& before, const SizedValues& after, double fraction);
+// The resize threshold (--resize-min-change, --resize-min-cpu, --resize-min-memory), for every
+// caller that turns a plan into a resize (the plan itself, the actuator's pods/resize after
+// capping by a declared CPU limit, the simulator): worth making when a request or limit moves
+// by at least the threshold's fraction and its absolute step, or when the memory limit goes
+// up at all (a floor the container needs: 2 x its max, 2 x its memory at an OOM kill, what it
+// uses).
+bool ResizeWorthMaking(const SizedValues& before, const SizedValues& after,
+                       const ResizeThreshold& threshold);
 
 // "cpu request 1 -> 500m, memory request 1Gi -> 512Mi, memory limit 2Gi -> 1Gi".
 std::string DescribeChange(const SizedValues& before, const SizedValues& after);

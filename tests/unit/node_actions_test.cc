@@ -158,7 +158,47 @@ TEST(MovedEnough, Table) {
   EXPECT_TRUE(MovedEnough(1, std::nullopt, 0.1));
   EXPECT_FALSE(MovedEnough(std::nullopt, std::nullopt, 0.1));
   EXPECT_TRUE(MovedEnough(0, 1, 0.1));
+  // The absolute step: both must hold.
+  EXPECT_FALSE(MovedEnough(100, 120, 0.1, 25));  // 20% but 20m
+  EXPECT_TRUE(MovedEnough(100, 125, 0.1, 25));
+  EXPECT_TRUE(MovedEnough(100, 75, 0.1, 25));
+  EXPECT_FALSE(MovedEnough(1000, 1050, 0.1, 25));  // 50m but 5%
+  EXPECT_TRUE(MovedEnough(std::nullopt, 1, 0.1, 25));
+  EXPECT_TRUE(MovedEnough(0, 1, 0.1, 25));
 }
+
+struct WorthCase {
+  const char* name;
+  SizedValues before;
+  SizedValues after;
+  bool worth;
+};
+
+class ResizeWorthMakingTest : public ::testing::TestWithParam<WorthCase> {};
+
+TEST_P(ResizeWorthMakingTest, FractionAndAbsoluteStep) {
+  EXPECT_EQ(ResizeWorthMaking(GetParam().before, GetParam().after, ResizeThreshold{}),
+            GetParam().worth);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, ResizeWorthMakingTest,
+    ::testing::Values(
+        WorthCase{"Unchanged", {100, 256 * kMi, 512 * kMi}, {100, 256 * kMi, 512 * kMi}, false},
+        WorthCase{
+            "SmallCpuByFraction", {40, 256 * kMi, 512 * kMi}, {50, 256 * kMi, 512 * kMi}, false},
+        WorthCase{"CpuByBoth", {100, 256 * kMi, 512 * kMi}, {130, 256 * kMi, 512 * kMi}, true},
+        WorthCase{
+            "SmallMemoryRequest", {100, 200 * kMi, 512 * kMi}, {100, 250 * kMi, 512 * kMi}, false},
+        WorthCase{
+            "MemoryRequestByBoth", {100, 200 * kMi, 512 * kMi}, {100, 270 * kMi, 512 * kMi}, true},
+        WorthCase{
+            "LimitRisesAtAll", {100, 256 * kMi, 512 * kMi}, {100, 256 * kMi, 513 * kMi}, true},
+        WorthCase{
+            "SmallLimitDrop", {100, 256 * kMi, 512 * kMi}, {100, 256 * kMi, 460 * kMi}, false},
+        WorthCase{
+            "LimitDropByBoth", {100, 256 * kMi, 512 * kMi}, {100, 256 * kMi, 440 * kMi}, true}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(SizeNewContainer, PeakThroughTheGuardRails) {
   UsageSnapshot stats;

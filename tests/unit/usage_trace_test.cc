@@ -80,7 +80,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadTrace{"too_few_fields", kWorkloads, kUsageHeader + "a-1,0,1\n",
                  "line 2: expected 4 fields, got 3"},
         BadTrace{"no_rows", kWorkloads, kUsageHeader, "usage.csv: no usage rows"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(UsageTraceTest, ReadsReplicasRepeatedMinutesAndResolution) {
   const absl::StatusOr<UsageTrace> trace = ParseUsageTrace(
