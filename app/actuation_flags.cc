@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "app/guard_rail_flags.h"
-#include "shared/quantity.h"
 #include "shared/status_macros.h"
 
 ABSL_FLAG(double, resize_min_change, 0.10,
@@ -30,17 +29,11 @@ absl::StatusOr<ActionConfig> ActionConfigFromFlags(bool allow_below_declared) {
   ActionConfig config;
   HEADROOM_ASSIGN_OR_RETURN(config.guard, GuardRailConfigFromFlags(allow_below_declared));
   config.min_change = absl::GetFlag(FLAGS_resize_min_change);
-  absl::StatusOr<int64_t> cpu = ParseCpuMillis(absl::GetFlag(FLAGS_resize_min_cpu));
-  if (!cpu.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("--resize-min-cpu: ", cpu.status().message()));
-  }
-  config.min_change_cpu_millis = *cpu;
-  absl::StatusOr<int64_t> memory = ParseMemoryBytes(absl::GetFlag(FLAGS_resize_min_memory));
-  if (!memory.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--resize-min-memory: ", memory.status().message()));
-  }
-  config.min_change_memory_bytes = *memory;
+  HEADROOM_ASSIGN_OR_RETURN(config.min_change_cpu_millis,
+                            CpuMillisFlag("resize-min-cpu", absl::GetFlag(FLAGS_resize_min_cpu)));
+  HEADROOM_ASSIGN_OR_RETURN(
+      config.min_change_memory_bytes,
+      MemoryBytesFlag("resize-min-memory", absl::GetFlag(FLAGS_resize_min_memory)));
   config.cpu_eviction_after = absl::GetFlag(FLAGS_cpu_eviction_after);
   if (absl::Status valid = config.Validate(); !valid.ok()) {
     return absl::InvalidArgumentError(

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "shared/quantity.h"
+#include "shared/status_macros.h"
 
 ABSL_FLAG(absl::Duration, min_history, absl::Hours(24),
           "Guard rail: no container value is tightened until its workload has been observed "
@@ -22,21 +23,31 @@ ABSL_FLAG(absl::Duration, shrink_interval, absl::Hours(1),
 
 namespace headroom::app {
 
+absl::StatusOr<int64_t> CpuMillisFlag(absl::string_view flag, const std::string& value) {
+  absl::StatusOr<int64_t> millis = ParseCpuMillis(value);
+  if (!millis.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--", flag, ": ", millis.status().message()));
+  }
+  return millis;
+}
+
+absl::StatusOr<int64_t> MemoryBytesFlag(absl::string_view flag, const std::string& value) {
+  absl::StatusOr<int64_t> bytes = ParseMemoryBytes(value);
+  if (!bytes.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--", flag, ": ", bytes.status().message()));
+  }
+  return bytes;
+}
+
 absl::StatusOr<GuardRailConfig> GuardRailConfigFromFlags(bool allow_below_declared) {
   GuardRailConfig config;
   config.min_history = absl::GetFlag(FLAGS_min_history);
   config.allow_below_declared = allow_below_declared;
-  absl::StatusOr<int64_t> cpu = ParseCpuMillis(absl::GetFlag(FLAGS_min_cpu_request));
-  if (!cpu.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("--min-cpu-request: ", cpu.status().message()));
-  }
-  config.min_cpu_request_millis = *cpu;
-  absl::StatusOr<int64_t> memory = ParseMemoryBytes(absl::GetFlag(FLAGS_min_memory_limit));
-  if (!memory.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--min-memory-limit: ", memory.status().message()));
-  }
-  config.min_memory_limit_bytes = *memory;
+  HEADROOM_ASSIGN_OR_RETURN(config.min_cpu_request_millis,
+                            CpuMillisFlag("min-cpu-request", absl::GetFlag(FLAGS_min_cpu_request)));
+  HEADROOM_ASSIGN_OR_RETURN(
+      config.min_memory_limit_bytes,
+      MemoryBytesFlag("min-memory-limit", absl::GetFlag(FLAGS_min_memory_limit)));
   config.max_shrink_step = absl::GetFlag(FLAGS_max_shrink_step);
   config.shrink_interval = absl::GetFlag(FLAGS_shrink_interval);
   if (absl::Status valid = config.Validate(); !valid.ok()) {

@@ -6,10 +6,19 @@
 // --allow-below-declared is defined by each binary: off in the daemons (the safe default),
 // on in the simulator (which models workloads that opted in).
 
+#include <cstdint>
+#include <string>
+
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "shared/guard_rails.h"
 
 namespace headroom::app {
+
+// A quantity flag's value ("25m", "64Mi"), or InvalidArgument naming the flag
+// ("--min-cpu-request: cpu: invalid quantity ...").
+absl::StatusOr<int64_t> CpuMillisFlag(absl::string_view flag, const std::string& value);
+absl::StatusOr<int64_t> MemoryBytesFlag(absl::string_view flag, const std::string& value);
 
 // The configuration the flags give, validated; InvalidArgument naming the flag otherwise.
 absl::StatusOr<GuardRailConfig> GuardRailConfigFromFlags(bool allow_below_declared);
