@@ -289,7 +289,11 @@ rc=0; wait "$extender_pid" || rc=$?
 took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 extender_pid=""
 kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null || true
-if [[ $rc == 0 ]] && ((took_ms < 1000)) && [[ -s $work/state/workloads.json ]]; then
+# What this guards: a keep-alive client must not hold the shutdown (it would last the
+# connection's idle timeout). The time is mostly the final checkpoint of the 50000 workload
+# containers the junk above filled (13 MB of JSON): 0.84-1.01 s measured on the 2-core VM, so
+# the bound is 5 s, well inside the kubelet's default 30 s grace period (deploy/ sets none).
+if [[ $rc == 0 ]] && ((took_ms < 5000)) && [[ -s $work/state/workloads.json ]]; then
   pass "SIGTERM with a keep-alive client held: exit 0 in ${took_ms} ms, final checkpoint written"
 else
   fail "SIGTERM: exit $rc after ${took_ms} ms, checkpoint $(ls -la "$work/state" | tail -n +2 | tr '\n' ' ')"
