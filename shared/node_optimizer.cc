@@ -153,6 +153,7 @@ void SortForEviction(std::vector<size_t>& order, const std::vector<PodWork>& wor
 struct Totals {
   Wide base = 0;
   int64_t headroom = 0;  // the node's shared headroom
+  Wide squares = 0;      // its square before the root: the sum the greedy pass keeps running
   // headroom-nri measured the pods together (node_headroom.h) and they needed more than
   // their bases: base + headroom is then their measured P99 together.
   bool measured_above_bases = false;
@@ -198,6 +199,7 @@ Totals AliveTotals(const std::vector<PodWork>& work, Resource resource,
     totals.base += pod.base[Slot(resource)];
     squares += AddedSquare(pod, resource, measured);
   }
+  totals.squares = squares;
   totals.headroom = RootOfSquares(squares);
   totals.measured_above_bases = measured.value_or(0) > 0;
   return totals;
@@ -257,8 +259,6 @@ std::vector<size_t> ChooseVictims(Resource resource, Wide available, const NodeD
   SortForEviction(order, work, node.pods, resource);
   const std::optional<int64_t> measured = Measured(node, resource);
   Totals totals = AliveTotals(work, resource, measured);
-  Wide squares = measured.has_value() ? Square(*measured) : 0;
-  for (size_t i : order) squares += AddedSquare(work[i], resource, measured);
   Wide cpu_now = CpuNow(work);
   std::vector<size_t> victims;
   // Evictable pods form a prefix of `order` (protected pods sort after them).
@@ -270,8 +270,8 @@ std::vector<size_t> ChooseVictims(Resource resource, Wide available, const NodeD
     victims.push_back(order[next]);
     totals.base -= victim.base[slot];
     cpu_now -= victim.cpu_now;
-    squares -= AddedSquare(victim, resource, measured);
-    totals.headroom = RootOfSquares(squares);
+    totals.squares -= AddedSquare(victim, resource, measured);
+    totals.headroom = RootOfSquares(totals.squares);
   }
   return victims;
 }

@@ -167,19 +167,19 @@ class HeadroomPolicy : public SizingPolicy {
   // together share the measured headroom (node_headroom.h).
   void CountPods(const std::vector<size_t>& pods, absl::Time now,
                  NodeFootprint& footprint) override {
-    const Measured& measured = Measure(pods, now);
+    const NodeMeasurement& measured = Measure(pods, now);
     NodeReport report;
     report.node = footprint.name;
     report.allocatable = footprint.allocatable;
     report.max_pods = footprint.max_pods;
-    report.shared_headroom = measured.node.shared_headroom;
+    report.shared_headroom = measured.shared_headroom;
     for (size_t i = 0; i < pods.size(); ++i) {
       ReportedPod reported;
       reported.pod_namespace = "sim";
       reported.name = pods_[pods[i]].name;
       reported.requests = pods_[pods[i]].requests;
       reported.containers.push_back(Demand(pods[i], now));
-      reported.in_shared_headroom = measured.node.measured[i];
+      reported.in_shared_headroom = measured.measured[i];
       report.pods.push_back(std::move(reported));
     }
     const NodeFootprint counted = NodeFootprintOf(report, options_.actions.guard.min_history);
@@ -234,17 +234,17 @@ class HeadroomPolicy : public SizingPolicy {
       if (node_pods.empty()) continue;
       const std::string node = absl::StrCat("node-", index);
       // headroom-nri's measurement of the node's pods, as its report carries it.
-      const Measured& measured = Measure(node_pods, now);
+      const NodeMeasurement& measured = Measure(node_pods, now);
       std::vector<PodState> states;
       states.reserve(node_pods.size());
       for (size_t i = 0; i < node_pods.size(); ++i) {
         states.push_back(State(node_pods[i], running[workload_of_[node_pods[i]]], now,
                                cluster.Sizing(node_pods[i])));
-        states.back().demand.in_shared_headroom = measured.node.measured[i];
+        states.back().demand.in_shared_headroom = measured.measured[i];
       }
       absl::StatusOr<NodeActions> actions =
           PlanNodeActions(node, cluster.Allocatable(index), states, now, options_.actions,
-                          cpu_over_, measured.node.shared_headroom);
+                          cpu_over_, measured.shared_headroom);
       if (!actions.ok()) continue;
       for (const PlannedPodEviction& eviction : actions->evictions) {
         std::string why;
@@ -333,14 +333,10 @@ class HeadroomPolicy : public SizingPolicy {
     return state;
   }
 
-  struct Measured {
-    NodeMeasurement node;
-  };
-
   // headroom-nri's measurement of a node running `pods` (node_headroom.h): the pods past the
   // warm-up, measured together. Cached for the minute by pod list: placement asks for the
   // same nodes many times.
-  const Measured& Measure(const std::vector<size_t>& pods, absl::Time now) {
+  const NodeMeasurement& Measure(const std::vector<size_t>& pods, absl::Time now) {
     if (measured_at_ != now) {
       measured_.clear();
       measured_at_ = now;
@@ -354,8 +350,7 @@ class HeadroomPolicy : public SizingPolicy {
       containers[i].push_back({&stats_[workload_of_[pods[i]]],
                                {PlanningBase(*demand.cpu), PlanningBase(*demand.memory)}});
     }
-    it->second.node =
-        MeasureNode(containers, now, options_.actions.guard.min_history, options_.stats);
+    it->second = MeasureNode(containers, now, options_.actions.guard.min_history, options_.stats);
     return it->second;
   }
 
@@ -380,7 +375,8 @@ class HeadroomPolicy : public SizingPolicy {
   std::vector<ContainerUsageStats> stats_;  // per workload
   std::vector<std::optional<std::pair<absl::Time, UsageSnapshot>>> cache_;  // per workload
   absl::Time measured_at_ = absl::InfinitePast();
-  absl::flat_hash_map<std::vector<size_t>, Measured> measured_;  // by pod list, for the minute
+  absl::flat_hash_map<std::vector<size_t>, NodeMeasurement>
+      measured_;  // by pod list, for the minute
 };
 
 }  // namespace
