@@ -1,14 +1,17 @@
 // headroom-nri's added latency per CreateContainer: the handler alone (decode, policy, encode)
 // on the real 14 KB CreateContainer containerd 1.7.29 sent (tests/testdata/nri-wire), and the
-// full round trip through our mux + ttrpc over a unix socketpair, as the runtime sees it.
+// full round trip through our mux + ttrpc over a unix socketpair, as the runtime sees it; and
+// the memory each workload container costs (the number behind the workload cap).
 // Run: ./build/release/bench/nri_bench [--benchmark_repetitions=5]
 
+#include <malloc.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +19,7 @@
 #include "absl/strings/escaping.h"
 #include "benchmark/benchmark.h"
 #include "kubelet-hook/mux_codec.h"
+#include "kubelet-hook/node_checkpoint.h"
 #include "kubelet-hook/node_state.h"
 #include "kubelet-hook/nri_plugin.h"
 #include "kubelet-hook/trunk_connection.h"
@@ -117,6 +121,40 @@ void BM_CreateContainerRoundTrip(benchmark::State& state) {
   ReportPercentiles(state, micros);
 }
 BENCHMARK(BM_CreateContainerRoundTrip)->UseRealTime();
+
+// The memory behind headroom-nri's workload cap (kubelet-hook/workload_budget.h): heap bytes
+// per workload container, fed `hours` of one sample a minute (48 h fills every window and
+// profile: the worst case), and the checkpoint's text per workload container, which the
+// checkpoint holds once while it writes.
+void BM_WorkloadContainerFootprint(benchmark::State& state) {
+  spdlog::set_level(spdlog::level::off);
+  const int hours = static_cast<int>(state.range(0));
+  constexpr int kWorkloads = 200;
+  const absl::Time start = absl::FromUnixSeconds(1795331100);
+  for (auto _ : state) {
+    const size_t before = mallinfo2().uordblks;
+    auto node = std::make_unique<NodeState>();
+    for (int minute = 0; minute < std::max(1, hours * 60); ++minute) {
+      const absl::Time at = start + absl::Minutes(minute);
+      for (int w = 0; w < kWorkloads; ++w) {
+        const std::string key = "ns/Job/churn-" + std::to_string(w) + "#main";
+        node->AddCpuSample(key, at, 100 + (minute * 7 + w) % 300);
+        node->AddMemorySample(key, at, (64 << 20) + ((minute * 13 + w) % 97) * 4096);
+      }
+    }
+    const size_t held = mallinfo2().uordblks - before;
+    const absl::Time now = start + absl::Hours(hours);
+    const std::string text = EncodeNodeCheckpoint({node->Records(now), {}}, now);
+    state.counters["heap_bytes_per_workload"] = static_cast<double>(held) / kWorkloads;
+    state.counters["checkpoint_bytes_per_workload"] = static_cast<double>(text.size()) / kWorkloads;
+  }
+}
+BENCHMARK(BM_WorkloadContainerFootprint)
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(48)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -1,11 +1,16 @@
 #include "kubelet-hook/node_checkpoint.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "codec/checkpoint_json.h"
 #include "codec/stats_json.h"
 #include "io/atomic_file.h"
 #include "nlohmann/json.hpp"
 #include "shared/status_macros.h"
+#include "spdlog/spdlog.h"
 
 namespace headroom::nri {
 
@@ -70,13 +75,19 @@ absl::StatusOr<ContainerRecord> ContainerFromJson(const json& object, const std:
 
 }  // namespace
 
+// Written entry by entry: the text is the only copy of the statistics (a document tree of
+// thousands of workload containers would cost several times the text).
 std::string EncodeNodeCheckpoint(const NodeCheckpoint& checkpoint, absl::Time saved_at) {
-  json workloads = json::object();
+  std::string out = absl::StrCat(
+      "{\n\"version\": 1,\n\"savedAt\": ", json(codec::CheckpointTime(saved_at)).dump(),
+      ",\n\"workloads\": {");
+  const char* separator = "\n";
   for (const auto& [key, record] : checkpoint.workloads) {
     json entry = json::object();
     if (record.first_sample) {
       entry["firstSampleUnixMillis"] = absl::ToUnixMillis(*record.first_sample);
     }
+    if (record.last_live) entry["lastLiveUnixMillis"] = absl::ToUnixMillis(*record.last_live);
     json ooms = json::array();
     for (const auto& oom : record.ooms) {
       ooms.push_back({{"atUnixMillis", absl::ToUnixMillis(oom.at)}, {"bytes", oom.memory_bytes}});
@@ -85,15 +96,17 @@ std::string EncodeNodeCheckpoint(const NodeCheckpoint& checkpoint, absl::Time sa
     if (record.sized_cpu_millis) entry["sizedCpuMillis"] = *record.sized_cpu_millis;
     if (record.last_cpu) entry["cpu"] = codec::CpuStatsToJson(*record.last_cpu);
     if (record.last_memory) entry["memory"] = codec::MemoryStatsToJson(*record.last_memory);
-    workloads[key] = std::move(entry);
+    absl::StrAppend(&out, separator, json(key).dump(), ": ", entry.dump());
+    separator = ",\n";
   }
-  json containers = json::object();
-  for (const auto& [id, record] : checkpoint.containers) containers[id] = ContainerJson(record);
-  json document = {{"version", 1},
-                   {"savedAt", codec::CheckpointTime(saved_at)},
-                   {"workloads", std::move(workloads)},
-                   {"containers", std::move(containers)}};
-  return document.dump(2) + "\n";
+  absl::StrAppend(&out, "\n},\n\"containers\": {");
+  separator = "\n";
+  for (const auto& [id, record] : checkpoint.containers) {
+    absl::StrAppend(&out, separator, json(id).dump(), ": ", ContainerJson(record).dump());
+    separator = ",\n";
+  }
+  absl::StrAppend(&out, "\n}\n}\n");
+  return out;
 }
 
 absl::StatusOr<NodeCheckpoint> DecodeNodeCheckpoint(absl::string_view text) {
@@ -111,6 +124,11 @@ absl::StatusOr<NodeCheckpoint> DecodeNodeCheckpoint(absl::string_view text) {
       HEADROOM_ASSIGN_OR_RETURN(int64_t first,
                                 codec::NonNegativeInt(*it, "firstSampleUnixMillis", where));
       record.first_sample = absl::FromUnixMillis(first);
+    }
+    if (it->contains("lastLiveUnixMillis")) {
+      HEADROOM_ASSIGN_OR_RETURN(int64_t live,
+                                codec::NonNegativeInt(*it, "lastLiveUnixMillis", where));
+      record.last_live = absl::FromUnixMillis(live);
     }
     if (auto ooms = it->find("ooms"); ooms != it->end()) {
       if (!ooms->is_array()) return absl::InvalidArgumentError(where + ".ooms: not an array");
@@ -149,6 +167,20 @@ absl::StatusOr<NodeCheckpoint> DecodeNodeCheckpoint(absl::string_view text) {
   return out;
 }
 
+size_t KeepLastLiveWorkloads(std::map<std::string, WorkloadRecord>& workloads, size_t max) {
+  if (workloads.size() <= max) return 0;
+  std::vector<std::pair<absl::Time, std::string>> by_age;
+  by_age.reserve(workloads.size());
+  for (const auto& [key, record] : workloads) {
+    by_age.emplace_back(record.last_live.value_or(record.first_sample.value_or(absl::UnixEpoch())),
+                        key);
+  }
+  std::sort(by_age.begin(), by_age.end());
+  const size_t drop = workloads.size() - max;
+  for (size_t i = 0; i < drop; ++i) workloads.erase(by_age[i].second);
+  return drop;
+}
+
 absl::Status SaveNodeCheckpoint(const NodeState& state, const std::string& state_dir,
                                 absl::Time now) {
   return io::WriteFileAtomically(
@@ -156,12 +188,18 @@ absl::Status SaveNodeCheckpoint(const NodeState& state, const std::string& state
       EncodeNodeCheckpoint({state.Records(now), state.ContainerRecords()}, now));
 }
 
-absl::StatusOr<size_t> LoadNodeCheckpoint(NodeState& state, const std::string& state_dir) {
+absl::StatusOr<size_t> LoadNodeCheckpoint(NodeState& state, const std::string& state_dir,
+                                          size_t max_workloads) {
   const std::string path = absl::StrCat(state_dir, "/", kNodeCheckpointFile);
   HEADROOM_ASSIGN_OR_RETURN(std::string text, io::ReadFile(path));
   absl::StatusOr<NodeCheckpoint> checkpoint = DecodeNodeCheckpoint(text);
   if (!checkpoint.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", checkpoint.status().message()));
+  }
+  if (const size_t dropped = KeepLastLiveWorkloads(checkpoint->workloads, max_workloads)) {
+    spdlog::warn(
+        "{}: {} workload containers beyond the budget's {} not restored (the longest idle)", path,
+        dropped, max_workloads);
   }
   state.Restore(checkpoint->workloads);
   state.RestoreContainers(std::move(checkpoint->containers));

@@ -9,7 +9,7 @@
 // guard rails' floors). Format (version 1; the fields added later are optional):
 //   {"version": 1, "savedAt": "2026-11-22T08:00:00Z",
 //    "workloads": {"ns/Deployment/web#app": {
-//        "firstSampleUnixMillis": 1795244719950,
+//        "firstSampleUnixMillis": 1795244719950, "lastLiveUnixMillis": 1795331119950,
 //        "ooms": [{"atUnixMillis": 1795331119950, "bytes": 67108864}],
 //        "sizedCpuMillis": 250,
 //        "cpu": {"baseMillis": 100, "peakMillis": 300, "dailyBaseMillis": 150,
@@ -43,9 +43,16 @@ std::string EncodeNodeCheckpoint(const NodeCheckpoint& checkpoint, absl::Time sa
 // InvalidArgument naming the field for anything that is not a version-1 checkpoint.
 absl::StatusOr<NodeCheckpoint> DecodeNodeCheckpoint(absl::string_view text);
 
+// Keeps the `max` workload containers that ran last (by lastLive, else first sample) and drops
+// the others: a checkpoint written under a larger budget (or by an older version, which had
+// none) must not restore more than this one may hold. How many were dropped.
+size_t KeepLastLiveWorkloads(std::map<std::string, WorkloadRecord>& workloads, size_t max);
+
 absl::Status SaveNodeCheckpoint(const NodeState& state, const std::string& state_dir,
                                 absl::Time now);
-// The number of workload containers restored; NotFound when there is no checkpoint yet.
-absl::StatusOr<size_t> LoadNodeCheckpoint(NodeState& state, const std::string& state_dir);
+// The number of workload containers restored (at most `max_workloads`, those that ran last);
+// NotFound when there is no checkpoint yet.
+absl::StatusOr<size_t> LoadNodeCheckpoint(NodeState& state, const std::string& state_dir,
+                                          size_t max_workloads);
 
 }  // namespace headroom::nri

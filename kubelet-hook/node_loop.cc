@@ -21,6 +21,10 @@ NodeLoopCounters NodeLoop::counters() const {
   counters.reports_sent = reports_sent_.load();
   counters.reports_failed = reports_failed_.load();
   counters.last_sample_unix = last_sample_unix_.load();
+  counters.workloads_forgotten_idle = forgotten_idle_.load();
+  counters.workloads_forgotten_budget = forgotten_budget_.load();
+  counters.checkpoints_failed = checkpoints_failed_.load();
+  counters.last_checkpoint_unix = last_checkpoint_unix_.load();
   return counters;
 }
 
@@ -33,7 +37,28 @@ void NodeLoop::RunRound() {
     spdlog::warn("nri: node over capacity, eviction recommended for {}", candidate);
   }
   if (outcome.updates.update_size() > 0) ApplyUpdates(outcome);
+  ForgetWorkloads(now);
   Publish(now, "");
+}
+
+void NodeLoop::ForgetWorkloads(absl::Time now) {
+  const ForgottenWorkloads forgotten = parts_.state->ForgetWorkloads(now, options_.retention);
+  forgotten_idle_ += forgotten.idle;
+  forgotten_budget_ += forgotten.over_budget;
+  if (forgotten.total() > 0) {
+    spdlog::info(
+        "nri: forgot the statistics of {} workload containers with no container on the node "
+        "({} idle for more than {}, {} beyond the budget's {}); their history stays with the "
+        "extender",
+        forgotten.total(), forgotten.idle, absl::FormatDuration(options_.retention.idle),
+        forgotten.over_budget, options_.retention.max_workloads);
+  }
+  if (forgotten.live_over_budget > 0) {
+    spdlog::warn(
+        "nri: {} workload containers beyond the budget's {} are kept because a running "
+        "container uses them; raise --memory-budget (and the memory limit)",
+        forgotten.live_over_budget, options_.retention.max_workloads);
+  }
 }
 
 void NodeLoop::ApplyUpdates(const OptimizeOutcome& outcome) {
@@ -77,7 +102,10 @@ void NodeLoop::Publish(absl::Time now, absl::string_view why) {
   absl::MutexLock lock(&publish_mu_);
   if (parts_.checkpoint) {
     if (absl::Status saved = parts_.checkpoint(now); !saved.ok()) {
+      ++checkpoints_failed_;
       spdlog::error("checkpoint failed: {}", std::string(saved.message()));
+    } else {
+      last_checkpoint_unix_ = absl::ToUnixSeconds(now);
     }
   }
   if (parts_.reports == nullptr) return;

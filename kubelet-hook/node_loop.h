@@ -3,8 +3,9 @@
 // headroom-nri's control loop, apart from the daemon's threads and flags so that a test can
 // drive it with fakes:
 // - every --interval, a round: sample the cgroups, run the per-node optimisation, send the
-//   resulting container updates to the runtime, remember what the runtime accepted, then
-//   publish;
+//   resulting container updates to the runtime, remember what the runtime accepted, forget
+//   the statistics of workload containers idle beyond the retention or the budget's cap
+//   (node_state.h's WorkloadRetention), then publish;
 // - every --oom-poll-interval, collect OOM kills; a recorded kill is published at once, so
 //   the extender sizes the workload's next pod from it and a restart keeps it;
 // - publishing: the checkpoint, then the node report, whose reply carries each workload's
@@ -36,6 +37,7 @@ struct NodeLoopOptions {
   absl::Duration oom_poll_interval = absl::Seconds(1);
   absl::Duration runtime_timeout = absl::Seconds(2);
   absl::Duration report_timeout = absl::Seconds(2);
+  WorkloadRetention retention;
 };
 
 struct NodeLoopCounters {
@@ -44,6 +46,10 @@ struct NodeLoopCounters {
   uint64_t reports_sent = 0;
   uint64_t reports_failed = 0;
   int64_t last_sample_unix = 0;
+  uint64_t workloads_forgotten_idle = 0;    // idle longer than the retention
+  uint64_t workloads_forgotten_budget = 0;  // the longest idle beyond the budget's cap
+  uint64_t checkpoints_failed = 0;
+  int64_t last_checkpoint_unix = 0;
 };
 
 // The collaborators; `reports` and `checkpoint` may be empty (no extender, no --state-dir).
@@ -75,6 +81,7 @@ class NodeLoop {
 
  private:
   void ApplyUpdates(const OptimizeOutcome& outcome);
+  void ForgetWorkloads(absl::Time now);
 
   const NodeLoopOptions options_;
   NodeLoopParts parts_;
@@ -84,6 +91,10 @@ class NodeLoop {
   std::atomic<uint64_t> reports_sent_{0};
   std::atomic<uint64_t> reports_failed_{0};
   std::atomic<int64_t> last_sample_unix_{0};
+  std::atomic<uint64_t> forgotten_idle_{0};
+  std::atomic<uint64_t> forgotten_budget_{0};
+  std::atomic<uint64_t> checkpoints_failed_{0};
+  std::atomic<int64_t> last_checkpoint_unix_{0};
 };
 
 }  // namespace headroom::nri

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
 #include "shared/footprint.h"
 
 namespace headroom::nri {
@@ -162,6 +164,7 @@ std::map<std::string, WorkloadRecord> NodeState::Records(absl::Time now) const {
   for (const auto& [key, workload] : workloads_) {
     WorkloadRecord record;
     record.first_sample = workload.stats.first_sample();
+    record.last_live = workload.last_live;
     record.ooms.assign(workload.stats.oom_records().begin(), workload.stats.oom_records().end());
     record.sized_cpu_millis = workload.sized_cpu_millis;
     const UsageSnapshot snapshot = workload.stats.Snapshot(now, workload.base_percentile);
@@ -177,6 +180,7 @@ void NodeState::Restore(const std::map<std::string, WorkloadRecord>& records) {
   for (const auto& [key, record] : records) {
     Workload& workload = WorkloadFor(key);
     if (record.first_sample.has_value()) workload.stats.RestoreFirstSample(*record.first_sample);
+    workload.last_live = record.last_live;
     for (const auto& oom : record.ooms) workload.stats.RecordOom(oom.at, oom.memory_bytes);
     workload.sized_cpu_millis = record.sized_cpu_millis;
     workload.restored_memory = record.last_memory;
@@ -215,6 +219,39 @@ size_t NodeState::ForgetRestoredContainers() {
 size_t NodeState::workload_count() const {
   absl::ReaderMutexLock lock(&mu_);
   return workloads_.size();
+}
+
+ForgottenWorkloads NodeState::ForgetWorkloads(absl::Time now, const WorkloadRetention& retention) {
+  absl::MutexLock lock(&mu_);
+  absl::flat_hash_set<absl::string_view> live;
+  for (const auto& [id, container] : containers_) live.insert(container.stats_key);
+  ForgottenWorkloads forgotten;
+  // Idle since: a workload container not yet seen by a round counts from this one.
+  std::vector<std::pair<absl::Time, std::string>> idle;
+  for (auto it = workloads_.begin(); it != workloads_.end();) {
+    Workload& workload = it->second;
+    if (live.contains(it->first) || !workload.last_live.has_value()) workload.last_live = now;
+    if (live.contains(it->first)) {
+      ++it;
+    } else if (now - *workload.last_live > retention.idle) {
+      it = workloads_.erase(it);
+      ++forgotten.idle;
+    } else {
+      idle.emplace_back(*workload.last_live, it->first);
+      ++it;
+    }
+  }
+  if (workloads_.size() <= retention.max_workloads) return forgotten;
+  std::sort(idle.begin(), idle.end());
+  for (const auto& [since, key] : idle) {
+    if (workloads_.size() <= retention.max_workloads) break;
+    workloads_.erase(key);
+    ++forgotten.over_budget;
+  }
+  if (workloads_.size() > retention.max_workloads) {
+    forgotten.live_over_budget = workloads_.size() - retention.max_workloads;
+  }
+  return forgotten;
 }
 
 NodeMeasurement NodeState::MeasurePods(const std::vector<std::vector<std::string>>& pods,

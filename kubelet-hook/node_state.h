@@ -70,10 +70,32 @@ struct ContainerRecord {
 // The part of a workload container's statistics that must survive a restart.
 struct WorkloadRecord {
   std::optional<absl::Time> first_sample;  // the warm-up counts from here
+  // When a container of it last ran on the node (the idle retention counts from here).
+  std::optional<absl::Time> last_live;
   std::vector<ContainerUsageStats::OomRecord> ooms;
   std::optional<int64_t> sized_cpu_millis;
   std::optional<MemoryStats> last_memory;  // the last snapshot, a floor until samples return
   std::optional<CpuStats> last_cpu;
+};
+
+// How long the node keeps the statistics of a workload container none of whose containers
+// runs on it (a Deployment that moved away, a finished Job's pod), and how many workload
+// containers it keeps at most (workload_budget.h derives that from the memory budget). What is
+// forgotten is not lost: the extender keeps each workload's history across the cluster, and a
+// container the node no longer knows starts from its declared values, as a new one does.
+struct WorkloadRetention {
+  absl::Duration idle = absl::Hours(24);
+  size_t max_workloads = 2000;
+};
+
+// What one ForgetWorkloads round dropped, and what it had to keep above the cap because a
+// running container uses it.
+struct ForgottenWorkloads {
+  size_t idle = 0;         // idle longer than the retention
+  size_t over_budget = 0;  // idle, but the oldest beyond the cap
+  size_t live_over_budget = 0;
+
+  size_t total() const { return idle + over_budget; }
 };
 
 class NodeState {
@@ -128,6 +150,11 @@ class NodeState {
 
   size_t workload_count() const;
 
+  // Marks the workload containers of the tracked containers live at `now`, then drops those
+  // idle for longer than `retention.idle`, then the longest idle until at most
+  // `retention.max_workloads` remain (one a running container uses is never dropped).
+  ForgottenWorkloads ForgetWorkloads(absl::Time now, const WorkloadRetention& retention);
+
   // The node's pods measured together (shared/node_headroom.h): `pods[i]` lists the stats
   // keys of pod i's containers, empty for a pod that is not sized. A pod whose container has
   // been observed for less than `min_history` is not measured.
@@ -153,6 +180,9 @@ class NodeState {
     std::optional<CpuStats> restored_cpu;
     // headroom.dev/base-percentile of the workload's pods (the last container tracked).
     std::optional<double> base_percentile;
+    // When a tracked container last used it; nullopt until the first ForgetWorkloads (a new
+    // workload container, or one restored from a checkpoint without the field).
+    std::optional<absl::Time> last_live;
   };
   Workload& WorkloadFor(const std::string& stats_key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<MemoryStats> MemoryHistoryLocked(const Workload& workload, absl::Time now) const

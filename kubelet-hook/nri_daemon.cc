@@ -47,6 +47,7 @@ struct MetricSources {
   const NodeSampling* sampler;
   const NodeLoop* loop;
   const io::HttpServer* http;
+  size_t max_workloads;
 };
 
 // headroom-nri's counters live in the components that count them; each scrape reads them.
@@ -70,6 +71,18 @@ std::string RenderMetrics(const MetricSources& m) {
       m.state->Containers().size());
   add("headroom_nri_workload_containers", MetricType::Gauge, "Workload containers with statistics.",
       m.state->workload_count());
+  add("headroom_nri_workload_containers_max", MetricType::Gauge,
+      "Workload containers the memory budget allows (--memory-budget).", m.max_workloads);
+  add("headroom_nri_workload_containers_forgotten_idle_total", MetricType::Counter,
+      "Workload containers forgotten after --workload-retention with no container on the node.",
+      loop.workloads_forgotten_idle);
+  add("headroom_nri_workload_containers_forgotten_budget_total", MetricType::Counter,
+      "Idle workload containers forgotten early because the budget's cap was reached.",
+      loop.workloads_forgotten_budget);
+  add("headroom_nri_checkpoint_failures_total", MetricType::Counter,
+      "Checkpoints that could not be written (--state-dir).", loop.checkpoints_failed);
+  add("headroom_nri_last_checkpoint_timestamp_seconds", MetricType::Gauge,
+      "Time of the last checkpoint written.", loop.last_checkpoint_unix);
   add("headroom_nri_oom_kills_total", MetricType::Counter, "OOM kills seen.", sampled.ooms);
   add("headroom_nri_cgroup_read_errors_total", MetricType::Counter, "Failed cgroup reads.",
       sampled.read_errors);
@@ -124,12 +137,20 @@ std::unique_ptr<KernelLogOomSource> OpenKernelLog(const std::string& path) {
 }  // namespace
 
 int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
+  spdlog::info(
+      "memory budget {} MiB ({}): statistics of at most {} workload containers, kept {} after "
+      "their last container on the node",
+      config.memory_budget_bytes >> 20,
+      config.memory_limit_bytes
+          ? absl::StrCat("of a ", *config.memory_limit_bytes >> 20, " MiB container limit")
+          : std::string("no container limit"),
+      config.retention.max_workloads, absl::FormatDuration(config.retention.idle));
   NodeState state;
   if (!config.state_dir.empty()) {
     app::RecoverCheckpoint(
         config.state_dir, kNodeCheckpointFile,
-        [&] { return LoadNodeCheckpoint(state, config.state_dir); }, "workload containers",
-        *spdlog::default_logger());
+        [&] { return LoadNodeCheckpoint(state, config.state_dir, config.retention.max_workloads); },
+        "workload containers", *spdlog::default_logger());
   }
   CgroupReader cgroups(config.cgroup_root);
   spdlog::info("cgroup {} at {}; dry run: {}",
@@ -153,6 +174,7 @@ int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
   loop_options.allocatable = config.allocatable;
   loop_options.interval = config.interval;
   loop_options.oom_poll_interval = config.oom_poll_interval;
+  loop_options.retention = config.retention;
   NodeLoopParts parts;
   parts.state = &state;
   parts.sampler = &sampler;
@@ -170,7 +192,8 @@ int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
   std::unique_ptr<io::HttpServer> http;
   if (config.http_address) {
     http = std::make_unique<io::HttpServer>(ProbeServerOptions());
-    AddProbeRoutes(*http, {&runner, &stub, &plugin, &state, &sampler, &loop, http.get()});
+    AddProbeRoutes(*http, {&runner, &stub, &plugin, &state, &sampler, &loop, http.get(),
+                           config.retention.max_workloads});
     absl::StatusOr<int> bound = http->Bind(config.http_address->host, config.http_address->port);
     if (!bound.ok()) return Fail(bound.status().message());
   }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -11,7 +12,9 @@
 #include "absl/strings/str_split.h"
 #include "app/guard_rail_flags.h"
 #include "io/grpc_tls.h"
+#include "io/memory_limit.h"
 #include "kubelet-hook/sampler.h"
+#include "kubelet-hook/workload_budget.h"
 #include "shared/quantity.h"
 
 ABSL_FLAG(std::string, socket, "/var/run/nri/nri.sock", "The runtime's NRI socket.");
@@ -55,6 +58,13 @@ ABSL_FLAG(std::string, extender_ca_file, "",
 ABSL_FLAG(std::string, extender_cert_file, "",
           "PEM client certificate for an extender that requires one (mutual TLS).");
 ABSL_FLAG(std::string, extender_key_file, "", "PEM private key for --extender-cert-file.");
+ABSL_FLAG(std::string, memory_budget, "",
+          "Memory the workload statistics may use (e.g. 96Mi); it caps how many workload "
+          "containers are kept (40 KiB each, the longest idle forgotten first). Default: 75% "
+          "of the container's memory limit, or 96Mi without one.");
+ABSL_FLAG(absl::Duration, workload_retention, absl::Hours(24),
+          "How long the statistics of a workload container with no container running on the "
+          "node are kept (the extender keeps its history across the cluster).");
 ABSL_FLAG(std::string, config, "",
           "YAML file of flag: value (e.g. \"interval: 30s\"); flags on the command line win.");
 ABSL_FLAG(std::string, log_level, "info", "trace, debug, info, warn, error (or SPDLOG_LEVEL).");
@@ -154,6 +164,20 @@ absl::StatusOr<NriDaemonConfig> NriConfigFromFlags() {
   if (config.extender_all_replicas && config.extender.empty()) {
     return absl::InvalidArgumentError("--extender-all-replicas needs --extender");
   }
+  std::optional<int64_t> budget_flag;
+  if (std::string budget = absl::GetFlag(FLAGS_memory_budget); !budget.empty()) {
+    absl::StatusOr<int64_t> bytes = app::MemoryBytesFlag("memory-budget", budget);
+    if (!bytes.ok()) return bytes.status();
+    if (*bytes <= 0) return absl::InvalidArgumentError("--memory-budget must be positive");
+    budget_flag = *bytes;
+  }
+  config.memory_limit_bytes = io::OwnMemoryLimitBytes();
+  config.memory_budget_bytes = MemoryBudgetBytes(budget_flag, config.memory_limit_bytes);
+  const absl::Duration retention = absl::GetFlag(FLAGS_workload_retention);
+  if (retention <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("--workload-retention must be positive");
+  }
+  config.retention = RetentionForBudget(config.memory_budget_bytes, retention);
   config.kernel_log = absl::GetFlag(FLAGS_kernel_log);
   config.node_name = NodeName();
   return config;

@@ -3,6 +3,7 @@
 // headroom-nri's command line: the flags (nri_flags.cc) and the validated configuration the
 // daemon (nri_daemon.h) runs with.
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include "absl/time/time.h"
 #include "app/flag_args.h"
 #include "grpcpp/security/credentials.h"
+#include "kubelet-hook/node_state.h"
 #include "kubelet-hook/nri_plugin.h"
 #include "kubelet-hook/plugin_runner.h"
 #include "shared/resource.h"
@@ -38,6 +40,9 @@ struct NriDaemonConfig {
   absl::Duration interval;
   absl::Duration oom_poll_interval;
   std::string kernel_log;
+  std::optional<int64_t> memory_limit_bytes;  // the container's, when it has one
+  int64_t memory_budget_bytes = 0;
+  WorkloadRetention retention;
   std::optional<app::HostPort> http_address;  // empty: no health and metrics endpoint
 };
 

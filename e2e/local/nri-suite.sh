@@ -29,6 +29,7 @@ cleanup() {
     for p in $(crictl_ pods -q 2>/dev/null); do crictl_ stopp "$p" >/dev/null 2>&1; crictl_ rmp "$p" >/dev/null 2>&1; done
   fi
   stop_pid "$plugin_pid"
+  remove_memory_cgroup "${memcg:-}"
   stop_pid "$containerd_pid"
   remove_cgroup_dirs "$cgroup_parent"
   umount -R "$work/root" 2>/dev/null
@@ -157,7 +158,7 @@ quota=$(cg cpu after "$cid3" cpu.cfs_quota_us)
 
 # 4. The OOM memory survives a plugin restart (checkpoint in --state-dir).
 # The checkpoint is written every --interval (2 s here).
-if wait_for 10 grep -q '"bytes": 33554432' "$work/plugin-state/node-stats.json"; then
+if wait_for 10 grep -Eq '"bytes": ?33554432' "$work/plugin-state/node-stats.json"; then
   pass "checkpoint holds the OOM record"
 else
   fail "checkpoint lacks the OOM record"
@@ -191,7 +192,7 @@ kill -9 "$plugin_pid"; wait "$plugin_pid" 2>/dev/null || true
 loads_before=$(grep -c 'loaded statistics of [1-9]' "$work/plugin.log" || true)
 HEADROOM_E2E_PLUGIN_ARGS="--min-history 1s" start_plugin
 if wait_for 20 connected && [[ $(grep -c 'loaded statistics of [1-9]' "$work/plugin.log") -gt $loads_before ]] &&
-  grep -q '"bytes": 33554432' "$work/plugin-state/node-stats.json" &&
+  grep -Eq '"bytes": ?33554432' "$work/plugin-state/node-stats.json" &&
   [[ -z $(find "$work/plugin-state" -name '.node-stats.json.*') ]]; then
   pass "after kill -9: the checkpoint loaded with its OOM record, no temporary file left"
 else
@@ -210,5 +211,76 @@ grep -q "nri: periodic update e2e/web container app" "$work/plugin.log" \
   || fail "no log line for the periodic update of e2e/web"
 
 echo "nri-suite: plugin $(grep VmRSS /proc/$plugin_pid/status 2>/dev/null | tr -s " \t" " ")"
+
+# 6. Churn inside deploy/'s memory limit (128 MiB, deploy/nri/daemonset.yaml): distinct
+#    short-lived workload containers (what Jobs, CronJobs and CI runners create) go through the
+#    real NRI wire, each created and removed; headroom-nri keeps statistics for at most the
+#    budget's cap, forgets the longest idle first, and neither it nor its final checkpoint nor
+#    the restart that loads it is OOM-killed. Each container's pod asks for its own base
+#    percentile, so CreateContainer alone files its statistics (as a sampled one would).
+#    By default 5000 workload containers under a 32 MiB budget (cap 819; without a cap they
+#    need 155 MiB: an OOM kill), about 5 minutes; HEADROOM_E2E_CHURN=20000
+#    HEADROOM_E2E_NRI_BUDGET= runs the deploy default (75% of the limit: cap 2457), ~20 minutes.
+churn=${HEADROOM_E2E_CHURN:-5000}
+budget=${HEADROOM_E2E_NRI_BUDGET-32Mi}
+stop_pid "$plugin_pid"; plugin_pid=""
+memcg=$(memory_cgroup "headroom-nri-e2e-$$" $((128 << 20)))
+start_plugin_in_memcg() {
+  in_cgroup "$memcg" "$plugin_bin" --socket "$work/nri.sock" --state-dir "$work/plugin-state" \
+    --interval 2s --http-address "127.0.0.1:$metrics_port" --log-level info \
+    ${budget:+--memory-budget "$budget"} >>"$work/plugin-churn.log" 2>&1 &
+  plugin_pid=$!
+}
+start_plugin_in_memcg
+wait_for 20 connected || die "plugin in the memory cgroup did not register"
+cap=$(metric headroom_nri_workload_containers_max)
+churn_pod_config() {
+  cat >"$work/pod-churn-$1.json" <<JSON
+{"metadata": {"name": "churn-$1", "namespace": "e2e", "uid": "uid-churn-$1-$$", "attempt": 0},
+ "annotations": {"headroom.dev/workload": "e2e/Job/churn-$1", "headroom.dev/base-percentile": "0.9"},
+ "linux": {"cgroup_parent": "$cgroup_parent/churn-$1",
+           "security_context": {"namespace_options": {"network": 2}}}}
+JSON
+  echo "$work/pod-churn-$1.json"
+}
+churn_started=$SECONDS
+most=0
+# 200 containers to a sandbox, created and left for the sandbox's removal to take (the
+# runtime sends RemoveContainer for each): one crictl call per workload container.
+for ((i = 0; i < churn; i += 200)); do
+  batch=$((i / 200))
+  sandbox_config=$(churn_pod_config "$batch")
+  sandbox=$(crictl_ runp "$sandbox_config")
+  for ((j = i; j < i + 200 && j < churn; j++)); do
+    container_config "churn-$batch" "c-$j" 16777216 0 'true' >/dev/null
+    crictl_ create "$sandbox" "$work/ctr-churn-$batch-c-$j.json" "$sandbox_config" >/dev/null || true
+    rm -f "$work/ctr-churn-$batch-c-$j.json"
+  done
+  crictl_ stopp "$sandbox" >/dev/null && crictl_ rmp "$sandbox" >/dev/null
+  if ! kill -0 "$plugin_pid" 2>/dev/null; then
+    fail "churn: headroom-nri died after $j workload containers (OOM kills in its cgroup: $(cgroup_oom_kills "$memcg"))"
+    break
+  fi
+  kept=$(metric headroom_nri_workload_containers || echo 0); ((kept > most)) && most=$kept
+  ((batch % 5 == 4)) && echo "nri-suite: churn $j workload containers in $((SECONDS - churn_started)) s: $kept kept (cap $cap), RSS $(awk '/VmRSS/ {print $2, $3}' /proc/$plugin_pid/status 2>/dev/null)"
+done
+peak_rss_kib=$(awk '/VmHWM/ {print $2}' /proc/$plugin_pid/status 2>/dev/null || echo 0)
+forgotten=$(metric headroom_nri_workload_containers_forgotten_budget_total || echo 0)
+if kill -0 "$plugin_pid" 2>/dev/null && [[ $(cgroup_oom_kills "$memcg") == 0 && -n $cap ]] &&
+  ((most <= cap + 400 && peak_rss_kib < 128 * 1024 && forgotten > 0)); then
+  pass "churn of $churn workload containers in $((SECONDS - churn_started)) s inside 128 MiB: alive, at most $most kept (cap $cap), $forgotten forgotten beyond the cap, peak RSS $((peak_rss_kib / 1024)) MiB, cgroup peak $(( $(cgroup_peak_bytes "$memcg") >> 20 )) MiB"
+else
+  fail "churn of $churn: alive $(kill -0 "$plugin_pid" 2>/dev/null && echo yes || echo no), OOM kills $(cgroup_oom_kills "$memcg"), kept at most $most (cap '$cap'), forgotten '$forgotten', peak RSS ${peak_rss_kib:-?} KiB"
+fi
+# The final checkpoint at SIGTERM and the restart that loads it stay inside the limit too.
+kill "$plugin_pid" 2>/dev/null; plugin_rc=0; wait "$plugin_pid" 2>/dev/null || plugin_rc=$?
+plugin_pid=""
+start_plugin_in_memcg
+if [[ $plugin_rc == 0 ]] && wait_for 20 connected &&
+  (($(metric headroom_nri_workload_containers || echo 999999) <= cap)) && [[ $(cgroup_oom_kills "$memcg") == 0 ]]; then
+  pass "after the churn: final checkpoint written (exit 0), restart loaded $(metric headroom_nri_workload_containers) workload containers (cap $cap), no OOM kill, RSS $(awk '/VmRSS/ {print $2, $3}' /proc/$plugin_pid/status 2>/dev/null)"
+else
+  fail "after the churn: exit $plugin_rc, workload containers '$(metric headroom_nri_workload_containers)' (cap $cap), OOM kills $(cgroup_oom_kills "$memcg")"
+fi
 echo "nri-suite: $failures failure(s)"
 exit $((failures > 0))

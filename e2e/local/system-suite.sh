@@ -370,10 +370,10 @@ fresh_report() { [[ $(xmetric headroom_extender_nodes_reported) == 1 ]]; }
 wait_for 30 fresh_report || fail "no report reached the restarted extender"
 sleep 3  # a checkpoint of the restarted extender
 if [[ $(wstat "e2e/Deployment/web#app" historySeconds) -ge $web_history && $(wstat "e2e/Deployment/hog#app" memory.oomBytes) == 50331648 ]] &&
-  grep -q '"bytes": 50331648' "$work/nri-state/node-stats.json"; then
+  grep -Eq '"bytes": ?50331648' "$work/nri-state/node-stats.json"; then
   pass "after the restarts no statistic is lost: web#app history $(wstat "e2e/Deployment/web#app" historySeconds) s (was $web_history s), hog#app OOM record kept by the extender and by headroom-nri"
 else
-  fail "lost across restarts: web#app history $(wstat "e2e/Deployment/web#app" historySeconds) (was $web_history), hog#app oomBytes '$(wstat "e2e/Deployment/hog#app" memory.oomBytes)', headroom-nri OOM record $(grep -c '"bytes": 50331648' "$work/nri-state/node-stats.json")"
+  fail "lost across restarts: web#app history $(wstat "e2e/Deployment/web#app" historySeconds) (was $web_history), hog#app oomBytes '$(wstat "e2e/Deployment/hog#app" memory.oomBytes)', headroom-nri OOM record $(grep -Ec '"bytes": ?50331648' "$work/nri-state/node-stats.json")"
 fi
 [[ $(field "$web1" '{.status.containerStatuses[0].restartCount}') == "$kubelet_restarts" ]] && running "$web1" &&
   pass "running pods kept running through the restarts" || fail "$web1 restarted or stopped during the component restarts"
