@@ -1,5 +1,8 @@
 #include "app/daemon.h"
 
+#include <filesystem>
+#include <system_error>
+
 #include "absl/synchronization/mutex.h"
 #include "io/atomic_file.h"
 #include "spdlog/cfg/env.h"
@@ -26,7 +29,18 @@ size_t RecoverCheckpoint(const std::string& dir, const std::string& file,
     return *loaded;
   }
   if (absl::IsNotFound(loaded.status())) {
-    log.info("no checkpoint in {} yet", dir);
+    // A missing directory is made (as a hostPath of type DirectoryOrCreate would be), so the
+    // first checkpoint does not fail; when it cannot be, every checkpoint will, and says so.
+    std::error_code error;
+    if (std::filesystem::create_directories(dir, error)) {
+      std::filesystem::permissions(dir, std::filesystem::perms::owner_all, error);
+      log.info("no checkpoint yet: created {}", dir);
+    } else if (error) {
+      log.error("no checkpoint in {}, and it cannot be created ({}): checkpoints will fail", dir,
+                error.message());
+    } else {
+      log.info("no checkpoint in {} yet", dir);
+    }
     return 0;
   }
   const absl::StatusOr<std::string> aside = io::MoveAside(path);

@@ -21,7 +21,8 @@ void SetUpDaemon(const std::string& name, const std::string& level);
 // Loads the checkpoint `file` in `dir` with `load` (which returns the entries restored, or
 // NotFound when there is none yet) and logs the outcome. Temporaries of an interrupted write
 // are removed first. An unreadable checkpoint is moved aside for inspection and the daemon
-// starts without it rather than not at all. Logs "loaded statistics of N <what> from DIR".
+// starts without it rather than not at all; a missing `dir` is created (0700). Logs "loaded
+// statistics of N <what> from DIR".
 // The entries restored (0 on any failure).
 size_t RecoverCheckpoint(const std::string& dir, const std::string& file,
                          absl::FunctionRef<absl::StatusOr<size_t>()> load, const std::string& what,
