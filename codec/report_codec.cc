@@ -46,7 +46,9 @@ absl::StatusOr<NodeReport> NodeReportFromProto(const headroom::v1::NodeReport& p
   }
   report.reported_at = std::min(report.reported_at, received_at);
   report.allocatable = {proto.allocatable().cpu_millis(), proto.allocatable().memory_bytes()};
-  report.max_pods = proto.max_pods() > 0 ? proto.max_pods() : 110;
+  // 0 is "not said" (the field's default): kubelet's own default; a negative count is refused
+  // below.
+  report.max_pods = proto.max_pods() == 0 ? 110 : proto.max_pods();
   if (proto.has_load1()) report.load1 = proto.load1();
   report.cpus = proto.cpus();
   // The same checks the node optimisation applies to the same numbers.
