@@ -80,7 +80,14 @@ absl::Status TrunkConnection::Send(uint32_t conn_id, const std::string& ttrpc_me
     const ssize_t n = ::send(fd_, frames.data() + written, frames.size() - written, MSG_NOSIGNAL);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return absl::UnavailableError(absl::StrCat("NRI socket write: ", std::strerror(errno)));
+      // Whatever part of the frame went out, the stream can no longer be framed: the trunk is
+      // closed (Run returns, the runner reconnects) rather than left to carry a torn message.
+      absl::Status failed = absl::UnavailableError(
+          absl::StrCat("NRI socket write failed after ", written, " of ", frames.size(),
+                       " bytes: ", std::strerror(errno), "; connection closed"));
+      MarkClosed(failed);
+      ::shutdown(fd_, SHUT_RDWR);
+      return failed;
     }
     written += static_cast<size_t>(n);
   }

@@ -642,6 +642,23 @@ TEST(ValidatePluginIdentity, FollowsNriRules) {
   EXPECT_FALSE(ValidatePluginIdentity("bad name", "50").ok());
 }
 
+// A write that fails (here: the runtime stopped reading; in life, a write torn halfway) closes
+// the trunk, so the runner reconnects instead of framing the next message after a torn one.
+TEST(TrunkConnection, AFailedWriteClosesTheConnection) {
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  TrunkConnection plugin(fds[0], [](const ttrpc::Request&) { return EncodeOkResponse(""); });
+  plugin.Start();
+  ASSERT_EQ(::shutdown(fds[1], SHUT_RD), 0);
+  const absl::StatusOr<std::string> sent =
+      plugin.Call(kRuntimeService, "UpdateContainers", std::string(1 << 20, 'x'), absl::Seconds(2));
+  EXPECT_EQ(sent.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(sent.status().message().find("connection closed"), std::string::npos) << sent.status();
+  EXPECT_TRUE(plugin.closed());
+  EXPECT_EQ(plugin.Wait().code(), absl::StatusCode::kUnavailable);
+  ::close(fds[1]);
+}
+
 // A fake runtime on the other end of a socketpair: it calls Configure on connection 1 *before*
 // answering RegisterPlugin (as containerd does), so a plugin that blocks its reader on its own
 // call would deadlock here.
