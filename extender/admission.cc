@@ -114,15 +114,32 @@ AdmissionDecision Skip(AdmissionDecision decision, std::string why) {
 
 using AnnotationWrites = std::vector<std::pair<absl::string_view, std::string>>;
 
-// JSONPatch operations that write `writes` into the pod's annotations; `has_annotations`: the
-// pod has an annotations object already (else one object is added with all of them).
-void AppendAnnotationWrites(json& patch, bool has_annotations, const AnnotationWrites& writes) {
+// Where the pod's annotations stand: a JSONPatch "add" needs the parent of its path.
+enum class AnnotationsAt { kAnnotations, kMetadataOnly, kNothing };
+
+AnnotationsAt WhereAnnotations(const json& pod) {
+  const json* metadata = Field(pod, "metadata");
+  if (metadata == nullptr || !metadata->is_object()) return AnnotationsAt::kNothing;
+  const json* annotations = Field(*metadata, "annotations");
+  return annotations != nullptr && annotations->is_object() ? AnnotationsAt::kAnnotations
+                                                            : AnnotationsAt::kMetadataOnly;
+}
+
+// JSONPatch operations that write `writes` into the pod's annotations: one key at a time into
+// an annotations object already there, else one object with all of them (inside a metadata
+// object added too when the pod has none, so the patch always applies).
+void AppendAnnotationWrites(json& patch, AnnotationsAt at, const AnnotationWrites& writes) {
   if (writes.empty()) return;
-  if (!has_annotations) {
+  if (at != AnnotationsAt::kAnnotations) {
     json value = json::object();
     for (const auto& [key, text] : writes) value[std::string(key)] = text;
-    patch.push_back(
-        {{"op", "add"}, {"path", "/metadata/annotations"}, {"value", std::move(value)}});
+    if (at == AnnotationsAt::kNothing) {
+      patch.push_back(
+          {{"op", "add"}, {"path", "/metadata"}, {"value", {{"annotations", std::move(value)}}}});
+    } else {
+      patch.push_back(
+          {{"op", "add"}, {"path", "/metadata/annotations"}, {"value", std::move(value)}});
+    }
     return;
   }
   for (const auto& [key, text] : writes) {
@@ -140,11 +157,19 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   if (StringField(review, "kind") != "AdmissionReview") {
     return absl::InvalidArgumentError("kind: expected AdmissionReview");
   }
+  const std::string api_version = StringField(review, "apiVersion");
+  if (api_version != "admission.k8s.io/v1" && api_version != "admission.k8s.io/v1beta1") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("apiVersion: \"", api_version,
+                     "\" is not admission.k8s.io/v1 (or v1beta1); list v1 in the webhook's "
+                     "admissionReviewVersions"));
+  }
   const json* request = Field(review, "request");
   if (request == nullptr || !request->is_object()) {
     return absl::InvalidArgumentError("request: required");
   }
   AdmissionDecision decision;
+  decision.api_version = api_version;
   decision.uid = StringField(*request, "uid");
   if (decision.uid.empty()) return absl::InvalidArgumentError("request.uid: required");
   decision.patch = json::array();
@@ -179,9 +204,7 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
     return Skip(std::move(decision), absl::StrCat("namespace ", pod_namespace, " is excluded"));
   }
   Annotations annotations;
-  const json* annotations_json = nullptr;
   if (const json* found = Field(metadata, "annotations"); found != nullptr && found->is_object()) {
-    annotations_json = found;
     for (const auto& [key, value] : found->items()) {
       if (value.is_string()) annotations[key] = value.get<std::string>();
     }
@@ -208,7 +231,7 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   }
   const auto skip = [&](std::string why) {
     AdmissionDecision skipped = Skip(std::move(decision), std::move(why));
-    AppendAnnotationWrites(skipped.patch, annotations_json != nullptr, writes);
+    AppendAnnotationWrites(skipped.patch, WhereAnnotations(*object), writes);
     return skipped;
   };
   if (std::string why = SizingBlockedBy(policy); !why.empty()) {
@@ -259,7 +282,7 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   if (!annotations.contains(kDeclaredAnnotation)) {
     writes.emplace_back(kDeclaredAnnotation, decision.declared);
   }
-  AppendAnnotationWrites(decision.patch, annotations_json != nullptr, writes);
+  AppendAnnotationWrites(decision.patch, WhereAnnotations(*object), writes);
   return decision;
 }
 
@@ -270,7 +293,7 @@ json AdmissionResponse(const AdmissionDecision& decision, bool apply) {
     response["patch"] = absl::Base64Escape(decision.patch.dump());
   }
   if (!decision.warnings.empty()) response["warnings"] = decision.warnings;
-  return {{"apiVersion", "admission.k8s.io/v1"},
+  return {{"apiVersion", decision.api_version},
           {"kind", "AdmissionReview"},
           {"response", std::move(response)}};
 }

@@ -20,7 +20,8 @@
 // (shared/workload_key.h).
 //
 // Wire format: admission.k8s.io/v1 AdmissionReview in, AdmissionReview out with a
-// base64 JSONPatch (k8s.io/api/admission/v1 types; patchType "JSONPatch").
+// base64 JSONPatch (k8s.io/api/admission/v1 types; patchType "JSONPatch"). A v1beta1 review
+// (same fields) is answered as v1beta1: the API server refuses an answer in another version.
 
 #include <functional>
 #include <optional>
@@ -59,7 +60,8 @@ struct ContainerAdmission {
 };
 
 struct AdmissionDecision {
-  std::string uid;           // the review's request.uid, echoed in the response
+  std::string uid;  // the review's request.uid, echoed in the response
+  std::string api_version = "admission.k8s.io/v1";  // the review's, echoed in the response
   std::string pod;           // "namespace/name" (or "namespace/generateName*")
   std::string workload_key;  // "" when not a pod
   std::vector<ContainerAdmission> changes;
@@ -73,8 +75,9 @@ struct AdmissionDecision {
 };
 
 // Decides what to do with an AdmissionReview. InvalidArgument (answer 400) when the body is
-// not an AdmissionReview with a request and uid; a pod it cannot read is allowed unchanged,
-// with the reason in `skipped` (the API must never be blocked by headroom).
+// not an admission.k8s.io/v1 (or v1beta1) AdmissionReview with a request and uid; a pod it cannot
+// read is allowed unchanged, with the reason in `skipped` (the API must never be blocked by
+// headroom).
 absl::StatusOr<AdmissionDecision> DecideAdmission(const nlohmann::json& review,
                                                   const StatsLookup& stats,
                                                   const AdmissionOptions& options);

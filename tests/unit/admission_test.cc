@@ -244,6 +244,55 @@ TEST(Admission, AddsItsAnnotationToExistingAnnotations) {
   EXPECT_EQ(decision->patch.back()["path"], "/metadata/annotations/headroom.dev~1declared");
 }
 
+// The API server applies the patch to the pod it sent: every shape of metadata must take it.
+TEST(Admission, ThePatchAppliesWhateverMetadataThePodHas) {
+  const json spec = {
+      {"containers", {{{"name", "app"}, {"resources", {{"limits", {{"cpu", "1"}}}}}}}}};
+  struct Case {
+    const char* name;
+    json pod;
+  };
+  const std::vector<Case> cases = {
+      {"annotations",
+       {{"metadata", {{"name", "p"}, {"annotations", {{"team", "a"}}}}}, {"spec", spec}}},
+      {"metadata without annotations", {{"metadata", {{"name", "p"}}}, {"spec", spec}}},
+      {"no metadata at all", {{"spec", spec}}},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<AdmissionDecision> decision =
+        DecideAdmission(Review(c.pod), Stats("", "", {}), {});
+    ASSERT_TRUE(decision.ok()) << c.name << ": " << decision.status();
+    ASSERT_FALSE(decision->patch.empty()) << c.name;
+    json patched;
+    ASSERT_NO_THROW(patched = c.pod.patch(decision->patch))
+        << c.name << ": " << decision->patch.dump();
+    EXPECT_TRUE(patched["metadata"]["annotations"].contains("headroom.dev/admission")) << c.name;
+    EXPECT_EQ(patched["spec"]["containers"][0]["resources"].contains("limits"),
+              AppliedResources(*decision).contains("limits"))
+        << c.name;
+  }
+}
+
+// The API server refuses an answer in another version than its review's.
+TEST(Admission, AnswersInTheReviewsVersion) {
+  const json pod = DeploymentPod({{"limits", {{"cpu", "1"}}}});
+  for (const char* version : {"admission.k8s.io/v1", "admission.k8s.io/v1beta1"}) {
+    json review = Review(pod);
+    review["apiVersion"] = version;
+    absl::StatusOr<AdmissionDecision> decision = DecideAdmission(review, Stats("", "", {}), {});
+    ASSERT_TRUE(decision.ok()) << version;
+    EXPECT_EQ(AdmissionResponse(*decision, true)["apiVersion"], version);
+  }
+  for (const char* version : {"admission.k8s.io/v2", "", "v1"}) {
+    json review = Review(pod);
+    review["apiVersion"] = version;
+    const absl::StatusOr<AdmissionDecision> refused =
+        DecideAdmission(review, Stats("", "", {}), {});
+    ASSERT_FALSE(refused.ok()) << version;
+    EXPECT_NE(refused.status().message().find("apiVersion"), std::string::npos) << version;
+  }
+}
+
 TEST(Admission, LeavesAlone) {
   struct Case {
     std::string name;
