@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "codec/json_fields.h"
+#include "extender/json_members.h"
 #include "extender/json_projection.h"
 #include "extender/json_spans.h"
 #include "extender/json_writer.h"
@@ -291,10 +292,36 @@ absl::Status DecodePodUnlessKept(simdjson::dom::element pod, ExtenderArgs& args)
 
 }  // namespace
 
-absl::Status DecodeExtenderArgsInto(absl::string_view body, bool keep_node_objects,
-                                    ExtenderArgs& args) {
-  // (The args hold copies: nothing points into the parser once this returns.)
-  const ReleaseParserAfter release(body.size());
+namespace {
+
+// args.nodes from a NodeNames array (nodeCacheCapable), built in place: one copy of each name,
+// into the storage of the previous request's.
+absl::Status DecodeNodeNames(simdjson::dom::element names, ExtenderArgs& args) {
+  simdjson::dom::array list;
+  if (names.get(list) != simdjson::SUCCESS) return Invalid("NodeNames", "expected an array");
+  args.node_cache_capable = true;
+  args.nodes.resize(list.size());
+  size_t i = 0;
+  for (simdjson::dom::element name : list) {
+    std::string_view text;
+    if (name.get(text) != simdjson::SUCCESS) {
+      return Invalid(absl::StrCat("NodeNames[", i, "]"), "expected a string");
+    }
+    NodeSpec& node = args.nodes[i];
+    // Prioritize mostly gets the names filter got, in the same order: no copy then.
+    if (!NodeNameEq()(node.name, absl::string_view(text.data(), text.size()))) {
+      node.name.assign(text.data(), text.size());
+    }
+    node.allocatable.reset();
+    node.max_pods.reset();
+    ++i;
+  }
+  return absl::OkStatus();
+}
+
+// The whole body in simdjson's DOM: the fast path, for every body kube-scheduler sends with
+// nodeCacheCapable and most without.
+absl::Status DecodeWholeBody(absl::string_view body, bool keep_node_objects, ExtenderArgs& args) {
   simdjson::dom::element document;
   if (const simdjson::error_code error =
           ThreadJsonParser().parse(body.data(), body.size()).get(document);
@@ -306,66 +333,122 @@ absl::Status DecodeExtenderArgsInto(absl::string_view body, bool keep_node_objec
   if (document.get(top) != simdjson::SUCCESS) {
     return Invalid("body", "expected an ExtenderArgs object");
   }
-  args.node_items.clear();
   simdjson::dom::element pod;
   if (!Present(top, "Pod", pod)) return Invalid("Pod", "required");
   HEADROOM_RETURN_IF_ERROR(DecodePodUnlessKept(pod, args));
   simdjson::dom::element names;
   simdjson::dom::element nodes;
-  if (Present(top, "NodeNames", names)) {
-    simdjson::dom::array list;
-    if (names.get(list) != simdjson::SUCCESS) return Invalid("NodeNames", "expected an array");
-    args.node_cache_capable = true;
-    // Built in place: one copy of each name, into the storage of the previous request's.
-    args.nodes.resize(list.size());
-    size_t i = 0;
-    for (simdjson::dom::element name : list) {
-      std::string_view text;
-      if (name.get(text) != simdjson::SUCCESS) {
-        return Invalid(absl::StrCat("NodeNames[", i, "]"), "expected a string");
-      }
-      NodeSpec& node = args.nodes[i];
-      // Prioritize mostly gets the names filter got, in the same order: no copy then.
-      if (!NodeNameEq()(node.name, absl::string_view(text.data(), text.size()))) {
-        node.name.assign(text.data(), text.size());
-      }
-      node.allocatable.reset();
-      node.max_pods.reset();
-      ++i;
-    }
-  } else if (Present(top, "Nodes", nodes)) {
-    args.node_cache_capable = false;
-    args.nodes.clear();
-    simdjson::dom::element items_element;
-    if (Present(nodes, "items", items_element)) {
-      simdjson::dom::array items;
-      if (items_element.get(items) != simdjson::SUCCESS) {
-        return Invalid("Nodes.items", "expected an array");
-      }
-      args.nodes.reserve(items.size());
-      // The Node objects' own text, to pass the survivors back as sent; serialised again
-      // only when the raw scan cannot find them (keys written with escapes).
-      std::optional<std::vector<absl::string_view>> spans;
-      if (keep_node_objects) {
-        spans = ArrayElementSpans(body, {"Nodes", "items"});
-        if (spans.has_value() && spans->size() != items.size()) spans.reset();
-        args.node_items.reserve(items.size());
-      }
-      size_t i = 0;
-      for (simdjson::dom::element item : items) {
-        HEADROOM_ASSIGN_OR_RETURN(NodeSpec node, DecodeNodeElement(item, i));
-        args.nodes.push_back(std::move(node));
-        if (keep_node_objects) {
-          args.node_items.push_back(spans.has_value() ? std::string((*spans)[i])
-                                                      : simdjson::minify(item));
-        }
-        ++i;
+  if (Present(top, "NodeNames", names)) return DecodeNodeNames(names, args);
+  if (!Present(top, "Nodes", nodes)) return Invalid("body", "neither NodeNames nor Nodes is set");
+  args.node_cache_capable = false;
+  args.nodes.clear();
+  simdjson::dom::element items_element;
+  if (!Present(nodes, "items", items_element)) return absl::OkStatus();
+  simdjson::dom::array items;
+  if (items_element.get(items) != simdjson::SUCCESS) {
+    return Invalid("Nodes.items", "expected an array");
+  }
+  args.nodes.reserve(items.size());
+  // The Node objects' own text, to pass the survivors back as sent; serialised again only
+  // when the raw scan cannot find them (keys written with escapes).
+  std::optional<std::vector<absl::string_view>> spans;
+  if (keep_node_objects) {
+    spans = ArrayElementSpans(body, {"Nodes", "items"});
+    if (spans.has_value() && spans->size() != items.size()) spans.reset();
+    args.node_items.reserve(items.size());
+    // (Reserved whole: the views into it must not move.)
+    if (!spans.has_value()) args.node_item_storage.reserve(items.size());
+  }
+  size_t i = 0;
+  for (simdjson::dom::element item : items) {
+    HEADROOM_ASSIGN_OR_RETURN(NodeSpec node, DecodeNodeElement(item, i));
+    args.nodes.push_back(std::move(node));
+    if (keep_node_objects) {
+      if (spans.has_value()) {
+        args.node_items.push_back((*spans)[i]);
+      } else {
+        args.node_items.push_back(args.node_item_storage.emplace_back(simdjson::minify(item)));
       }
     }
-  } else {
-    return Invalid("body", "neither NodeNames nor Nodes is set");
+    ++i;
   }
   return absl::OkStatus();
+}
+
+// The value of the first member `key` (as the DOM's lookup finds it) unless it is null.
+std::optional<absl::string_view> MemberValue(const std::vector<JsonMember>& members,
+                                             absl::string_view key) {
+  for (const JsonMember& member : members) {
+    if (member.key_escaped || member.key != key) continue;
+    if (member.value == "null") return std::nullopt;
+    return member.value;
+  }
+  return std::nullopt;
+}
+
+// One piece of a large body in the thread's DOM, refused beyond kMaxPieceBytes.
+absl::StatusOr<simdjson::dom::element> ParsePiece(absl::string_view text, absl::string_view path) {
+  if (text.size() > kMaxPieceBytes) {
+    return Invalid(path, absl::StrCat(text.size(), " bytes, more than ", kMaxPieceBytes,
+                                      ": larger than any object the API server stores"));
+  }
+  simdjson::dom::element element;
+  if (const simdjson::error_code error =
+          ThreadJsonParser().parse(text.data(), text.size()).get(element);
+      error != simdjson::SUCCESS) {
+    return Invalid(path, absl::StrCat("not valid JSON: ", simdjson::error_message(error)));
+  }
+  return element;
+}
+
+// A body over kWholeParseBytes: checked whole without building anything (json_members.h),
+// then the Pod, the NodeNames and each Node object parsed on their own, so memory follows the
+// largest of them rather than the body, and a member nobody reads is never materialised.
+absl::Status DecodeBodyInPieces(absl::string_view body, bool keep_node_objects,
+                                ExtenderArgs& args) {
+  HEADROOM_ASSIGN_OR_RETURN(const std::vector<JsonMember> top, TopLevelMembers(body));
+  const std::optional<absl::string_view> pod_text = MemberValue(top, "Pod");
+  if (!pod_text.has_value()) return Invalid("Pod", "required");
+  HEADROOM_ASSIGN_OR_RETURN(const simdjson::dom::element pod, ParsePiece(*pod_text, "Pod"));
+  HEADROOM_RETURN_IF_ERROR(DecodePodUnlessKept(pod, args));
+  if (const std::optional<absl::string_view> names = MemberValue(top, "NodeNames")) {
+    HEADROOM_ASSIGN_OR_RETURN(const simdjson::dom::element list, ParsePiece(*names, "NodeNames"));
+    return DecodeNodeNames(list, args);
+  }
+  const std::optional<absl::string_view> nodes = MemberValue(top, "Nodes");
+  if (!nodes.has_value()) return Invalid("body", "neither NodeNames nor Nodes is set");
+  args.node_cache_capable = false;
+  args.nodes.clear();
+  if (nodes->front() != '{') return Invalid("Nodes", "expected an object");
+  HEADROOM_ASSIGN_OR_RETURN(const std::vector<JsonMember> list, TopLevelMembers(*nodes));
+  const std::optional<absl::string_view> items_text = MemberValue(list, "items");
+  if (!items_text.has_value()) return absl::OkStatus();
+  const std::optional<std::vector<absl::string_view>> items = ArrayElementSpans(*items_text, {});
+  if (!items.has_value()) return Invalid("Nodes.items", "expected an array");
+  args.nodes.reserve(items->size());
+  if (keep_node_objects) args.node_items.reserve(items->size());
+  for (size_t i = 0; i < items->size(); ++i) {
+    const absl::string_view item = (*items)[i];
+    HEADROOM_ASSIGN_OR_RETURN(const simdjson::dom::element node,
+                              ParsePiece(item, absl::StrCat("Nodes.items[", i, "]")));
+    HEADROOM_ASSIGN_OR_RETURN(NodeSpec spec, DecodeNodeElement(node, i));
+    args.nodes.push_back(std::move(spec));
+    if (keep_node_objects) args.node_items.push_back(item);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status DecodeExtenderArgsInto(absl::string_view body, bool keep_node_objects,
+                                    ExtenderArgs& args) {
+  // (The args hold copies, or views of `body`: nothing points into the parser once this
+  // returns.)
+  const ReleaseParserAfter release(body.size());
+  args.node_items.clear();
+  args.node_item_storage.clear();
+  return body.size() > kWholeParseBytes ? DecodeBodyInPieces(body, keep_node_objects, args)
+                                        : DecodeWholeBody(body, keep_node_objects, args);
 }
 
 bool KeepForReuse(const ExtenderArgs& args, size_t body_bytes) {
@@ -441,7 +524,7 @@ std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& res
   for (const absl::string_view name : result.passed) size += name.size() + 3;
   for (const auto& [node, reason] : result.failed) size += node.size() + reason.size() + 6;
   if (!args.node_cache_capable) {
-    for (const std::string& item : args.node_items) size += item.size() + 1;
+    for (const absl::string_view item : args.node_items) size += item.size() + 1;
   }
   out.reserve(size);
   if (args.node_cache_capable) {
@@ -469,7 +552,7 @@ std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& res
       ++next;
       if (!first) out += ',';
       first = false;
-      out += args.node_items[i];
+      out.append(args.node_items[i].data(), args.node_items[i].size());
     }
     out += "]},\"NodeNames\":null";
   }

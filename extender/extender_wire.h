@@ -63,8 +63,11 @@ struct ExtenderArgs {
   bool node_cache_capable = true;  // NodeNames rather than Nodes
   std::vector<NodeSpec> nodes;
   // The request's Node objects as JSON text (as sent), kept to pass the survivors back
-  // unchanged; one per entry of `nodes` in Nodes mode (when asked for), else empty.
-  std::vector<std::string> node_items;
+  // unchanged; one per entry of `nodes` in Nodes mode (when asked for), else empty. Views of
+  // the request's body (which must outlive them: such args are never kept for reuse), or of
+  // node_item_storage for an object written again (keys with escapes).
+  std::vector<absl::string_view> node_items;
+  std::vector<std::string> node_item_storage;
 };
 
 struct FilterResult {
@@ -81,10 +84,17 @@ struct HostPriority {
   int score = 0;           // 0..10
 };
 
+// Bodies over kWholeParseBytes are checked whole without building anything and parsed one
+// piece at a time: the Pod, the NodeNames, each Node object, none over kMaxPieceBytes (the API
+// server stores objects of at most 1.5 MiB, etcd's request limit; 5000 names of the longest
+// legal length take 1.3 MB). simdjson's DOM reserves about ten times what it parses.
+inline constexpr size_t kWholeParseBytes = 4 << 20;
+inline constexpr size_t kMaxPieceBytes = 4 << 20;
+
 // InvalidArgument naming the field on a malformed body. The body is parsed once, with
-// simdjson's DOM, and the Pod and nodes are read straight from it. With keep_node_objects,
-// node_items holds each Node object's text as sent (for a filter answer); prioritize, which
-// answers with names only, skips them.
+// simdjson's DOM (in pieces when large), and the Pod and nodes are read straight from it. With
+// keep_node_objects, node_items holds each Node object's text as sent (for a filter answer);
+// prioritize, which answers with names only, skips them.
 absl::StatusOr<ExtenderArgs> DecodeExtenderArgs(absl::string_view body,
                                                 bool keep_node_objects = true);
 // The same into `args`, whose storage (the node list and each name's) is reused: the
