@@ -36,7 +36,13 @@ ABSL_FLAG(std::string, webhook_tls_cert_file, "",
           "PEM certificate for --webhook-address (e.g. from a cert-manager Secret); reloaded "
           "when it changes.");
 ABSL_FLAG(std::string, webhook_tls_key_file, "", "PEM private key for --webhook-tls-cert-file.");
-ABSL_FLAG(int64_t, max_body_bytes, 64LL << 20, "Largest request body accepted (413 beyond).");
+ABSL_FLAG(int64_t, max_body_bytes, 128LL << 20,
+          "Largest body of /filter, /prioritize and /repack (413 beyond): 5000 Node objects "
+          "as kubelet writes them (22 KB each) take 106 MiB; with nodeCacheCapable, 5000 names "
+          "take 200 KB.");
+ABSL_FLAG(int64_t, max_body_bytes_in_flight, 128LL << 20,
+          "Request bodies being read or handled at once, all clients together (503 with "
+          "Retry-After beyond); at least --max-body-bytes.");
 ABSL_FLAG(
     std::string, kubeconfig, "",
     "kubeconfig for the Kubernetes API (watch of bound pods and nodes). Empty: the in-cluster "
@@ -193,6 +199,11 @@ absl::Status ServerFromFlags(ExtenderConfig& config) {
   config.server.scoring = *scoring;
   if (absl::GetFlag(FLAGS_max_body_bytes) <= 0) return Invalid("--max-body-bytes must be positive");
   config.server.max_body_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_max_body_bytes));
+  if (absl::GetFlag(FLAGS_max_body_bytes_in_flight) < absl::GetFlag(FLAGS_max_body_bytes)) {
+    return Invalid("--max-body-bytes-in-flight must be at least --max-body-bytes");
+  }
+  config.server.max_bodies_in_flight_bytes =
+      static_cast<size_t>(absl::GetFlag(FLAGS_max_body_bytes_in_flight));
   config.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
   config.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
   if (config.tls_cert_file.empty() != config.tls_key_file.empty()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -21,6 +22,7 @@ ExtenderHttpServer::ExtenderHttpServer(ClusterView& view, Metrics& metrics, Serv
     : view_(view), metrics_(metrics), options_(std::move(options)), clock_(std::move(clock)) {
   io::HttpServerOptions http;
   http.max_body_bytes = options_.max_body_bytes;
+  http.max_bodies_in_flight_bytes = options_.max_bodies_in_flight_bytes;
   http.max_header_bytes = options_.max_header_bytes;
   http.request_timeout = options_.read_timeout;
   http.write_timeout = options_.read_timeout;
@@ -31,7 +33,9 @@ ExtenderHttpServer::ExtenderHttpServer(ClusterView& view, Metrics& metrics, Serv
   http.threads = std::max(
       1, std::min(options_.threads, static_cast<int>(std::thread::hardware_concurrency())));
   http.error = [](int status, const std::string& reason) {
-    return io::JsonError(status, status == 413 ? reason + " (see --max-body-bytes)" : reason);
+    if (status == 413) return io::JsonError(status, reason + " (see --max-body-bytes)");
+    if (status == 503) return io::JsonError(status, reason + " (see --max-body-bytes-in-flight)");
+    return io::JsonError(status, reason);
   };
   if (options_.tls != nullptr) {
     ReloadingCertificate* certificate = options_.tls;
@@ -137,6 +141,7 @@ void ExtenderHttpServer::Scrape(const io::HttpRequest&, io::HttpResponse& respon
   gauges.newest_report_age = newest;
   gauges.pending_placements = view_.PlacementCount();
   gauges.http_connections = server_->connections();
+  gauges.http_refused_busy = server_->refused_busy();
   if (options_.add_gauges) options_.add_gauges(gauges);
   response.content_type = "text/plain; version=0.0.4";
   response.body = metrics_.Render(gauges);
@@ -194,6 +199,9 @@ void ExtenderHttpServer::Route() {
     Member handler;
     io::HttpServer::Blocking blocking;
   };
+  // Body limits besides --max-body-bytes (filter, prioritize, repack).
+  constexpr size_t kAdmissionBodyBytes = 4 << 20;  // an AdmissionReview of a 1.5 MiB Pod
+  constexpr size_t kGetBodyBytes = 4 << 10;        // a GET carries none
   const std::string& prefix = options_.url_prefix;
   const Entry table[] = {
       {true, "POST", prefix + "/filter", "filter", &ExtenderHttpServer::Filter,
@@ -225,13 +233,16 @@ void ExtenderHttpServer::Route() {
   for (const Entry& entry : table) {
     if (!entry.enabled) continue;
     const Member handler = entry.handler;
+    const size_t max_body = std::string_view(entry.method) == "GET" ? kGetBodyBytes
+                            : entry.path == "/admission/pods"       ? kAdmissionBodyBytes
+                                                                    : 0;
     if (entry.verb == nullptr) {
       server_->Route(
           entry.method, entry.path,
           [this, handler](const io::HttpRequest& request, io::HttpResponse& response) {
             (this->*handler)(request, response);
           },
-          entry.blocking);
+          entry.blocking, max_body);
       continue;
     }
     server_->Route(
@@ -242,7 +253,7 @@ void ExtenderHttpServer::Route() {
           (this->*handler)(request, response);
           metrics_.ObserveRequest(verb, response.status, absl::Now() - started);
         },
-        entry.blocking);
+        entry.blocking, max_body);
   }
 }
 

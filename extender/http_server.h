@@ -12,8 +12,10 @@
 //   POST /admission/pods                             the mutating admission webhook
 //                                                    (admission.h; docs/actuation.md); only when
 //                                                    serve_admission (main: HTTPS listeners)
-// Malformed bodies get 400 and oversized ones 413, both with {"error": "..."}; any other
-// error status also carries a JSON reason. Only HTTP 200 counts as success to kube-scheduler.
+// Malformed bodies get 400 and oversized ones 413 (the webhook's at 4 MiB: an AdmissionReview
+// of the largest Pod the API server stores, 1.5 MiB; GET routes take none), a body that does
+// not fit beside those in flight 503, all with {"error": "..."}; any other error status also
+// carries a JSON reason. Only HTTP 200 counts as success to kube-scheduler.
 
 #include <atomic>
 #include <functional>
@@ -46,7 +48,13 @@ struct ServerOptions {
   std::string url_prefix;  // "" or e.g. "/scheduler"
   // HTTPS with this certificate (reloaded when its files change); nullptr: plain HTTP.
   ReloadingCertificate* tls = nullptr;
-  size_t max_body_bytes = 64ULL << 20;  // full Node lists of a large cluster fit
+  // /filter, /prioritize and /repack: 5000 Node objects as kubelet writes them (22 KB each
+  // with its 50 images, managed fields and conditions: 106 MiB) fit, for a scheduler without
+  // nodeCacheCapable and with percentageOfNodesToScore 100 (with nodeCacheCapable, 5000
+  // names take about 200 KB).
+  size_t max_body_bytes = 128ULL << 20;
+  // All bodies in flight together (503 beyond): one of the largest at a time.
+  size_t max_bodies_in_flight_bytes = 128ULL << 20;
   size_t max_header_bytes = 16 << 10;
   absl::Duration read_timeout = absl::Seconds(10);  // one request, from its first byte
   absl::Duration idle_timeout = absl::Seconds(90);  // a keep-alive connection between requests

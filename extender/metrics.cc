@@ -132,6 +132,10 @@ std::string Metrics::Render(const ClusterGauges& cluster) const {
   gauges.push_back(app::ScrapedValue("headroom_extender_http_connections",
                                      "Open connections to the HTTP listener.", MetricType::Gauge,
                                      static_cast<double>(cluster.http_connections)));
+  gauges.push_back(app::ScrapedValue(
+      "headroom_extender_http_refused_busy_total",
+      "Requests refused (503) because the bodies in flight left no room for theirs.",
+      MetricType::Counter, static_cast<double>(cluster.http_refused_busy)));
   if (cluster.pod_watch.has_value()) {
     const auto& watch = *cluster.pod_watch;
     gauges.push_back(app::ScrapedValue("headroom_extender_pod_watch_synced",

@@ -10,6 +10,7 @@
 //   headroom_extender_report_age_seconds{which="oldest"|"newest"}
 //   headroom_extender_pending_placements           placements no report covers yet
 //   headroom_extender_http_connections             open connections to the HTTP listener
+//   headroom_extender_http_refused_busy_total       503s: no room for a body beside those in flight
 //   headroom_extender_pod_watch_synced, _lists_total, _errors_total, _placements_total
 //   headroom_extender_api_nodes                    nodes with allocatable from the API
 //   headroom_extender_admissions_total{outcome}    mutated | not_applied | unchanged | malformed
@@ -61,7 +62,8 @@ class Metrics {
     absl::Duration oldest_report_age;
     absl::Duration newest_report_age;
     size_t pending_placements = 0;
-    size_t http_connections = 0;  // open connections to the HTTP listener
+    size_t http_connections = 0;     // open connections to the HTTP listener
+    uint64_t http_refused_busy = 0;  // requests refused: bodies in flight at their budget
     // The watch of bound pods; absent when no Kubernetes API is configured.
     struct PodWatch {
       bool synced = false;

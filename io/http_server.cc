@@ -90,6 +90,9 @@ struct HttpServer::Impl {
   explicit Impl(HttpServerOptions o) : options(std::move(o)), tls(asio::ssl::context::tls_server) {
     if (!options.error) options.error = JsonError;
     if (options.threads < 1) options.threads = 1;
+    if (options.max_bodies_in_flight_bytes == 0) {
+      options.max_bodies_in_flight_bytes = options.max_body_bytes;
+    }
     if (options.tls) options.tls(*tls.native_handle());
     for (int i = 0; i < options.threads; ++i) {
       contexts.push_back(std::make_unique<asio::io_context>(1));
@@ -112,6 +115,7 @@ struct HttpServer::Impl {
   struct Route {
     HttpHandler handler;
     bool blocking = false;
+    size_t max_body_bytes = 0;  // 0: options.max_body_bytes
   };
 
   // Declared so that the contexts go first (their pending handlers own the sessions, which
@@ -119,6 +123,37 @@ struct HttpServer::Impl {
   HttpServerOptions options;
   std::map<std::string, std::map<std::string, Route>> routes;  // path -> method -> route
   std::atomic<size_t> open{0};
+  // Bytes of request bodies reserved by the requests in flight (ReserveBody).
+  std::atomic<size_t> bodies_in_flight{0};
+  std::atomic<uint64_t> refused_busy{0};
+  // Reserves `bytes` of max_bodies_in_flight_bytes; false (nothing reserved) when they do not
+  // fit beside the bodies already in flight.
+  bool ReserveBody(size_t bytes) {
+    size_t current = bodies_in_flight.load();
+    do {
+      if (bytes > options.max_bodies_in_flight_bytes -
+                      std::min(current, options.max_bodies_in_flight_bytes)) {
+        return false;
+      }
+    } while (!bodies_in_flight.compare_exchange_weak(current, current + bytes));
+    return true;
+  }
+  void ReleaseBody(size_t bytes) { bodies_in_flight -= bytes; }
+  // The body limit of the route `method` `target` names (the server's when there is none).
+  size_t BodyLimit(absl::string_view method, absl::string_view target) const {
+    const absl::string_view path = target.substr(0, target.find('?'));
+    // A request no route takes is answered 404 or 405 whatever it carries: a small body is
+    // read (and dropped) so the answer is not cut off, a large one is not.
+    constexpr size_t kUnroutedBodyBytes = 64 << 10;
+    const auto by_path = routes.find(std::string(path));
+    if (by_path == routes.end()) return std::min(options.max_body_bytes, kUnroutedBodyBytes);
+    const auto route = by_path->second.find(std::string(method));
+    if (route == by_path->second.end()) {
+      return std::min(options.max_body_bytes, kUnroutedBodyBytes);
+    }
+    return route->second.max_body_bytes == 0 ? options.max_body_bytes
+                                             : route->second.max_body_bytes;
+  }
   // Connections from least to most recently active, to make room at the cap: a flood of idle
   // or dripping connections must not lock out the scheduler or the kubelet's probes.
   std::mutex lru_mu;
@@ -248,6 +283,7 @@ class Session : public HttpServer::Impl::Deadlined,
         stream_(std::forward<Args>(args)...),
         buffer_(std::max<size_t>(server.options.max_header_bytes * 2, 64 << 10)) {}
   ~Session() override {
+    ReleaseBody();
     if (tracked_) server_->Untrack(*tracked_);
     if (registered_) {
       std::lock_guard<std::mutex> lock(sweep_->mu);
@@ -296,6 +332,7 @@ class Session : public HttpServer::Impl::Deadlined,
     parser_->header_limit(static_cast<std::uint32_t>(
         std::min<size_t>(server_->options.max_header_bytes, UINT32_MAX)));
     parser_->body_limit(server_->options.max_body_bytes);
+    body_limit_ = server_->options.max_body_bytes;
     if (buffer_.size() > 0) return ReadHeader();
     ExpiresAfter(server_->options.idle_timeout);
     stream_.async_read_some(buffer_.prepare(kReadChunk),
@@ -315,6 +352,7 @@ class Session : public HttpServer::Impl::Deadlined,
 
   void OnHeader(beast::error_code ec) {
     if (ec) return Refuse(ec);
+    if (!ReserveBodyOrRefuse()) return;
     const auto expect = parser_->get().find(http::field::expect);
     if (expect != parser_->get().end() &&
         absl::EqualsIgnoreCase(absl::string_view(expect->value().data(), expect->value().size()),
@@ -328,6 +366,49 @@ class Session : public HttpServer::Impl::Deadlined,
       return;
     }
     ReadBody();
+  }
+
+  // The route's body limit (413 from Content-Length, or while a chunked body arrives) and the
+  // body's share of the bytes in flight (503 when it does not fit); false when refused.
+  bool ReserveBodyOrRefuse() {
+    const auto& header = parser_->get();
+    const size_t limit = server_->BodyLimit(
+        absl::string_view(header.method_string().data(), header.method_string().size()),
+        absl::string_view(header.target().data(), header.target().size()));
+    const boost::optional<std::uint64_t> length = parser_->content_length();
+    if (length.has_value() && *length > limit) {
+      linger_ = true;
+      Respond(server_->options.error(413, absl::StrCat("request body too large: ", *length,
+                                                       " bytes, more than ", limit)),
+              header.version(), false);
+      return false;
+    }
+    // Without Content-Length and not chunked, a request has no body.
+    const size_t bytes = length.has_value()   ? static_cast<size_t>(*length)
+                         : parser_->chunked() ? limit
+                                              : 0;
+    parser_->body_limit(limit);
+    body_limit_ = limit;
+    if (bytes == 0) return true;
+    if (!server_->ReserveBody(bytes)) {
+      ++server_->refused_busy;
+      linger_ = true;
+      HttpResponse busy = server_->options.error(
+          503, absl::StrCat("busy: the request bodies in flight leave no room for ", bytes,
+                            " more bytes (at most ", server_->options.max_bodies_in_flight_bytes,
+                            " in all); retry"));
+      busy.headers.emplace_back("Retry-After", "1");
+      Respond(std::move(busy), header.version(), false);
+      return false;
+    }
+    reserved_ = bytes;
+    return true;
+  }
+  // Gives the body's reservation back (its bytes are freed or about to be).
+  void ReleaseBody() {
+    if (reserved_ == 0) return;
+    server_->ReleaseBody(reserved_);
+    reserved_ = 0;
   }
 
   void ReadBody() {
@@ -402,7 +483,7 @@ class Session : public HttpServer::Impl::Deadlined,
     linger_ = true;  // the client may still be sending: read it away before closing
     if (ec == http::error::body_limit) {
       return Respond(options.error(413, absl::StrCat("request body too large: more than ",
-                                                     options.max_body_bytes, " bytes")),
+                                                     body_limit_, " bytes")),
                      11, false);
     }
     if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
@@ -418,6 +499,7 @@ class Session : public HttpServer::Impl::Deadlined,
   }
 
   void Respond(HttpResponse answer, unsigned version, bool keep_alive) {
+    ReleaseBody();  // the request, its body with it, has been handled
     response_.emplace(static_cast<http::status>(answer.status), version);
     response_->set(http::field::content_type, answer.content_type);
     for (const auto& [name, value] : answer.headers) response_->set(name, value);
@@ -479,6 +561,8 @@ class Session : public HttpServer::Impl::Deadlined,
   std::optional<http::response<http::empty_body>> continue_;
   std::optional<http::response<http::string_body>> response_;
   bool linger_ = false;
+  size_t reserved_ = 0;    // of the server's bodies in flight, for the request being read
+  size_t body_limit_ = 0;  // the request's (its route's) body limit
   size_t drained_ = 0;
   bool probing_ = false;             // Probe's read is pending
   bool resume_after_probe_ = false;  // the answer is written: Probe's read resumes reading
@@ -527,9 +611,11 @@ HttpServer::HttpServer(HttpServerOptions options)
 HttpServer::~HttpServer() = default;
 
 void HttpServer::Route(const std::string& method, const std::string& path, HttpHandler handler,
-                       Blocking blocking) {
-  impl_->routes[path][method] = {std::move(handler), blocking == Blocking::kYes};
+                       Blocking blocking, size_t max_body_bytes) {
+  impl_->routes[path][method] = {std::move(handler), blocking == Blocking::kYes, max_body_bytes};
 }
+
+uint64_t HttpServer::refused_busy() const { return impl_->refused_busy.load(); }
 
 absl::StatusOr<int> HttpServer::Bind(const std::string& host, int port) {
   return ListenOn(*impl_->acceptor, host, port);

@@ -7,8 +7,11 @@
 // thread and cannot starve /healthz. Everything a client can make it hold is bounded:
 //   - connections (max_connections; at the cap, a new connection closes the least recently
 //     active one, so a flood of idle or dripping connections cannot lock out live clients);
-//   - the header block (max_header_bytes: 431) and the body (max_body_bytes: 413, refused
-//     from Content-Length before it is read);
+//   - the header block (max_header_bytes: 431) and the body (max_body_bytes, or the route's
+//     own limit: 413, refused from Content-Length before it is read);
+//   - the bodies of all requests in flight together (max_bodies_in_flight_bytes: 503 with
+//     Retry-After, refused from Content-Length before the body is read), so that many
+//     clients each sending a large body cannot add up to more than the process may hold;
 //   - time: a connection may stay idle between requests for idle_timeout; once a request's
 //     first byte arrives, the whole request must arrive within request_timeout, so a client
 //     that drips bytes is cut off; writing an answer is bounded by write_timeout. Deadlines
@@ -24,6 +27,7 @@
 #include <openssl/ssl.h>
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -64,6 +68,9 @@ using HttpHandler = std::function<void(const HttpRequest&, HttpResponse&)>;
 
 struct HttpServerOptions {
   size_t max_body_bytes = 64ULL << 20;
+  // The bodies being read or handled at once, all connections together; 0: max_body_bytes
+  // (one body of the largest size at a time, or several smaller ones).
+  size_t max_bodies_in_flight_bytes = 0;
   size_t max_header_bytes = 16 << 10;
   absl::Duration idle_timeout = absl::Seconds(90);
   absl::Duration request_timeout = absl::Seconds(10);
@@ -92,9 +99,10 @@ class HttpServer {
   // its connection and must not block for long; one that may (a solver run) is routed with
   // Blocking::kYes and runs on a separate pool of two threads, while the connection is
   // watched: HttpRequest::ClientGone() turns true if the client goes away meanwhile.
+  // `max_body_bytes`: this route's own body limit (413 beyond); 0: the server's.
   enum class Blocking { kNo, kYes };
   void Route(const std::string& method, const std::string& path, HttpHandler handler,
-             Blocking blocking = Blocking::kNo);
+             Blocking blocking = Blocking::kNo, size_t max_body_bytes = 0);
 
   // Binds `host`:`port` (0: any free port) and returns the port.
   absl::StatusOr<int> Bind(const std::string& host, int port);
@@ -105,6 +113,8 @@ class HttpServer {
   bool serving() const;
   // Open connections (for tests and metrics).
   size_t connections() const;
+  // Requests refused because the bodies in flight were at max_bodies_in_flight_bytes.
+  uint64_t refused_busy() const;
 
   struct Impl;  // the .cc file's; public so that its connection sessions can name it
 

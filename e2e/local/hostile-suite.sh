@@ -4,6 +4,9 @@
 # forged reports; junk workload keys; log injection; SIGTERM and kill -9). Each check asserts
 # the refusal, that the process survives, and that its peak RSS (VmHWM) stays under
 # HEADROOM_HOSTILE_RSS_MIB (256); then headroom-nri's health endpoint under floods (64 MiB).
+# The extender runs inside a memory cgroup at deploy/'s limit (512 MiB,
+# deploy/extender/deployment.yaml), so that too much memory is what it is in a cluster: an OOM
+# kill, which the last check looks for.
 # Forged reports against a real API server (another node's
 # token, a pod on another node) are in the scheduler suite. Everything listens on 127.0.0.1;
 # only processes started here are stopped, by PID.
@@ -18,9 +21,11 @@ require_tools python3 openssl curl "$extender_bin" "$headroom_bin"
 work=$(mktemp -d /tmp/headroom-hostile.XXXXXX)
 failures=0
 extender_pid=""
+memcg=""
 cleanup() {
   set +e
   [[ -n $extender_pid ]] && kill -9 "$extender_pid" 2>/dev/null && wait "$extender_pid" 2>/dev/null
+  remove_memory_cgroup "$memcg"
   finish_work
 }
 trap cleanup EXIT
@@ -32,8 +37,9 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext su
 http_port=$(free_port); https_port=$(free_port); grpc_port=$(free_port)
 mkdir -p "$work/state"
 # start_extender [CHECKPOINT_INTERVAL]: 1 s unless given.
+memcg=$(memory_cgroup "headroom-hostile-$$" $((512 << 20)))
 start_extender() {
-  "$extender_bin" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
+  in_cgroup "$memcg" "$extender_bin" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
     --webhook-address "127.0.0.1:$https_port" --webhook-tls-cert-file "$work/tls.crt" \
     --webhook-tls-key-file "$work/tls.key" --report-auth=insecure --state-dir "$work/state" \
     --checkpoint-interval "${1:-1s}" --log-level info >>"$work/extender.log" 2>&1 &
@@ -76,8 +82,20 @@ out=$(attack body 127.0.0.1 "$http_port" /filter 63 3)
 sleep 1
 check "three 63 MiB bodies on one connection" "$([[ $(field statuses "$out") == 400,400,400 ]] && echo yes)" \
   "HTTP $(field statuses "$out"); RSS after: $(rss_mib) MiB"
-out=$(attack nested 127.0.0.1 "$https_port" /admission/pods 7 tls)
-check "7 MiB of nesting to the webhook (HTTPS)" "$([[ $(field status "$out") == 400 ]] && echo yes)" \
+out=$(attack arrays 127.0.0.1 "$http_port" /filter 63 1)
+check "a valid 63 MiB /filter body whose unknown field is [0,0,...]" \
+  "$([[ $(field statuses "$out") == 200 ]] && echo yes)" \
+  "HTTP $(field statuses "$out") in $(field seconds "$out") s (read in pieces: 891 MiB before)"
+out=$(attack arrays 127.0.0.1 "$http_port" /filter 60 12)
+statuses=$(field statuses "$out")
+check "12 connections each sending a 60 MiB /filter body at once" \
+  "$([[ $statuses =~ ^(200,)*200(,503)*$ ]] && echo yes)" \
+  "HTTP $statuses in $(field seconds "$out") s (--max-body-bytes-in-flight 128 MiB)"
+out=$(attack arrays 127.0.0.1 "$https_port" /admission/pods 60 1 tls)
+check "a 60 MiB AdmissionReview to the webhook" "$([[ $(field statuses "$out") == 413 ]] && echo yes)" \
+  "HTTP $(field statuses "$out") from its length (webhook bodies: 4 MiB)"
+out=$(attack nested 127.0.0.1 "$https_port" /admission/pods 3 tls)
+check "3 MiB of nesting to the webhook (HTTPS)" "$([[ $(field status "$out") == 400 ]] && echo yes)" \
   "HTTP $(field status "$out") in $(field seconds "$out") s"
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST --data '{}' "http://127.0.0.1:$http_port/admission/pods")
 check "the webhook over plain HTTP" "$([[ $code == 404 ]] && echo yes)" "HTTP $code (served on HTTPS only)"
@@ -338,6 +356,10 @@ else
   fail "after kill -9: $temporaries temporary files, $loaded non-empty loads, OOM record kept: $(oom_kept && echo yes || echo no) (see $work/extender.log)"
 fi
 echo "kill -9 during checkpoints (x3)|$temporaries temporary files left, checkpoint loaded at every restart|-" >>"$work/table"
+
+oom_kills=$(cgroup_oom_kills "$memcg")
+[[ $oom_kills == 0 ]] && pass "headroom-extender inside its 512 MiB memory cgroup: no OOM kill in the whole suite (cgroup peak $(( $(cgroup_peak_bytes "$memcg") >> 20 )) MiB)" \
+  || fail "headroom-extender inside its 512 MiB memory cgroup: $oom_kills OOM kills"
 
 # --- headroom-nri's health and metrics endpoint (the same server, smaller limits): run without
 # a runtime (it keeps reconnecting), so only its HTTP side is attacked.

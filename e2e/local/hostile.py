@@ -15,11 +15,16 @@ Every command prints one line "key=value ..." that the suite checks. Standard li
                                      new connection whenever the server closes one (TLS with
                                      ALPN h2 with tls)
   ping-flood HOST PORT FRAMES [tls]  HTTP/2 PINGs, never reading the acknowledgements
+  arrays HOST PORT PATH MIB COUNT [tls]
+                                     COUNT connections at once, each POSTing a valid
+                                     ExtenderArgs of MIB MiB whose unknown field is [0,0,...];
+                                     prints every status, sorted
 """
 import socket
 import ssl
 import struct
 import sys
+import threading
 import time
 
 
@@ -277,6 +282,46 @@ def ping_flood(host, port, frames, tls=False):
     print(f"frames={sent} closed={closed}")
 
 
+def array_body(mib):
+    """A valid filter body of `mib` MiB: a Pod, one node name, and an unknown [0,0,...]."""
+    head = (b'{"Pod":{"metadata":{"name":"p","namespace":"junk","uid":"u"},'
+            b'"spec":{"containers":[{"name":"c"}]}},"NodeNames":["junk-0"],"Unknown":[0')
+    zeros = (mib << 20) - len(head) - 2
+    return head + b",0" * (zeros // 2) + b"]}"
+
+
+def arrays(host, port, path, mib, count, tls):
+    payload = array_body(mib)
+    statuses = [0] * count
+    ready = threading.Barrier(count)
+
+    def send(i):
+        # The header first: a server that refuses from it (413, 503) answers before the body,
+        # which is then not sent (the answer would be lost in the reset of a refused upload).
+        try:
+            s = connect(host, port, tls=tls, timeout=120)
+            ready.wait()
+            s.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      f"Content-Length: {len(payload)}\r\n\r\n".encode())
+            early = read_status(s, 0.5)
+            if early:
+                statuses[i] = early
+                return
+            s.settimeout(120)
+            s.sendall(payload)
+            statuses[i] = read_status(s, 120)
+        except (OSError, threading.BrokenBarrierError):
+            pass
+
+    start = time.time()
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(f"statuses={','.join(map(str, sorted(statuses)))} seconds={time.time() - start:.3f}")
+
+
 def main():
     cmd, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
     args = sys.argv[4:]
@@ -296,6 +341,8 @@ def main():
         flood(host, port, int(args[0]))
     elif cmd == "rapid-reset":
         rapid_reset(host, port, int(args[0]), len(args) > 1 and args[1] == "tls")
+    elif cmd == "arrays":
+        arrays(host, port, args[0], int(args[1]), int(args[2]), len(args) > 3 and args[3] == "tls")
     elif cmd == "ping-flood":
         ping_flood(host, port, int(args[0]), len(args) > 1 and args[1] == "tls")
     else:

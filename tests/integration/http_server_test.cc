@@ -174,6 +174,69 @@ TEST_F(HttpServerTest, RefusesAnOversizedBodyFromItsLengthAlone) {
   EXPECT_TRUE(absl::StrContains(response, "too large"));
 }
 
+TEST_F(HttpServerTest, ARouteMayAllowLessThanTheServer) {
+  Start({}, [](HttpServer& server) {
+    server.Route(
+        "POST", "/small",
+        [](const HttpRequest& request, HttpResponse& response) {
+          response.body = absl::StrCat(request.body.size());
+        },
+        HttpServer::Blocking::kNo, 100);
+  });
+  Connection c(port_);
+  ASSERT_TRUE(c.Send(Post("/small", std::string(100, 'x'))));
+  EXPECT_TRUE(absl::EndsWith(c.ReadResponse(), "100"));
+  Connection over(port_);
+  ASSERT_TRUE(over.Send("POST /small HTTP/1.1\r\nHost: t\r\nContent-Length: 101\r\n\r\n"));
+  const std::string response = over.ReadResponse(std::chrono::seconds(2));
+  EXPECT_TRUE(absl::StartsWith(response, "HTTP/1.1 413")) << response;
+  EXPECT_TRUE(absl::StrContains(response, "more than 100")) << response;
+  // Chunked, the route's limit holds while the body arrives.
+  Connection chunked(port_);
+  ASSERT_TRUE(
+      chunked.Send("POST /small HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+                   "c8\r\n" +
+                   std::string(200, 'x') + "\r\n0\r\n\r\n"));
+  EXPECT_TRUE(absl::StartsWith(chunked.ReadResponse(std::chrono::seconds(2)), "HTTP/1.1 413"));
+  // Other routes keep the server's limit.
+  Connection echo(port_);
+  ASSERT_TRUE(echo.Send(Post("/echo", std::string(1000, 'x'))));
+  EXPECT_TRUE(absl::EndsWith(echo.ReadResponse(), "1000:"));
+}
+
+// Bodies in flight share one budget: a request whose body does not fit beside those being
+// read is refused at once (503, Retry-After) rather than read, and the room comes back when
+// the earlier request is answered.
+TEST_F(HttpServerTest, BodiesInFlightShareABudget) {
+  HttpServerOptions options;
+  options.max_body_bytes = 1000;
+  options.max_bodies_in_flight_bytes = 1500;
+  Start(options);
+  Connection first(port_);
+  // 1000 bytes announced, 10 sent: its reservation holds while the rest is awaited.
+  ASSERT_TRUE(first.Send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n" +
+                         std::string(10, 'x')));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  Connection second(port_);
+  ASSERT_TRUE(second.Send(Post("/echo", std::string(600, 'y'))));
+  const std::string busy = second.ReadResponse(std::chrono::seconds(2));
+  EXPECT_TRUE(absl::StartsWith(busy, "HTTP/1.1 503")) << busy;
+  EXPECT_TRUE(absl::StrContains(busy, "Retry-After: 1")) << busy;
+  EXPECT_TRUE(absl::StrContains(busy, "\"error\":\"busy")) << busy;
+  EXPECT_EQ(server_->refused_busy(), 1u);
+  // A small body still fits beside the first, and a GET needs no room at all.
+  Connection third(port_);
+  ASSERT_TRUE(third.Send(Post("/echo", std::string(400, 'z'))));
+  EXPECT_TRUE(absl::EndsWith(third.ReadResponse(), "400:"));
+  EXPECT_TRUE(Healthy());
+  // The first completes; its room is given back.
+  ASSERT_TRUE(first.Send(std::string(990, 'x')));
+  EXPECT_TRUE(absl::EndsWith(first.ReadResponse(), "1000:"));
+  Connection again(port_);
+  ASSERT_TRUE(again.Send(Post("/echo", std::string(1000, 'y'))));
+  EXPECT_TRUE(absl::EndsWith(again.ReadResponse(), "1000:"));
+}
+
 TEST_F(HttpServerTest, RefusesAnOversizedHeader) {
   HttpServerOptions options;
   options.max_header_bytes = 4096;
