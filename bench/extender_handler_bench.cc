@@ -10,17 +10,20 @@
 #include <benchmark/benchmark.h>
 
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/time/time.h"
+#include "extender/action_journal.h"
 #include "extender/cluster_view.h"
 #include "extender/extender_wire.h"
 #include "extender/judge.h"
 #include "extender/list_watcher.h"
 #include "extender/pod_index.h"
 #include "extender/pod_placements.h"
+#include "extender/status.h"
 #include "nlohmann/json.hpp"
 
 #ifndef HEADROOM_SOURCE_DIR
@@ -218,6 +221,59 @@ void BM_PodWatchApply(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_PodWatchApply)->Unit(benchmark::kMicrosecond);
+
+// The read-only APIs at cluster scale: `nodes` nodes of 30 pods each (distinct names).
+// Explain is an index lookup (ClusterView::FindReportedPod) for a pod that exists and one
+// that does not; the status build (uncached) copies every fresh report.
+std::unique_ptr<ClusterView> ReportedCluster(int nodes) {
+  auto view = std::make_unique<ClusterView>(ClusterView::Options{});
+  const absl::Time now = absl::Now();
+  for (int i = 0; i < nodes; ++i) {
+    NodeReport report;
+    report.node = NodeName(i);
+    report.reported_at = now;
+    report.allocatable = {32000, 128 * kGi};
+    report.cpus = 32;
+    for (int p = 0; p < 30; ++p) {
+      ReportedPod pod;
+      pod.pod_namespace = "bench";
+      pod.name = report.node + "-pod-" + std::to_string(p);
+      pod.uid = pod.name;
+      pod.workload_key = "bench/Deployment/app-" + std::to_string(p);
+      pod.containers.push_back({"c", CpuStats{500, 900}, MemoryStats{kGi, kGi, kGi, 0}});
+      report.pods.push_back(pod);
+    }
+    (void)view->ApplyReport(report);
+  }
+  return view;
+}
+
+void BM_Explain(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  std::unique_ptr<ClusterView> view = ReportedCluster(nodes);
+  ActionJournal journal;
+  StatusBoard board(*view, nullptr, journal, {});
+  const std::string name = state.range(1) != 0 ? NodeName(nodes / 2) + "-pod-7" : "nowhere";
+  for (auto _ : state) benchmark::DoNotOptimize(board.Explain("bench", name));
+  state.SetLabel(state.range(1) != 0 ? "a reported pod" : "a pod nobody reports");
+}
+BENCHMARK(BM_Explain)
+    ->Args({500, 1})
+    ->Args({5000, 1})
+    ->Args({5000, 0})
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_StatusBuild(benchmark::State& state) {
+  std::unique_ptr<ClusterView> view = ReportedCluster(static_cast<int>(state.range(0)));
+  ActionJournal journal;
+  StatusBoard::Options options;
+  options.cache_for = absl::ZeroDuration();
+  StatusBoard board(*view, nullptr, journal, options);
+  size_t bytes = 0;
+  for (auto _ : state) bytes = board.StatusJson().size();
+  state.counters["bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_StatusBuild)->Arg(5000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace headroom::extender

@@ -81,6 +81,10 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
     }
   }
   state.api = ApiNodeLocked(report.node);
+  UnindexPodsLocked(state.report);
+  for (const ReportedPod& pod : report.pods) {
+    pod_nodes_.insert_or_assign(absl::StrCat(pod.pod_namespace, "/", pod.name), report.node);
+  }
   state.report = report;
   state.reported_at = report.reported_at;
   state.footprint = std::move(footprint);
@@ -306,8 +310,34 @@ size_t ClusterView::ExpireNodes(absl::Time now) {
   return absl::erase_if(nodes_, [&](const NodeSlot& node) {
     if (now - node.state.reported_at <= options_.node_retention) return false;
     for (const Placement& placement : node.state.placed) placements_.erase(placement.pod_uid);
+    UnindexPodsLocked(node.state.report);
     return true;
   });
+}
+
+void ClusterView::UnindexPodsLocked(const NodeReport& report) {
+  for (const ReportedPod& pod : report.pods) {
+    const auto it = pod_nodes_.find(absl::StrCat(pod.pod_namespace, "/", pod.name));
+    if (it != pod_nodes_.end() && it->second == report.node) pod_nodes_.erase(it);
+  }
+}
+
+std::optional<ClusterView::FoundPod> ClusterView::FindReportedPod(absl::string_view pod_namespace,
+                                                                  absl::string_view name,
+                                                                  absl::Time now) const {
+  absl::ReaderMutexLock lock(&mu_);
+  const auto indexed = pod_nodes_.find(absl::StrCat(pod_namespace, "/", name));
+  if (indexed == pod_nodes_.end()) return std::nullopt;
+  const auto node = nodes_.find(indexed->second);
+  if (node == nodes_.end()) return std::nullopt;
+  const NodeReport& report = node->state.report;
+  if (now - report.reported_at > options_.report_stale_after) return std::nullopt;
+  for (const ReportedPod& pod : report.pods) {
+    if (pod.pod_namespace == pod_namespace && pod.name == name) {
+      return FoundPod{report.node, report.reported_at, pod};
+    }
+  }
+  return std::nullopt;
 }
 
 size_t ClusterView::WorkloadContainerCount() const {
@@ -454,7 +484,9 @@ size_t ClusterView::NodeCount() const {
 
 std::vector<NodeReport> ClusterView::FreshReports(absl::Time now) const {
   std::vector<NodeReport> out;
-  absl::MutexLock lock(&mu_);
+  // Shared: a status build copying thousands of reports must not hold off the scheduler's
+  // readers.
+  absl::ReaderMutexLock lock(&mu_);
   for (const NodeSlot& node : nodes_) {
     const NodeReport& report = node.state.report;
     if (now - report.reported_at <= options_.report_stale_after) out.push_back(report);

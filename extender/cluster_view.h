@@ -120,6 +120,16 @@ class ClusterView {
   std::pair<absl::Duration, absl::Duration> ReportAges(absl::Time now) const;
   // Copies of the reports no older than report_stale_after at `now`, by node name.
   std::vector<NodeReport> FreshReports(absl::Time now) const;
+  // The pod `pod_namespace`/`name` as the node that reported it last says, with that node and
+  // the report's time; nullopt when no fresh report lists it. An index lookup: its cost does
+  // not grow with the cluster.
+  struct FoundPod {
+    std::string node;
+    absl::Time reported_at;
+    ReportedPod pod;
+  };
+  std::optional<FoundPod> FindReportedPod(absl::string_view pod_namespace, absl::string_view name,
+                                          absl::Time now) const;
 
  private:
   struct Placement {
@@ -232,6 +242,11 @@ class ClusterView {
   absl::flat_hash_map<std::string, std::string> placements_ ABSL_GUARDED_BY(mu_);
   absl::Time placements_swept_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   absl::flat_hash_map<std::string, ApiNode> api_nodes_ ABSL_GUARDED_BY(mu_);
+  // "namespace/name" of every reported pod -> the node whose report lists it (the last one
+  // to, if two do).
+  absl::flat_hash_map<std::string, std::string> pod_nodes_ ABSL_GUARDED_BY(mu_);
+  // Drops `report`'s pods from pod_nodes_ where they still point to its node.
+  void UnindexPodsLocked(const NodeReport& report) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 };
 
 }  // namespace headroom::extender

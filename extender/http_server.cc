@@ -147,11 +147,29 @@ void ExtenderHttpServer::Scrape(const io::HttpRequest&, io::HttpResponse& respon
   response.body = metrics_.Render(gauges);
 }
 
+namespace {
+
+// 429 for a read-only API over its rate.
+io::HttpResponse TooManyRequests(absl::string_view what) {
+  io::HttpResponse response = io::JsonError(429, absl::StrCat("too many ", what, " requests"));
+  response.headers.emplace_back("Retry-After", "1");
+  return response;
+}
+}  // namespace
+
 void ExtenderHttpServer::Status(const io::HttpRequest&, io::HttpResponse& response) {
+  if (!status_limit_.Allow(clock_())) {
+    response = TooManyRequests("status");
+    return;
+  }
   response.body = options_.status->StatusJson();
 }
 
 void ExtenderHttpServer::Explain(const io::HttpRequest& request, io::HttpResponse& response) {
+  if (!explain_limit_.Allow(clock_())) {
+    response = TooManyRequests("explain");
+    return;
+  }
   const std::string pod = request.QueryParam("pod");
   const size_t slash = pod.find('/');
   if (slash == std::string::npos || slash == 0 || slash + 1 == pod.size() ||
@@ -219,8 +237,10 @@ void ExtenderHttpServer::Route() {
        io::HttpServer::Blocking::kNo},
       {options_.status != nullptr, "GET", "/api/v1/status", "status", &ExtenderHttpServer::Status,
        io::HttpServer::Blocking::kYes},
+      // An index lookup (ClusterView::FindReportedPod): cheap enough for the event loops, and
+      // so it never waits behind a status build on the blocking pool.
       {options_.status != nullptr, "GET", "/api/v1/explain", "explain",
-       &ExtenderHttpServer::Explain, io::HttpServer::Blocking::kYes},
+       &ExtenderHttpServer::Explain, io::HttpServer::Blocking::kNo},
       {options_.status != nullptr, "GET", "/ui", nullptr, &ExtenderHttpServer::Page,
        io::HttpServer::Blocking::kNo},
       {options_.status != nullptr, "GET", "/ui/", nullptr, &ExtenderHttpServer::Page,

@@ -8,7 +8,8 @@
 //                                                    only with an authorizer (admin_authorizer.h)
 //   GET /api/v1/status, GET /api/v1/explain?pod=NS/NAME, GET /ui (page, app.js, app.css)
 //                                                    what headroom sees and would do (status.h,
-//                                                    status_page.h); only with a status board
+//                                                    status_page.h); only with a status board;
+//                                                    status 10/s, explain 20/s (429 beyond)
 //   POST /admission/pods                             the mutating admission webhook
 //                                                    (admission.h; docs/actuation.md); only when
 //                                                    serve_admission (main: HTTPS listeners)
@@ -29,6 +30,7 @@
 #include "extender/admission.h"
 #include "extender/cluster_view.h"
 #include "extender/metrics.h"
+#include "extender/rate_limit.h"
 #include "extender/readiness.h"
 #include "extender/repack_endpoint.h"
 #include "extender/status.h"
@@ -116,6 +118,10 @@ class ExtenderHttpServer {
   ServerOptions options_;
   std::function<absl::Time()> clock_;
   std::unique_ptr<io::HttpServer> server_;
+  // The read-only APIs, each its own budget (429 beyond): the status page polls every few
+  // seconds per viewer, explain answers one person's question.
+  RateLimit status_limit_{10, 20};
+  RateLimit explain_limit_{20, 40};
 };
 
 }  // namespace headroom::extender

@@ -94,15 +94,22 @@ WorkloadPolicy PolicyOf(const ApiPod& pod, const WorkloadCount& count,
 }
 
 absl::flat_hash_map<std::string, WorkloadCount> PodIndex::WorkloadCounts() const {
-  absl::flat_hash_map<std::string, WorkloadCount> counts;
   absl::MutexLock lock(&mu_);
-  for (const auto& [key, pod] : pods_) {
-    if (pod.owner_kind.empty() || pod.terminating) continue;
-    WorkloadCount& count = counts[ControllerKey(pod)];
-    ++count.pods;
-    if (pod.ready) ++count.ready;
-  }
-  return counts;
+  return counts_;
+}
+
+WorkloadCount PodIndex::CountFor(const ApiPod& pod) const {
+  absl::MutexLock lock(&mu_);
+  return CountOf(counts_, pod);
+}
+
+void PodIndex::CountLocked(const ApiPod& pod, int sign) {
+  if (pod.owner_kind.empty() || pod.terminating) return;
+  const std::string key = ControllerKey(pod);
+  WorkloadCount& count = counts_[key];
+  count.pods += sign;
+  if (pod.ready) count.ready += sign;
+  if (count.pods <= 0) counts_.erase(key);
 }
 
 void PodIndex::Replace(const std::vector<json>& pods) {
@@ -113,6 +120,8 @@ void PodIndex::Replace(const std::vector<json>& pods) {
   }
   absl::MutexLock lock(&mu_);
   pods_ = std::move(fresh);
+  counts_.clear();
+  for (const auto& [key, pod] : pods_) CountLocked(pod, 1);
 }
 
 void PodIndex::Apply(const WatchEvent& event) {
@@ -120,14 +129,20 @@ void PodIndex::Apply(const WatchEvent& event) {
     const std::string key = absl::StrCat(NestedString(event.object, "metadata", "namespace"), "/",
                                          NestedString(event.object, "metadata", "name"));
     absl::MutexLock lock(&mu_);
-    pods_.erase(key);
+    if (const auto it = pods_.find(key); it != pods_.end()) {
+      CountLocked(it->second, -1);
+      pods_.erase(it);
+    }
     return;
   }
   if (event.type != WatchEventType::kAdded && event.type != WatchEventType::kModified) return;
   absl::StatusOr<ApiPod> pod = DecodeApiPod(event.object);
   if (!pod.ok()) return;
   absl::MutexLock lock(&mu_);
-  pods_[pod->Key()] = *std::move(pod);
+  const std::string key = pod->Key();
+  if (const auto it = pods_.find(key); it != pods_.end()) CountLocked(it->second, -1);
+  CountLocked(*pod, 1);
+  pods_[key] = *std::move(pod);
 }
 
 std::optional<ApiPod> PodIndex::Find(const std::string& pod_namespace,

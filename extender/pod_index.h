@@ -82,13 +82,20 @@ class PodIndex {
   std::optional<ApiPod> Find(const std::string& pod_namespace, const std::string& name) const;
   // Every pod with at least one OOM kill in its container statuses.
   std::vector<ApiPod> WithOomKills() const;
-  // Pods and Ready pods per controller (ControllerKey), in one pass for an actuation round.
+  // Pods and Ready pods per controller (ControllerKey), for an actuation round.
   absl::flat_hash_map<std::string, WorkloadCount> WorkloadCounts() const;
+  // The count of `pod`'s controller alone (zero without a controller): a lookup, kept up to
+  // date as pods come and go, so explaining one pod does not count the cluster's.
+  WorkloadCount CountFor(const ApiPod& pod) const;
   size_t size() const;
 
  private:
+  // Adds (`sign` 1) or removes (-1) `pod`'s part of its controller's count.
+  void CountLocked(const ApiPod& pod, int sign) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, ApiPod> pods_ ABSL_GUARDED_BY(mu_);  // by "ns/name"
+  absl::flat_hash_map<std::string, ApiPod> pods_ ABSL_GUARDED_BY(mu_);           // by "ns/name"
+  absl::flat_hash_map<std::string, WorkloadCount> counts_ ABSL_GUARDED_BY(mu_);  // by controller
 };
 
 }  // namespace headroom::extender

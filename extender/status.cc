@@ -1,5 +1,7 @@
 #include "extender/status.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <map>
 #include <utility>
@@ -375,6 +377,9 @@ std::string StatusBoard::StatusJson() {
   if (now - cached_at_ < options_.cache_for && now >= cached_at_) return cached_;
   cached_ = Build(now).dump(-1, ' ', false, json::error_handler_t::replace);
   cached_at_ = now;
+  // The build's copies of every report and its document tree are freed by now; glibc keeps
+  // such memory for the process unless asked to give it back.
+  if (cached_.size() > (1 << 20)) malloc_trim(0);
   return cached_;
 }
 
@@ -391,17 +396,10 @@ void StatusBoard::Sample() {
 absl::StatusOr<json> StatusBoard::Explain(const std::string& pod_namespace,
                                           const std::string& name) {
   const absl::Time now = clock_();
-  const std::vector<NodeReport> reports = view_.FreshReports(now);
-  const ReportedPod* reported = nullptr;
-  const NodeReport* on = nullptr;
-  for (const NodeReport& report : reports) {
-    for (const ReportedPod& pod : report.pods) {
-      if (pod.pod_namespace == pod_namespace && pod.name == name) {
-        reported = &pod;
-        on = &report;
-      }
-    }
-  }
+  // An index lookup, not a copy of every report: an explain costs the same at any size.
+  const std::optional<ClusterView::FoundPod> found =
+      view_.FindReportedPod(pod_namespace, name, now);
+  const ReportedPod* reported = found.has_value() ? &found->pod : nullptr;
   std::optional<ApiPod> api;
   if (pods_ != nullptr) api = pods_->Find(pod_namespace, name);
   if (reported == nullptr && !api.has_value()) {
@@ -410,16 +408,21 @@ absl::StatusOr<json> StatusBoard::Explain(const std::string& pod_namespace,
                                             pods_ != nullptr ? " and not in the API" : ""));
   }
   std::string workload_key = reported != nullptr ? reported->workload_key : "";
-  const Counts counts = pods_ != nullptr ? pods_->WorkloadCounts() : Counts{};
+  // Only this pod's controller is counted (a lookup, not the cluster's pods).
+  Counts counts;
+  if (pods_ != nullptr && api.has_value()) {
+    const std::string controller = ControllerKey(*api);
+    if (!controller.empty()) counts[controller] = pods_->CountFor(*api);
+  }
   const WorkloadPolicy policy = PolicyFor(api, counts, &workload_key);
   std::vector<std::string> words;
   json out = {{"pod", absl::StrCat(pod_namespace, "/", name)}, {"workload", workload_key}};
-  if (on != nullptr) {
-    std::vector<absl::string_view> names = {on->node};
+  if (found.has_value()) {
+    std::vector<absl::string_view> names = {found->node};
     const std::vector<std::optional<NodeFootprint>> footprint = view_.Nodes(names, now);
-    out["node"] = on->node;
+    out["node"] = found->node;
     if (footprint[0].has_value()) {
-      const NodeStatus node = NodeStatusOf(*footprint[0], {}, {}, now - on->reported_at);
+      const NodeStatus node = NodeStatusOf(*footprint[0], {}, {}, now - found->reported_at);
       words.push_back(absl::StrCat(
           "runs on ", node.name, ": projected cpu ", FormatCpuMillis(node.projected.cpu_millis),
           " of ", FormatCpuMillis(node.allocatable.cpu_millis), ", memory ",

@@ -15,10 +15,12 @@
 
 #include "absl/strings/escaping.h"
 #include "codec/repack_json.h"
+#include "extender/action_journal.h"
 #include "extender/cluster_view.h"
 #include "extender/http_server.h"
 #include "extender/metrics.h"
 #include "extender/report_service.h"
+#include "extender/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -224,6 +226,49 @@ TEST_F(ExtenderHttpTest, BadRequestsGetAJsonReason) {
   httplib::Result health = client_->Get("/healthz");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
+}
+
+// The read-only APIs answer 429 (with Retry-After) beyond their rate, so a flood of them
+// takes no more than that from the extender; explain runs on the event loops, not behind
+// status builds.
+TEST(ExtenderReadApis, StatusAndExplainAreRateLimited) {
+  ClusterView view{{}};
+  Metrics metrics;
+  ActionJournal journal;
+  StatusBoard board(view, nullptr, journal, {});
+  ServerOptions options;
+  options.status = &board;
+  ExtenderHttpServer server(view, metrics, options);
+  absl::StatusOr<int> port = server.Bind("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok()) << port.status();
+  std::thread serving([&] { (void)server.Serve(); });
+  httplib::Client client("127.0.0.1", *port);
+  for (int i = 0; i < 500 && !server.serving(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const auto count = [&](const std::string& path, int requests, int expected) {
+    int answered = 0;
+    int limited = 0;
+    for (int i = 0; i < requests; ++i) {
+      httplib::Result result = client.Get(path.c_str());
+      ASSERT_TRUE(result);
+      if (result->status == 429) {
+        ++limited;
+        EXPECT_EQ(result->get_header_value("Retry-After"), "1");
+        EXPECT_THAT(result->body, HasSubstr("too many"));
+      } else {
+        EXPECT_EQ(result->status, expected) << result->body;
+        ++answered;
+      }
+    }
+    // The burst, and what refilled while the loop ran (a fraction of a second).
+    EXPECT_GE(answered, requests / 2) << path;
+    EXPECT_GT(limited, 0) << path;
+  };
+  count("/api/v1/status", 40, 200);
+  count("/api/v1/explain?pod=shop/nowhere", 80, 404);
+  server.Stop();
+  serving.join();
 }
 
 // A repack input of `nodes` nodes; over-full at 300 nodes, a solve uses its whole time limit.

@@ -4,6 +4,9 @@
 
 #include "cli/status_command.h"
 #include "extender/action_journal.h"
+#include "extender/cluster_view.h"
+#include "extender/list_watcher.h"
+#include "extender/pod_index.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -178,6 +181,81 @@ TEST_F(StatusBoardTest, ExplainSaysWhatAndWhyInWords) {
   EXPECT_THAT(system->at("explanation").dump(), HasSubstr("namespace kube-system is excluded"));
 
   EXPECT_EQ(board.Explain("shop", "nope").status().code(), absl::StatusCode::kNotFound);
+}
+
+// Explain finds a pod through the view's index: the node that reported it last, gone once no
+// fresh report lists it.
+TEST(ClusterViewPodIndex, FollowsTheReports) {
+  ClusterView view{{}};
+  const auto node_of = [&](const char* name, absl::Time now) {
+    const std::optional<ClusterView::FoundPod> found = view.FindReportedPod("shop", name, now);
+    return found.has_value() ? found->node : std::string("-");
+  };
+  ASSERT_TRUE(view.ApplyReport(Report("a", 0.5,
+                                      {Pod("shop", "web-1", "shop/Deployment/web", 1, 2, kMi),
+                                       Pod("shop", "web-2", "shop/Deployment/web", 1, 2, kMi)}))
+                  .ok());
+  EXPECT_EQ(node_of("web-1", kNow), "a");
+  const std::optional<ClusterView::FoundPod> found = view.FindReportedPod("shop", "web-2", kNow);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->pod.uid, "uid-web-2");
+  EXPECT_EQ(node_of("web-3", kNow), "-");
+  EXPECT_EQ(node_of("web-1", kNow + absl::Hours(1)), "-");  // the report is stale by then
+  // web-2 moved to b; a's next report no longer lists it, nor web-1.
+  ASSERT_TRUE(
+      view.ApplyReport(Report("b", 0.5, {Pod("shop", "web-2", "shop/Deployment/web", 1, 2, kMi)}))
+          .ok());
+  EXPECT_EQ(node_of("web-2", kNow), "b");
+  ASSERT_TRUE(view.ApplyReport(Report("a", 0.5, {})).ok());
+  EXPECT_EQ(node_of("web-2", kNow), "b");  // a's report does not take b's pod away
+  EXPECT_EQ(node_of("web-1", kNow), "-");
+  // A node forgotten takes its pods with it.
+  EXPECT_EQ(view.ExpireNodes(kNow + absl::Hours(3)), 2u);
+  EXPECT_EQ(node_of("web-2", kNow), "-");
+}
+
+// The per-controller counts are kept as pods come and go, and equal a recount.
+TEST(PodIndexCounts, KeptAsPodsComeAndGo) {
+  const auto pod = [](const std::string& name, const std::string& owner, bool ready,
+                      bool terminating = false) {
+    json object = {
+        {"metadata",
+         {{"namespace", "shop"},
+          {"name", name},
+          {"uid", "u-" + name},
+          {"ownerReferences", {{{"kind", "ReplicaSet"}, {"name", owner}, {"controller", true}}}}}},
+        {"status", {{"conditions", {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}}}}}};
+    if (terminating) object["metadata"]["deletionTimestamp"] = "2026-11-27T00:00:00Z";
+    return object;
+  };
+  const auto event = [](WatchEventType type, json object) {
+    WatchEvent e;
+    e.type = type;
+    e.object = std::move(object);
+    return e;
+  };
+  PodIndex index;
+  index.Replace({pod("web-1", "web", true), pod("web-2", "web", false), pod("db-0", "db", true)});
+  const auto count_of = [&](const std::string& name, const std::string& owner) {
+    absl::StatusOr<ApiPod> decoded = DecodeApiPod(pod(name, owner, true));
+    return index.CountFor(*decoded);
+  };
+  EXPECT_EQ(count_of("x", "web").pods, 2);
+  EXPECT_EQ(count_of("x", "web").ready, 1);
+  index.Apply(event(WatchEventType::kModified, pod("web-2", "web", true)));
+  EXPECT_EQ(count_of("x", "web").ready, 2);
+  index.Apply(event(WatchEventType::kAdded, pod("web-3", "web", false)));
+  EXPECT_EQ(count_of("x", "web").pods, 3);
+  index.Apply(event(WatchEventType::kModified, pod("web-1", "web", true, /*terminating=*/true)));
+  EXPECT_EQ(count_of("x", "web").pods, 2);  // a terminating pod does not count
+  index.Apply(event(WatchEventType::kDeleted, pod("db-0", "db", true)));
+  EXPECT_EQ(count_of("x", "db").pods, 0);
+  index.Apply(event(WatchEventType::kDeleted, pod("db-0", "db", true)));  // twice: no harm
+  EXPECT_EQ(count_of("x", "db").pods, 0);
+  const auto all = index.WorkloadCounts();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all.at("shop/ReplicaSet/web").pods, 2);
+  EXPECT_EQ(all.at("shop/ReplicaSet/web").ready, 1);
 }
 
 TEST(ActionJournal, NewestFirstAndBounded) {
