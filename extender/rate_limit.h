@@ -1,8 +1,11 @@
 #pragma once
 
-// A thread-safe token bucket (shared/disruption.h's TokenBucket under a lock), for the
-// read-only APIs: a client that floods /api/v1/status or /api/v1/explain gets 429 rather than
-// the extender's CPU, which the scheduler's requests and the kubelet's probes need.
+// Thread-safe token buckets (shared/disruption.h's TokenBucket under a lock): for the
+// read-only APIs, so a client that floods /api/v1/status or /api/v1/explain gets 429 rather
+// than the extender's CPU, which the scheduler's requests and the kubelet's probes need; and
+// for log lines an attacker can cause, so a flood of them cannot flood the log.
+
+#include <cstdint>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -22,7 +25,31 @@ class RateLimit {
 
  private:
   absl::Mutex mu_;
-  TokenBucket bucket_ ABSL_GUARDED_BY(mu_);
+  ::headroom::TokenBucket bucket_ ABSL_GUARDED_BY(mu_);
+};
+
+// Log lines under a rate: at most `per_second` (burst `burst`); the lines held back are
+// counted, so the next line written can say how many there were.
+class LineBudget {
+ public:
+  LineBudget(double per_second, double burst) : bucket_(per_second * 3600, burst) {}
+  // Whether to write a line at `now`; when it is, `suppressed` gets how many were held back
+  // since the last one written.
+  bool Allow(absl::Time now, uint64_t& suppressed) {
+    absl::MutexLock lock(&mu_);
+    if (!bucket_.TryTake(now)) {
+      ++held_back_;
+      return false;
+    }
+    suppressed = held_back_;
+    held_back_ = 0;
+    return true;
+  }
+
+ private:
+  absl::Mutex mu_;
+  ::headroom::TokenBucket bucket_ ABSL_GUARDED_BY(mu_);
+  uint64_t held_back_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace headroom::extender

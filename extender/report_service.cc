@@ -67,7 +67,9 @@ grpc::Status ReportServiceImpl::CheckCaller(grpc::ServerContext* context, const 
       if (options_.tokens == nullptr) {
         return {grpc::StatusCode::INTERNAL, "no token authenticator configured"};
       }
-      absl::StatusOr<std::string> caller = options_.tokens->NodeOf(BearerToken(*context));
+      const std::optional<FrontDoorPeer> peer = peers_.Find(context->peer());
+      absl::StatusOr<std::string> caller =
+          options_.tokens->NodeOf(BearerToken(*context), peer ? peer->address : context->peer());
       if (!caller.ok()) {
         return {GrpcCode(caller.status()), std::string(caller.status().message())};
       }
@@ -86,11 +88,17 @@ grpc::Status ReportServiceImpl::Report(grpc::ServerContext* context,
                                        headroom::v1::ReportReply* reply) {
   const std::string node = LogText(request->node());
   if (grpc::Status caller = CheckCaller(context, request->node()); !caller.ok()) {
-    spdlog::warn("refused a report for node {} from {}: {}", node, PeerAddress(*context),
-                 LogText(caller.error_message()));
-    Count(caller.error_code() == grpc::StatusCode::PERMISSION_DENIED ? "forbidden"
-          : caller.error_code() == grpc::StatusCode::UNAVAILABLE     ? "unavailable"
-                                                                     : "unauthenticated");
+    // Anyone who can connect can cause this line: at most a few a second, with a count.
+    if (uint64_t suppressed = 0; refusal_lines_.Allow(clock_(), suppressed)) {
+      spdlog::warn(
+          "refused a report for node {} from {}: {}{}", node, PeerAddress(*context),
+          LogText(caller.error_message()),
+          suppressed > 0 ? absl::StrCat(" (", suppressed, " more refusals not logged)") : "");
+    }
+    Count(caller.error_code() == grpc::StatusCode::PERMISSION_DENIED    ? "forbidden"
+          : caller.error_code() == grpc::StatusCode::UNAVAILABLE        ? "unavailable"
+          : caller.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED ? "throttled"
+                                                                        : "unauthenticated");
     return caller;
   }
   absl::StatusOr<NodeReport> report = codec::NodeReportFromProto(*request, clock_());

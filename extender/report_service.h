@@ -13,6 +13,7 @@
 #include "absl/time/time.h"
 #include "extender/cluster_view.h"
 #include "extender/metrics.h"
+#include "extender/rate_limit.h"
 #include "extender/report_front_door.h"
 #include "extender/report_verification.h"
 #include "extender/reporter_identity.h"
@@ -57,6 +58,7 @@ class ReportServiceImpl final : public headroom::v1::ReportService::Service {
   ReportServiceOptions options_;
   std::function<absl::Time()> clock_;
   FrontDoorPeers peers_;
+  LineBudget refusal_lines_{5, 20};  // refused callers' log lines a second
 };
 
 // The report server: gRPC, reached only through its front door.

@@ -92,7 +92,8 @@ TokenAuthenticator::TokenAuthenticator(Review review, Options options,
                                        std::function<absl::Time()> clock)
     : review_(std::move(review)), options_(std::move(options)), clock_(std::move(clock)) {}
 
-absl::StatusOr<std::string> TokenAuthenticator::NodeOf(const std::string& token) {
+absl::StatusOr<std::string> TokenAuthenticator::NodeOf(const std::string& token,
+                                                       const std::string& address) {
   if (token.empty()) return absl::UnauthenticatedError("no bearer token");
   if (token.size() > options_.max_token_bytes) {
     return absl::UnauthenticatedError(
@@ -101,29 +102,73 @@ absl::StatusOr<std::string> TokenAuthenticator::NodeOf(const std::string& token)
   const absl::Time now = clock_();
   {
     absl::MutexLock lock(&mu_);
-    if (const auto it = cache_.find(token); it != cache_.end() && it->second.expires > now) {
-      return it->second.node;
+    for (const Cache* cache : {&accepted_, &refused_}) {
+      if (const auto it = cache->find(token); it != cache->end() && it->second.expires > now) {
+        return it->second.node;
+      }
+    }
+    if (absl::Status admitted = AdmitReviewLocked(address, now); !admitted.ok()) {
+      ++throttled_;
+      return admitted;
     }
   }
   absl::StatusOr<nlohmann::json> answer = review_(TokenReviewBody(token, options_.audience));
+  absl::MutexLock lock(&mu_);
+  --in_flight_;
   if (!answer.ok()) {
     return absl::UnavailableError(
         absl::StrCat("cannot review the token: ", answer.status().message()));
   }
   absl::StatusOr<std::string> node =
       NodeOfTokenReview(*answer, options_.audience, options_.service_accounts);
-  absl::MutexLock lock(&mu_);
-  if (cache_.size() >= options_.max_entries) {
-    absl::erase_if(cache_, [&](const auto& entry) { return entry.second.expires <= now; });
-    if (cache_.size() >= options_.max_entries) cache_.clear();  // a flood of distinct tokens
+  if (node.ok()) {
+    StoreLocked(accepted_, token, {node, now + options_.ttl}, now);
+  } else {
+    StoreLocked(refused_, token, {node, now + options_.negative_ttl}, now);
   }
-  cache_[token] = {node, now + (node.ok() ? options_.ttl : options_.negative_ttl)};
   return node;
+}
+
+absl::Status TokenAuthenticator::AdmitReviewLocked(const std::string& address, absl::Time now) {
+  auto budget = budgets_.find(address);
+  if (budget == budgets_.end()) {
+    // So many addresses: start over (the bound on reviews in flight still holds).
+    if (budgets_.size() >= options_.max_addresses) budgets_.clear();
+    budget = budgets_
+                 .emplace(address,
+                          TokenBucket(options_.reviews_per_second * 3600, options_.review_burst))
+                 .first;
+  }
+  if (!budget->second.TryTake(now)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "too many new tokens from ", address.empty() ? "this client" : address, " (at most ",
+        options_.reviews_per_second, " reviewed a second); retry later"));
+  }
+  if (in_flight_ >= options_.max_concurrent_reviews) {
+    return absl::UnavailableError(
+        absl::StrCat("already ", in_flight_, " token reviews in flight; retry later"));
+  }
+  ++in_flight_;
+  return absl::OkStatus();
+}
+
+void TokenAuthenticator::StoreLocked(Cache& cache, const std::string& token, Entry entry,
+                                     absl::Time now) {
+  if (cache.size() >= options_.max_entries) {
+    absl::erase_if(cache, [&](const auto& kept) { return kept.second.expires <= now; });
+    if (cache.size() >= options_.max_entries) cache.clear();  // a flood of distinct tokens
+  }
+  cache.insert_or_assign(token, std::move(entry));
 }
 
 size_t TokenAuthenticator::cached() const {
   absl::MutexLock lock(&mu_);
-  return cache_.size();
+  return accepted_.size() + refused_.size();
+}
+
+uint64_t TokenAuthenticator::throttled() const {
+  absl::MutexLock lock(&mu_);
+  return throttled_;
 }
 
 }  // namespace headroom::extender

@@ -179,6 +179,30 @@ fi
 [[ $(metric 'headroom_extender_reports_total{outcome="forbidden"}') -ge 1 && $(metric 'headroom_extender_reports_total{outcome="unauthenticated"}') -ge 2 ]] &&
   pass "refusals are counted (headroom_extender_reports_total by outcome)" || fail "refused reports not counted"
 
+# A flood of random bearer tokens from one client: each new token would cost a TokenReview at
+# the API server and a warning line. The extender reviews a few (5, then 1 a second, per
+# address), refuses the rest unasked, logs at most 5 refusals a second, and a node's report
+# in the middle of the flood is accepted.
+unauthenticated_before=$(metric 'headroom_extender_reports_total{outcome="unauthenticated"}')
+refusal_lines_before=$(grep -c 'refused a report' "$work/extender.log" || true)
+flood_started=$SECONDS
+for i in $(seq 1 200); do head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$work/random-token-$i"; done
+seq 1 200 | xargs -P 8 -I{} "$headroom_bin" report --extender "127.0.0.1:$grpc_port" \
+  --input "$work/report-bare.json" --token-file "$work/random-token-{}" >>"$work/flood.log" 2>&1 &
+flood_pid=$!
+sleep 1
+report node-c 0.2 '[]' && legit=accepted || legit=refused
+wait "$flood_pid" || true
+flood_seconds=$((SECONDS - flood_started))
+throttled=$(metric 'headroom_extender_reports_total{outcome="throttled"}')
+reviewed=$(($(metric 'headroom_extender_reports_total{outcome="unauthenticated"}') - unauthenticated_before))
+lines=$(($(grep -c 'refused a report' "$work/extender.log" || true) - refusal_lines_before))
+if [[ $legit == accepted ]] && ((throttled >= 150 && reviewed <= 5 + 2 * flood_seconds && lines <= 20 + 5 * flood_seconds)); then
+  pass "200 random tokens from one client in ${flood_seconds} s: $reviewed reviewed by the API server, $throttled refused unasked, $lines log lines; node-c's report in the middle accepted"
+else
+  fail "random-token flood: node-c's report $legit, $reviewed reviewed, '$throttled' throttled, $lines log lines in ${flood_seconds} s"
+fi
+
 pod() { # NAME CPU [STATEFULSET]
   local owner=""
   [[ -n ${3:-} ]] && owner="  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: $3, uid: 00000000-0000-0000-0000-0000000000b1, controller: true}]"

@@ -2,11 +2,14 @@
 // extender/report_verification.h, the report codec's clock clamp, the cluster view's use of
 // unverified pods, and shared/log_text.h.
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "codec/report_codec.h"
 #include "extender/cluster_view.h"
 #include "extender/readiness.h"
@@ -17,6 +20,7 @@
 #include "tests/status_matchers.h"
 
 using headroom::testing::IsOkAndHolds;
+using ::testing::HasSubstr;
 
 namespace headroom::extender {
 namespace {
@@ -118,6 +122,82 @@ TEST(TokenAuthenticator, CachesAnswersBoundedAndRetriesWhenTheApiFails) {
   EXPECT_THAT(tokens.NodeOf("good-node-a"), IsOkAndHolds(std::string("node-a")));
   for (int i = 0; i < 10; ++i) (void)tokens.NodeOf("good-n" + std::to_string(i));
   EXPECT_LE(tokens.cached(), options.max_entries);
+}
+
+// A flood of random tokens from one address costs the API server a few reviews, not one per
+// token; a node elsewhere is reviewed as usual, and a node's cached token survives a flood of
+// distinct bad tokens from many addresses.
+TEST(TokenAuthenticator, AFloodOfNewTokensCostsItsSenderNotTheApiServer) {
+  absl::Time now = kNow;
+  int reviews = 0;
+  TokenAuthenticator::Options options;
+  options.max_entries = 100;
+  TokenAuthenticator tokens(
+      [&](const std::string& body) -> absl::StatusOr<json> {
+        ++reviews;
+        const std::string token = json::parse(body)["spec"]["token"];
+        if (token.rfind("good-", 0) != 0) return Review(false, "", json::object());
+        return Review(true, options.service_accounts[0], {{kNodeNameExtra, {token.substr(5)}}});
+      },
+      options, [&] { return now; });
+  EXPECT_THAT(tokens.NodeOf("good-node-a", "10.0.0.1"), IsOkAndHolds(std::string("node-a")));
+  int throttled = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const absl::StatusCode code =
+        tokens.NodeOf(absl::StrCat("random-", i), "10.9.9.9").status().code();
+    if (code == absl::StatusCode::kResourceExhausted) ++throttled;
+  }
+  EXPECT_EQ(reviews, 1 + 5);  // the node's, and the attacker's burst
+  EXPECT_EQ(throttled, 995);
+  EXPECT_EQ(tokens.throttled(), 995u);
+  now += absl::Seconds(2);  // two more a second later
+  for (int i = 0; i < 10; ++i) (void)tokens.NodeOf(absl::StrCat("later-", i), "10.9.9.9");
+  EXPECT_EQ(reviews, 1 + 5 + 2);
+  // Another node is not held back by the attacker.
+  EXPECT_THAT(tokens.NodeOf("good-node-b", "10.0.0.2"), IsOkAndHolds(std::string("node-b")));
+  // Distinct bad tokens from many addresses fill the refusal cache, never the node's entry.
+  for (int i = 0; i < 500; ++i) {
+    (void)tokens.NodeOf(absl::StrCat("many-", i), absl::StrCat("10.1.", i / 250, ".", i % 250));
+  }
+  const int before = reviews;
+  EXPECT_THAT(tokens.NodeOf("good-node-a", "10.0.0.1"), IsOkAndHolds(std::string("node-a")));
+  EXPECT_EQ(reviews, before);  // still cached
+}
+
+// At most max_concurrent_reviews are asked at once; the others are refused, not queued.
+TEST(TokenAuthenticator, BoundsTheReviewsInFlight) {
+  TokenAuthenticator::Options options;
+  options.max_concurrent_reviews = 2;
+  absl::Mutex mu;
+  int waiting = 0;
+  bool release = false;
+  TokenAuthenticator tokens(
+      [&](const std::string&) -> absl::StatusOr<json> {
+        absl::MutexLock lock(&mu);
+        ++waiting;
+        mu.Await(absl::Condition(&release));
+        return Review(false, "", json::object());
+      },
+      options);
+  std::vector<std::thread> slow;
+  for (int i = 0; i < 2; ++i) {
+    slow.emplace_back(
+        [&, i] { (void)tokens.NodeOf(absl::StrCat("slow-", i), absl::StrCat("a", i)); });
+  }
+  {
+    absl::MutexLock lock(&mu);
+    mu.Await(absl::Condition(
+        +[](int* n) { return *n == 2; }, &waiting));
+  }
+  const absl::Status third = tokens.NodeOf("third", "a3").status();
+  EXPECT_EQ(third.code(), absl::StatusCode::kUnavailable) << third;
+  EXPECT_THAT(std::string(third.message()), HasSubstr("in flight"));
+  {
+    absl::MutexLock lock(&mu);
+    release = true;
+  }
+  for (std::thread& t : slow) t.join();
+  EXPECT_EQ(tokens.NodeOf("fourth", "a4").status().code(), absl::StatusCode::kUnauthenticated);
 }
 
 ApiPod Pod(std::string name, std::string node) {
