@@ -55,17 +55,23 @@ std::string Body(int nodes) {
   return body.dump();
 }
 
+// Node i's report at `now`, without pods: 32 CPUs, 128 GiB, load 0.5.
+NodeReport EmptyReport(int i, absl::Time now) {
+  NodeReport report;
+  report.node = NodeName(i);
+  report.reported_at = now;
+  report.allocatable = {32000, 128 * kGi};
+  report.cpus = 32;
+  report.load1 = 0.5;
+  return report;
+}
+
 // Every node reported (5 pods), listed by the API, with 2 placements not yet reported.
 struct Cluster {
   explicit Cluster(int nodes) : view(ClusterView::Options{}) {
     const absl::Time now = absl::Now();
     for (int i = 0; i < nodes; ++i) {
-      NodeReport report;
-      report.node = NodeName(i);
-      report.reported_at = now;
-      report.allocatable = {32000, 128 * kGi};
-      report.cpus = 32;
-      report.load1 = 0.5;
+      NodeReport report = EmptyReport(i, now);
       for (int p = 0; p < 5; ++p) {
         ReportedPod pod;
         pod.pod_namespace = "bench";
@@ -229,11 +235,7 @@ std::unique_ptr<ClusterView> ReportedCluster(int nodes) {
   auto view = std::make_unique<ClusterView>(ClusterView::Options{});
   const absl::Time now = absl::Now();
   for (int i = 0; i < nodes; ++i) {
-    NodeReport report;
-    report.node = NodeName(i);
-    report.reported_at = now;
-    report.allocatable = {32000, 128 * kGi};
-    report.cpus = 32;
+    NodeReport report = EmptyReport(i, now);
     for (int p = 0; p < 30; ++p) {
       ReportedPod pod;
       pod.pod_namespace = "bench";
