@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 
@@ -81,6 +82,10 @@ ABSL_FLAG(std::string, report_auth, "token",
           "a DNS subjectAltName is the node name) or insecure (anyone; tests only).");
 ABSL_FLAG(std::string, report_token_audience, "headroom-extender",
           "--report-auth=token: the audience of headroom-nri's projected token.");
+ABSL_FLAG(double, report_token_reviews_per_second, 1,
+          "--report-auth=token: new tokens (not cached) reviewed per second from one client "
+          "address (a burst of 5 x this); beyond, the report is refused without a TokenReview. "
+          "A node needs one a minute; raise it when reporters share an address (NAT, proxy).");
 ABSL_FLAG(std::vector<std::string>, report_service_accounts,
           std::vector<std::string>({"headroom-system/headroom-nri"}),
           "--report-auth=token: the ServiceAccounts (namespace/name, comma-separated) whose "
@@ -248,6 +253,10 @@ absl::Status ReportsFromFlags(ExtenderConfig& config) {
   config.verify_report_pods = absl::GetFlag(FLAGS_verify_report_pods);
   if (*auth != ReportAuth::kToken) return absl::OkStatus();
   config.report_tokens.audience = absl::GetFlag(FLAGS_report_token_audience);
+  const double reviews = absl::GetFlag(FLAGS_report_token_reviews_per_second);
+  if (!(reviews > 0)) return Invalid("--report-token-reviews-per-second must be positive");
+  config.report_tokens.reviews_per_second = reviews;
+  config.report_tokens.review_burst = std::max(5.0, 5 * reviews);
   config.report_tokens.service_accounts.clear();
   for (const std::string& account : absl::GetFlag(FLAGS_report_service_accounts)) {
     const size_t slash = account.find('/');
