@@ -356,19 +356,14 @@ absl::Status DecodeWholeBody(absl::string_view body, bool keep_node_objects, Ext
     spans = ArrayElementSpans(body, {"Nodes", "items"});
     if (spans.has_value() && spans->size() != items.size()) spans.reset();
     args.node_items.reserve(items.size());
-    // (Reserved whole: the views into it must not move.)
-    if (!spans.has_value()) args.node_item_storage.reserve(items.size());
   }
   size_t i = 0;
   for (simdjson::dom::element item : items) {
     HEADROOM_ASSIGN_OR_RETURN(NodeSpec node, DecodeNodeElement(item, i));
     args.nodes.push_back(std::move(node));
     if (keep_node_objects) {
-      if (spans.has_value()) {
-        args.node_items.push_back((*spans)[i]);
-      } else {
-        args.node_items.push_back(args.node_item_storage.emplace_back(simdjson::minify(item)));
-      }
+      args.node_items.push_back(spans.has_value() ? std::string((*spans)[i])
+                                                  : simdjson::minify(item));
     }
     ++i;
   }
@@ -433,7 +428,7 @@ absl::Status DecodeBodyInPieces(absl::string_view body, bool keep_node_objects,
                               ParsePiece(item, absl::StrCat("Nodes.items[", i, "]")));
     HEADROOM_ASSIGN_OR_RETURN(NodeSpec spec, DecodeNodeElement(node, i));
     args.nodes.push_back(std::move(spec));
-    if (keep_node_objects) args.node_items.push_back(item);
+    if (keep_node_objects) args.node_items.emplace_back(item);
   }
   return absl::OkStatus();
 }
@@ -442,11 +437,9 @@ absl::Status DecodeBodyInPieces(absl::string_view body, bool keep_node_objects,
 
 absl::Status DecodeExtenderArgsInto(absl::string_view body, bool keep_node_objects,
                                     ExtenderArgs& args) {
-  // (The args hold copies, or views of `body`: nothing points into the parser once this
-  // returns.)
+  // (The args hold copies: nothing points into the parser or `body` once this returns.)
   const ReleaseParserAfter release(body.size());
   args.node_items.clear();
-  args.node_item_storage.clear();
   return body.size() > kWholeParseBytes ? DecodeBodyInPieces(body, keep_node_objects, args)
                                         : DecodeWholeBody(body, keep_node_objects, args);
 }
@@ -524,7 +517,7 @@ std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& res
   for (const absl::string_view name : result.passed) size += name.size() + 3;
   for (const auto& [node, reason] : result.failed) size += node.size() + reason.size() + 6;
   if (!args.node_cache_capable) {
-    for (const absl::string_view item : args.node_items) size += item.size() + 1;
+    for (const std::string& item : args.node_items) size += item.size() + 1;
   }
   out.reserve(size);
   if (args.node_cache_capable) {
@@ -552,7 +545,7 @@ std::string EncodeFilterResult(const ExtenderArgs& args, const FilterResult& res
       ++next;
       if (!first) out += ',';
       first = false;
-      out.append(args.node_items[i].data(), args.node_items[i].size());
+      out += args.node_items[i];
     }
     out += "]},\"NodeNames\":null";
   }

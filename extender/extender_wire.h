@@ -63,11 +63,10 @@ struct ExtenderArgs {
   bool node_cache_capable = true;  // NodeNames rather than Nodes
   std::vector<NodeSpec> nodes;
   // The request's Node objects as JSON text (as sent), kept to pass the survivors back
-  // unchanged; one per entry of `nodes` in Nodes mode (when asked for), else empty. Views of
-  // the request's body (which must outlive them: such args are never kept for reuse), or of
-  // node_item_storage for an object written again (keys with escapes).
-  std::vector<absl::string_view> node_items;
-  std::vector<std::string> node_item_storage;
+  // unchanged; one per entry of `nodes` in Nodes mode (when asked for), else empty. Copies:
+  // views of the body saved one body's worth of memory but dangled once args that outlived
+  // it were copied (found by ASan), and only a scheduler without nodeCacheCapable sends them.
+  std::vector<std::string> node_items;
 };
 
 struct FilterResult {
