@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "app/daemon.h"
 #include "app/metrics.h"
@@ -35,7 +36,8 @@ io::HttpServerOptions ProbeServerOptions() {
   options.max_body_bytes = 4 << 10;
   options.max_header_bytes = 8 << 10;
   options.max_connections = 256;
-  options.threads = 1;
+  // Two loops: a scrape flood on one connection's loop leaves the other to the kubelet's probe.
+  options.threads = 2;
   return options;
 }
 
@@ -114,9 +116,23 @@ void AddProbeRoutes(io::HttpServer& http, const MetricSources& sources) {
     res.content_type = "text/plain";
     res.body = ready ? "ok\n" : "not registered with the runtime\n";
   });
-  http.Route("GET", "/metrics", [sources](const HttpRequest&, HttpResponse& res) {
+  // Rendered at most once a second, whatever the scrape rate (Prometheus scrapes every 15 s
+  // or more): a flood of scrapes gets the same text and costs a copy each.
+  struct Rendered {
+    absl::Mutex mu;
+    std::string text ABSL_GUARDED_BY(mu);
+    absl::Time at ABSL_GUARDED_BY(mu) = absl::InfinitePast();
+  };
+  auto rendered = std::make_shared<Rendered>();
+  http.Route("GET", "/metrics", [sources, rendered](const HttpRequest&, HttpResponse& res) {
     res.content_type = app::kExpositionContentType;
-    res.body = RenderMetrics(sources);
+    const absl::Time now = absl::Now();
+    absl::MutexLock lock(&rendered->mu);
+    if (now - rendered->at >= absl::Seconds(1) || now < rendered->at) {
+      rendered->text = RenderMetrics(sources);
+      rendered->at = now;
+    }
+    res.body = rendered->text;
   });
 }
 

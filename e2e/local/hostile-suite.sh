@@ -383,6 +383,10 @@ nri_check "40 MiB of headers" "$([[ $(field status "$out") == 431 ]] && echo yes
 out=$(attack slowloris 127.0.0.1 "$nri_port" 100 12)
 nri_check "100 slowloris connections for 12 s" "$([[ $(field failed "$out") == 0 ]] && echo yes)" \
   "$(field probes "$out") /healthz probes, $(field failed "$out") failed, slowest $(field worst "$out") s"
+out=$(attack scrape-flood 127.0.0.1 "$nri_port" 1000 8)
+nri_check "1000 connections scraping /metrics for 8 s" \
+  "$([[ $(field failed "$out") == 0 ]] && awk -v p="$(field p99 "$out")" 'BEGIN {exit !(p >= 0 && p < 0.5)}' && echo yes)" \
+  "$(field scrapes "$out") scrapes answered; $(field probes "$out") /healthz probes, $(field failed "$out") failed or over 1 s, p99 $(field p99 "$out") s"
 out=$(attack flood 127.0.0.1 "$nri_port" 400)
 nri_check "400 idle connections (cap 256)" \
   "$([[ $(field failed "$out") == 0 && $(field cut "$out") -ge $(($(field connections "$out") - 256)) ]] && echo yes)" \

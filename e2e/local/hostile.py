@@ -15,6 +15,8 @@ Every command prints one line "key=value ..." that the suite checks. Standard li
                                      new connection whenever the server closes one (TLS with
                                      ALPN h2 with tls)
   ping-flood HOST PORT FRAMES [tls]  HTTP/2 PINGs, never reading the acknowledgements
+  scrape-flood HOST PORT N SECONDS    N keep-alive connections asking GET /metrics as fast as
+                                     they are answered; probes /healthz (1 s timeout) meanwhile
   arrays HOST PORT PATH MIB COUNT [tls]
                                      COUNT connections at once, each POSTing a valid
                                      ExtenderArgs of MIB MiB whose unknown field is [0,0,...];
@@ -282,6 +284,66 @@ def ping_flood(host, port, frames, tls=False):
     print(f"frames={sent} closed={closed}")
 
 
+def scrape_flood(host, port, n, seconds):
+    import selectors
+    sel = selectors.DefaultSelector()
+    request = b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+    for _ in range(n):
+        try:
+            c = socket.create_connection((host, port), timeout=5)
+        except OSError:
+            break
+        c.setblocking(False)
+        try:
+            c.send(request)
+        except OSError:
+            c.close()
+            continue
+        sel.register(c, selectors.EVENT_READ)
+    stop = time.time() + seconds
+    latencies, failed = [], 0
+
+    def probes():
+        nonlocal failed
+        while time.time() < stop:
+            took = probe(host, port)
+            if took < 0 or took > 1.0:
+                failed += 1
+            else:
+                latencies.append(took)
+            time.sleep(0.1)
+
+    prober = threading.Thread(target=probes)
+    prober.start()
+    scrapes = 0
+    while time.time() < stop:
+        for key, _ in sel.select(timeout=0.1):
+            c = key.fileobj
+            try:
+                data = c.recv(65536)
+            except BlockingIOError:
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                sel.unregister(c)
+                c.close()
+                continue
+            # A new request once an answer's end is seen (answers are small: one read or a few).
+            if data.endswith(b"\n"):
+                scrapes += 1
+                try:
+                    c.send(request)
+                except OSError:
+                    pass
+    prober.join()
+    for key in list(sel.get_map().values()):
+        key.fileobj.close()
+    latencies.sort()
+    p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] if latencies else -1
+    print(f"scrapes={scrapes} probes={len(latencies) + failed} failed={failed} p99={p99:.3f}")
+
+
 def array_body(mib):
     """A valid filter body of `mib` MiB: a Pod, one node name, and an unknown [0,0,...]."""
     head = (b'{"Pod":{"metadata":{"name":"p","namespace":"junk","uid":"u"},'
@@ -341,6 +403,8 @@ def main():
         flood(host, port, int(args[0]))
     elif cmd == "rapid-reset":
         rapid_reset(host, port, int(args[0]), len(args) > 1 and args[1] == "tls")
+    elif cmd == "scrape-flood":
+        scrape_flood(host, port, int(args[0]), float(args[1]))
     elif cmd == "arrays":
         arrays(host, port, args[0], int(args[1]), int(args[2]), len(args) > 3 and args[3] == "tls")
     elif cmd == "ping-flood":
