@@ -1,24 +1,14 @@
 #include "io/memory_limit.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "io/atomic_file.h"
 
 namespace headroom::io {
 namespace {
-
-std::optional<std::string> ReadSmallFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // "/a/b" below `root`, without doubling the slash for "/".
 std::string Below(absl::string_view root, absl::string_view path) {
@@ -61,11 +51,11 @@ std::optional<int64_t> ParseMemoryLimit(absl::string_view text) {
 }
 
 std::optional<int64_t> OwnMemoryLimitBytes(absl::string_view mount) {
-  const std::optional<std::string> cgroups = ReadSmallFile("/proc/self/cgroup");
-  if (!cgroups.has_value()) return std::nullopt;
+  const absl::StatusOr<std::string> cgroups = ReadFile("/proc/self/cgroup");
+  if (!cgroups.ok()) return std::nullopt;
   for (const std::string& file : MemoryLimitFiles(*cgroups, mount)) {
-    const std::optional<std::string> text = ReadSmallFile(file);
-    if (!text.has_value()) continue;
+    const absl::StatusOr<std::string> text = ReadFile(file);
+    if (!text.ok()) continue;
     return ParseMemoryLimit(*text);
   }
   return std::nullopt;
