@@ -230,8 +230,9 @@ ForgottenWorkloads NodeState::ForgetWorkloads(absl::Time now, const WorkloadRete
   std::vector<std::pair<absl::Time, std::string>> idle;
   for (auto it = workloads_.begin(); it != workloads_.end();) {
     Workload& workload = it->second;
-    if (live.contains(it->first) || !workload.last_live.has_value()) workload.last_live = now;
-    if (live.contains(it->first)) {
+    const bool running = live.contains(it->first);
+    if (running || !workload.last_live.has_value()) workload.last_live = now;
+    if (running) {
       ++it;
     } else if (now - *workload.last_live > retention.idle) {
       it = workloads_.erase(it);
