@@ -216,8 +216,8 @@ void ExtenderHttpServer::Route() {
     const char* verb;  // nullptr: not timed (probes, scrapes)
     Member handler;
     io::HttpServer::Blocking blocking;
+    size_t max_body = 0;  // the route's body limit; 0: --max-body-bytes (4 KiB for a GET)
   };
-  // Body limits besides --max-body-bytes (filter, prioritize, repack).
   constexpr size_t kAdmissionBodyBytes = 4 << 20;  // an AdmissionReview of a 1.5 MiB Pod
   constexpr size_t kGetBodyBytes = 4 << 10;        // a GET carries none
   const std::string& prefix = options_.url_prefix;
@@ -229,7 +229,7 @@ void ExtenderHttpServer::Route() {
       {options_.repack_authorizer != nullptr, "POST", prefix + "/repack", "repack",
        &ExtenderHttpServer::Repack, io::HttpServer::Blocking::kYes},
       {options_.serve_admission, "POST", "/admission/pods", "admission", &ExtenderHttpServer::Admit,
-       io::HttpServer::Blocking::kNo},
+       io::HttpServer::Blocking::kNo, kAdmissionBodyBytes},
       {true, "GET", "/healthz", nullptr, &ExtenderHttpServer::Healthy,
        io::HttpServer::Blocking::kNo},
       {true, "GET", "/readyz", nullptr, &ExtenderHttpServer::Ready, io::HttpServer::Blocking::kNo},
@@ -253,9 +253,9 @@ void ExtenderHttpServer::Route() {
   for (const Entry& entry : table) {
     if (!entry.enabled) continue;
     const Member handler = entry.handler;
-    const size_t max_body = std::string_view(entry.method) == "GET" ? kGetBodyBytes
-                            : entry.path == "/admission/pods"       ? kAdmissionBodyBytes
-                                                                    : 0;
+    const size_t max_body = entry.max_body == 0 && std::string_view(entry.method) == "GET"
+                                ? kGetBodyBytes
+                                : entry.max_body;
     if (entry.verb == nullptr) {
       server_->Route(
           entry.method, entry.path,
