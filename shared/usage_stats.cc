@@ -238,4 +238,44 @@ UsageSnapshot MergeSnapshots(const UsageSnapshot& a, const UsageSnapshot& b) {
   return merged;
 }
 
+namespace {
+
+// Whether `before` held the union's `amount` and `after` has less.
+template <typename T>
+bool Lowers(T merged, T before, T after) {
+  return before == merged && after < before;
+}
+
+}  // namespace
+
+bool MayLowerUnion(const UsageSnapshot& merged, const UsageSnapshot& before,
+                   const UsageSnapshot& after) {
+  if (Lowers(merged.history, before.history, after.history)) return true;
+  if (before.cpu.has_value()) {
+    if (!after.cpu.has_value() || !merged.cpu.has_value()) return true;
+    const CpuStats &m = *merged.cpu, &b = *before.cpu, &a = *after.cpu;
+    if (Lowers(m.base_millis, b.base_millis, a.base_millis) ||
+        Lowers(m.peak_millis, b.peak_millis, a.peak_millis) ||
+        Lowers(m.daily_base_millis, b.daily_base_millis, a.daily_base_millis) ||
+        Lowers(m.daily_peak_millis, b.daily_peak_millis, a.daily_peak_millis) ||
+        Lowers(m.spike_millis, b.spike_millis, a.spike_millis)) {
+      return true;
+    }
+  }
+  if (before.memory.has_value()) {
+    if (!after.memory.has_value() || !merged.memory.has_value()) return true;
+    const MemoryStats &m = *merged.memory, &b = *before.memory, &a = *after.memory;
+    if (Lowers(m.base_bytes, b.base_bytes, a.base_bytes) ||
+        Lowers(m.peak_bytes, b.peak_bytes, a.peak_bytes) ||
+        Lowers(m.max_7d_bytes, b.max_7d_bytes, a.max_7d_bytes) ||
+        Lowers(m.oom_bytes, b.oom_bytes, a.oom_bytes) ||
+        Lowers(m.daily_base_bytes, b.daily_base_bytes, a.daily_base_bytes) ||
+        Lowers(m.daily_peak_bytes, b.daily_peak_bytes, a.daily_peak_bytes) ||
+        Lowers(m.spike_bytes, b.spike_bytes, a.spike_bytes)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace headroom

@@ -113,6 +113,14 @@ inline constexpr absl::Duration kMaxHistory = absl::Hours(365 * 24);
 // history the longer. A resource known to either is known to the result.
 UsageSnapshot MergeSnapshots(const UsageSnapshot& a, const UsageSnapshot& b);
 
+// Whether replacing `before` by `after` among the parts whose union is `merged` may lower
+// the union: some amount of `before` equals the union's and `after` has less of it (or lacks
+// the resource). When false, MergeSnapshots(merged, after) is the new union exactly; when
+// true, it must be merged anew from every part. A fleet's workload (a DaemonSet, a large
+// Deployment) has a part per node, so this keeps a report's cost independent of the fleet.
+bool MayLowerUnion(const UsageSnapshot& merged, const UsageSnapshot& before,
+                   const UsageSnapshot& after);
+
 // Base and peak tracking for one resource of one container.
 class ResourceUsage {
  public:

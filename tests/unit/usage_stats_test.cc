@@ -195,6 +195,44 @@ TEST(MergeSnapshotsTest, TheUnionOfReplicasTakesTheLargerOfEverything) {
   EXPECT_EQ(merged.memory->oom_bytes, 4);
 }
 
+TEST(MayLowerUnionTest, OnlyAPartThatHeldTheUnionAndShrinksCallsForAFreshMerge) {
+  const UsageSnapshot merged{CpuStats{200, 300, 150, 500}, MemoryStats{10, 20, 30, 0, 5, 6},
+                             absl::Hours(30)};
+  const UsageSnapshot holder{CpuStats{200, 250, 100, 400}, MemoryStats{1, 2, 3, 0, 1, 2},
+                             absl::Hours(3)};
+  struct Case {
+    const char* name;
+    UsageSnapshot before;
+    UsageSnapshot after;
+    bool may_lower;
+  };
+  UsageSnapshot grows = holder;
+  grows.cpu->base_millis = 260;
+  UsageSnapshot shrinks_held = holder;
+  shrinks_held.cpu->base_millis = 199;  // it held the union's 200
+  UsageSnapshot shrinks_other = holder;
+  shrinks_other.cpu->peak_millis = 100;  // 250 was never the union's 300
+  UsageSnapshot loses_memory = holder;
+  loses_memory.memory.reset();
+  UsageSnapshot holds_history = holder;
+  holds_history.history = absl::Hours(30);
+  UsageSnapshot history_shrinks = holds_history;
+  history_shrinks.history = absl::Hours(29);
+  UsageSnapshot gains_cpu{std::nullopt, MemoryStats{1, 2, 3, 0, 1, 2}, absl::Hours(3)};
+  const std::vector<Case> cases = {
+      {"unchanged", holder, holder, false},
+      {"grows", holder, grows, false},
+      {"shrinks an amount it held", holder, shrinks_held, true},
+      {"shrinks an amount it did not hold", holder, shrinks_other, false},
+      {"loses a resource", holder, loses_memory, true},
+      {"history it held shrinks", holds_history, history_shrinks, true},
+      {"gains a resource", gains_cpu, holder, false},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(MayLowerUnion(merged, c.before, c.after), c.may_lower) << c.name;
+  }
+}
+
 class UsageStatsConfigTest : public ::testing::TestWithParam<ConfigCase> {};
 
 TEST_P(UsageStatsConfigTest, RejectsBadValues) {
