@@ -1,9 +1,13 @@
 #include "kubelet-hook/node_loop.h"
 
+#include <algorithm>
+#include <memory>
 #include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
 #include "kubelet-hook/node_reporter.h"
 #include "kubelet-hook/nri_resources.h"
 #include "shared/log_text.h"
@@ -12,7 +16,13 @@
 namespace headroom::nri {
 
 NodeLoop::NodeLoop(NodeLoopOptions options, NodeLoopParts parts)
-    : options_(std::move(options)), parts_(std::move(parts)) {}
+    : options_(std::move(options)), parts_(std::move(parts)) {
+  if (!parts_.uniform01) {
+    parts_.uniform01 = [gen = std::make_shared<absl::BitGen>()] {
+      return absl::Uniform<double>(*gen, 0.0, 1.0);
+    };
+  }
+}
 
 NodeLoopCounters NodeLoop::counters() const {
   NodeLoopCounters counters;
@@ -20,6 +30,7 @@ NodeLoopCounters NodeLoop::counters() const {
   counters.updates_failed = updates_failed_.load();
   counters.reports_sent = reports_sent_.load();
   counters.reports_failed = reports_failed_.load();
+  counters.reports_retried = reports_retried_.load();
   counters.last_sample_unix = last_sample_unix_.load();
   counters.workloads_forgotten_idle = forgotten_idle_.load();
   counters.workloads_forgotten_budget = forgotten_budget_.load();
@@ -108,7 +119,12 @@ void NodeLoop::Publish(absl::Time now, absl::string_view why) {
       last_checkpoint_unix_ = absl::ToUnixSeconds(now);
     }
   }
+  SendReport(now, why);
+}
+
+void NodeLoop::SendReport(absl::Time now, absl::string_view why) {
   if (parts_.reports == nullptr) return;
+  retry_at_.reset();
   const std::optional<double> load1 = parts_.load1 ? parts_.load1() : std::nullopt;
   const headroom::v1::NodeReport report =
       BuildNodeReport(*parts_.state, options_.node_name, options_.allocatable, load1,
@@ -117,9 +133,22 @@ void NodeLoop::Publish(absl::Time now, absl::string_view why) {
       parts_.reports->Send(report, options_.report_timeout);
   if (!reply.ok()) {
     ++reports_failed_;
-    spdlog::warn("{}", std::string(reply.status().message()));
+    if (ReportRetryable(reply.status().code())) {
+      const absl::Duration delay =
+          ReportRetryDelay(options_.report_retry, failed_reports_in_a_row_, parts_.uniform01());
+      ++failed_reports_in_a_row_;
+      // The next round reports anyway: a retry after it would only add a report.
+      if (delay < options_.interval) retry_at_ = now + delay;
+      spdlog::warn("{}{}", std::string(reply.status().message()),
+                   retry_at_ ? absl::StrCat("; sending again in ", absl::FormatDuration(delay))
+                             : std::string("; the next round reports again"));
+    } else {
+      failed_reports_in_a_row_ = 0;
+      spdlog::warn("{}", std::string(reply.status().message()));
+    }
     return;
   }
+  failed_reports_in_a_row_ = 0;
   ++reports_sent_;
   if (!why.empty()) spdlog::info("reported {} to the extender", std::string(why));
   for (const auto& [key, seconds] : reply->history_seconds()) {
@@ -127,11 +156,41 @@ void NodeLoop::Publish(absl::Time now, absl::string_view why) {
   }
 }
 
+std::optional<absl::Time> NodeLoop::report_retry_at() const {
+  absl::MutexLock lock(&publish_mu_);
+  return retry_at_;
+}
+
+void NodeLoop::RetryReport() {
+  const absl::Time now = parts_.clock();
+  absl::MutexLock lock(&publish_mu_);
+  ++reports_retried_;
+  SendReport(now, "a report that had failed");
+}
+
 void NodeLoop::Run(absl::Notification& stop) {
   std::thread oom_poller([&] {
     while (!stop.WaitForNotificationWithTimeout(options_.oom_poll_interval)) PollOoms();
   });
-  while (!stop.WaitForNotificationWithTimeout(options_.interval)) RunRound();
+  // Rounds every interval of real time; a failed report's retry in between, when due.
+  absl::Time next_round = absl::Now() + options_.interval;
+  while (true) {
+    absl::Time wake = next_round;
+    std::optional<absl::Time> retry;
+    if (const std::optional<absl::Time> at = report_retry_at()) {
+      retry = absl::Now() + (*at - parts_.clock());  // the loop's clock may be a test's
+      wake = std::min(wake, *retry);
+    }
+    if (stop.WaitForNotificationWithTimeout(std::max(absl::ZeroDuration(), wake - absl::Now()))) {
+      break;
+    }
+    if (absl::Now() >= next_round) {
+      RunRound();
+      next_round = absl::Now() + options_.interval;
+    } else if (retry && absl::Now() >= *retry) {
+      RetryReport();
+    }
+  }
   oom_poller.join();
 }
 

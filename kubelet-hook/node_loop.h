@@ -9,7 +9,9 @@
 // - every --oom-poll-interval, collect OOM kills; a recorded kill is published at once, so
 //   the extender sizes the workload's next pod from it and a restart keeps it;
 // - publishing: the checkpoint, then the node report, whose reply carries each workload's
-//   history across the cluster (the warm-up counts every replica, not only this node's).
+//   history across the cluster (the warm-up counts every replica, not only this node's);
+//   a report the extender could not take (busy, unreachable) is sent again after a
+//   jittered backoff (report_retry.h), until it is taken or the next round reports anyway.
 // Publishing is serialised; every other lock belongs to the class it guards.
 
 #include <atomic>
@@ -25,6 +27,7 @@
 #include "absl/time/time.h"
 #include "kubelet-hook/loop_ports.h"
 #include "kubelet-hook/node_state.h"
+#include "kubelet-hook/report_retry.h"
 #include "kubelet-hook/sampler.h"
 #include "shared/resource.h"
 
@@ -37,6 +40,7 @@ struct NodeLoopOptions {
   absl::Duration oom_poll_interval = absl::Seconds(1);
   absl::Duration runtime_timeout = absl::Seconds(2);
   absl::Duration report_timeout = absl::Seconds(2);
+  ReportRetryPolicy report_retry;
   WorkloadRetention retention;
 };
 
@@ -45,6 +49,7 @@ struct NodeLoopCounters {
   uint64_t updates_failed = 0;  // refused by the runtime, or the call failed
   uint64_t reports_sent = 0;
   uint64_t reports_failed = 0;
+  uint64_t reports_retried = 0;  // sent again after a backoff
   int64_t last_sample_unix = 0;
   uint64_t workloads_forgotten_idle = 0;    // idle longer than the retention
   uint64_t workloads_forgotten_budget = 0;  // the longest idle beyond the budget's cap
@@ -61,6 +66,7 @@ struct NodeLoopParts {
   std::function<absl::Status(absl::Time now)> checkpoint;
   std::function<std::optional<double>()> load1;  // empty: the report carries no load
   std::function<absl::Time()> clock;
+  std::function<double()> uniform01;  // the backoff's jitter, in [0, 1); empty: random
 };
 
 class NodeLoop {
@@ -73,6 +79,11 @@ class NodeLoop {
   int PollOoms();
   // The checkpoint and the report; `why` (e.g. "the OOM kill at once") is logged when set.
   void Publish(absl::Time now, absl::string_view why);
+  // When a failed report is due to be sent again (nullopt: none is); the next round's
+  // report replaces a retry due after it.
+  std::optional<absl::Time> report_retry_at() const;
+  // Sends the node report again (not the checkpoint), at the clock's time.
+  void RetryReport();
 
   // Runs rounds and OOM polls (on a second thread) until `stop` is notified.
   void Run(absl::Notification& stop);
@@ -82,14 +93,19 @@ class NodeLoop {
  private:
   void ApplyUpdates(const OptimizeOutcome& outcome);
   void ForgetWorkloads(absl::Time now);
+  // Sends the report; on a retryable failure schedules the next try. Under publish_mu_.
+  void SendReport(absl::Time now, absl::string_view why) ABSL_EXCLUSIVE_LOCKS_REQUIRED(publish_mu_);
 
   const NodeLoopOptions options_;
   NodeLoopParts parts_;
-  absl::Mutex publish_mu_;
+  mutable absl::Mutex publish_mu_;
+  int failed_reports_in_a_row_ ABSL_GUARDED_BY(publish_mu_) = 0;
+  std::optional<absl::Time> retry_at_ ABSL_GUARDED_BY(publish_mu_);
   std::atomic<uint64_t> updates_sent_{0};
   std::atomic<uint64_t> updates_failed_{0};
   std::atomic<uint64_t> reports_sent_{0};
   std::atomic<uint64_t> reports_failed_{0};
+  std::atomic<uint64_t> reports_retried_{0};
   std::atomic<int64_t> last_sample_unix_{0};
   std::atomic<uint64_t> forgotten_idle_{0};
   std::atomic<uint64_t> forgotten_budget_{0};

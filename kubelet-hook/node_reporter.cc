@@ -161,8 +161,9 @@ absl::StatusOr<headroom::v1::ReportReply> NodeReporter::Send(const headroom::v1:
   headroom::v1::ReportReply reply;
   const grpc::Status status = stub_->Report(&context, report, &reply);
   if (!status.ok()) {
-    return absl::UnavailableError(
-        absl::StrCat("report to the extender failed: ", status.error_message()));
+    // The code says whether to send again soon (report_retry.h).
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                        absl::StrCat("report to the extender failed: ", status.error_message()));
   }
   return reply;
 }

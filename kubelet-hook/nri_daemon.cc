@@ -96,6 +96,9 @@ std::string RenderMetrics(const MetricSources& m) {
       loop.reports_sent);
   add("headroom_nri_report_failures_total", MetricType::Counter, "Reports that failed.",
       loop.reports_failed);
+  add("headroom_nri_report_retries_total", MetricType::Counter,
+      "Failed reports sent again after a jittered backoff, before the next round.",
+      loop.reports_retried);
   add("headroom_nri_last_sample_timestamp_seconds", MetricType::Gauge, "Time of the last sample.",
       loop.last_sample_unix);
   add("headroom_nri_http_connections", MetricType::Gauge, "Open connections to this endpoint.",

@@ -3,7 +3,9 @@
 
 #include "kubelet-hook/node_loop.h"
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -104,24 +106,27 @@ struct Loop {
   FakeRuntime runtime;
   FakeReports reports;
   std::vector<absl::Time> checkpoints;
+  absl::Duration interval = absl::Milliseconds(5);
+  ReportSink* sink = nullptr;  // instead of `reports`
 
   NodeLoop Make(bool with_reports = true) {
     NodeLoopOptions options;
     options.node_name = "node-a";
     options.allocatable = {4000, int64_t{8} << 30};
-    options.interval = absl::Milliseconds(5);
+    options.interval = interval;
     options.oom_poll_interval = absl::Milliseconds(5);
     NodeLoopParts parts;
     parts.state = &state;
     parts.sampler = &sampler;
     parts.runtime = &runtime;
-    parts.reports = with_reports ? &reports : nullptr;
+    parts.reports = !with_reports ? nullptr : sink != nullptr ? sink : &reports;
     parts.checkpoint = [this](absl::Time now) {
       checkpoints.push_back(now);
       return absl::OkStatus();
     };
     parts.load1 = [] { return 0.5; };
     parts.clock = [] { return kNow; };
+    parts.uniform01 = [] { return 0.5; };
     return NodeLoop(options, std::move(parts));
   }
 };
@@ -215,6 +220,120 @@ TEST(NodeLoop, WithoutAnExtenderOnlyTheCheckpoint) {
   loop.RunRound();
   EXPECT_EQ(l.checkpoints.size(), 1u);
   EXPECT_EQ(loop.counters().reports_sent + loop.counters().reports_failed, 0u);
+}
+
+TEST(ReportRetry, DelaysDoubleUpToTheCapWithFullJitter) {
+  const ReportRetryPolicy policy{absl::Seconds(1), absl::Seconds(30)};
+  struct Case {
+    int attempt;
+    double uniform01;
+    absl::Duration delay;
+  };
+  const std::vector<Case> cases = {
+      {0, 0.0, absl::ZeroDuration()}, {0, 0.5, absl::Milliseconds(500)},
+      {1, 0.5, absl::Seconds(1)},     {2, 0.5, absl::Seconds(2)},
+      {4, 0.25, absl::Seconds(4)},    {5, 0.5, absl::Seconds(15)},  // 32 s capped at 30
+      {60, 0.5, absl::Seconds(15)},   {1000, 1.0, absl::Seconds(30)},
+      {3, 7.0, absl::Seconds(8)},  // out-of-range jitter is clamped
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(ReportRetryDelay(policy, c.attempt, c.uniform01), c.delay)
+        << "attempt " << c.attempt << " at " << c.uniform01;
+  }
+}
+
+TEST(ReportRetry, OnlyABusyOrUnreachableExtenderIsTriedAgainSoon) {
+  for (absl::StatusCode code :
+       {absl::StatusCode::kUnavailable, absl::StatusCode::kResourceExhausted,
+        absl::StatusCode::kDeadlineExceeded, absl::StatusCode::kAborted}) {
+    EXPECT_TRUE(ReportRetryable(code)) << absl::StatusCodeToString(code);
+  }
+  for (absl::StatusCode code :
+       {absl::StatusCode::kInvalidArgument, absl::StatusCode::kPermissionDenied,
+        absl::StatusCode::kUnauthenticated, absl::StatusCode::kInternal,
+        absl::StatusCode::kUnimplemented}) {
+    EXPECT_FALSE(ReportRetryable(code)) << absl::StatusCodeToString(code);
+  }
+}
+
+TEST(NodeLoop, ABusyExtenderGetsTheReportAgainAfterAGrowingJitteredDelay) {
+  Loop l;
+  l.interval = absl::Minutes(1);
+  l.reports.fail_with = absl::ResourceExhaustedError("the extender's report queue is full");
+  NodeLoop loop = l.Make();
+  loop.RunRound();
+  ASSERT_EQ(loop.report_retry_at(), kNow + absl::Milliseconds(500));  // 0.5 of 1 s
+  loop.RetryReport();
+  ASSERT_EQ(loop.report_retry_at(), kNow + absl::Seconds(1));  // 0.5 of 2 s
+  loop.RetryReport();
+  ASSERT_EQ(loop.report_retry_at(), kNow + absl::Seconds(2));
+  l.reports.fail_with = absl::OkStatus();
+  loop.RetryReport();
+  EXPECT_EQ(loop.report_retry_at(), std::nullopt);
+  EXPECT_EQ(l.reports.sent.size(), 4u);
+  EXPECT_EQ(l.checkpoints.size(), 1u);  // a retry sends the report only
+  EXPECT_EQ(loop.counters().reports_retried, 3u);
+  EXPECT_EQ(loop.counters().reports_failed, 3u);
+  EXPECT_EQ(loop.counters().reports_sent, 1u);
+  // A success starts the backoff again from its first step.
+  l.reports.fail_with = absl::UnavailableError("connection refused");
+  loop.RunRound();
+  EXPECT_EQ(loop.report_retry_at(), kNow + absl::Milliseconds(500));
+}
+
+TEST(NodeLoop, ARefusedReportOrOneDueAfterTheNextRoundIsNotRetried) {
+  {
+    Loop l;
+    l.interval = absl::Minutes(1);
+    l.reports.fail_with = absl::InvalidArgumentError("pod appears twice");
+    NodeLoop loop = l.Make();
+    loop.RunRound();
+    EXPECT_EQ(loop.report_retry_at(), std::nullopt);
+  }
+  {
+    Loop l;
+    l.interval = absl::Milliseconds(400);  // the first retry would come at 500 ms
+    l.reports.fail_with = absl::UnavailableError("connection refused");
+    NodeLoop loop = l.Make();
+    loop.RunRound();
+    EXPECT_EQ(loop.report_retry_at(), std::nullopt);
+  }
+}
+
+// A sink that refuses the first `failures` reports, safe to read while the loop runs.
+class FlakySink : public ReportSink {
+ public:
+  explicit FlakySink(int failures) : failures_(failures) {}
+  absl::StatusOr<headroom::v1::ReportReply> Send(const headroom::v1::NodeReport&,
+                                                 absl::Duration) override {
+    if (calls_++ < failures_) return absl::ResourceExhaustedError("busy");
+    return headroom::v1::ReportReply();
+  }
+  int calls() const { return calls_.load(); }
+
+ private:
+  const int failures_;
+  std::atomic<int> calls_{0};
+};
+
+TEST(NodeLoop, RunSendsAFailedReportAgainBeforeTheNextRound) {
+  Loop l;
+  l.interval = absl::Hours(1);  // no round while the test runs
+  FlakySink sink(2);
+  l.sink = &sink;
+  NodeLoop loop = l.Make();
+  loop.Publish(kNow, "");  // fails: retried at 0.5 s, then fails, then 1 s later succeeds
+  absl::Notification stop;
+  std::thread running([&] { loop.Run(stop); });
+  const absl::Time give_up = absl::Now() + absl::Seconds(30);
+  while (sink.calls() < 3 && absl::Now() < give_up) absl::SleepFor(absl::Milliseconds(5));
+  stop.Notify();
+  running.join();
+  EXPECT_EQ(sink.calls(), 3);
+  EXPECT_EQ(loop.counters().reports_retried, 2u);
+  EXPECT_EQ(loop.counters().reports_sent, 1u);
+  EXPECT_EQ(loop.report_retry_at(), std::nullopt);
+  EXPECT_EQ(l.sampler.samples(), 0);
 }
 
 TEST(NodeLoop, RunDoesRoundsUntilStopped) {
