@@ -47,6 +47,17 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
     return absl::ResourceExhaustedError(absl::StrCat("node report for ", report.node, ": already ",
                                                      nodes_.size(), " nodes known (the limit)"));
   }
+  {
+    const auto known = nodes_.find(report.node);
+    const size_t before = known != nodes_.end() ? known->state.report.pods.size() : 0;
+    const size_t after = reported_pods_ - before + report.pods.size();
+    if (report.pods.size() > before && after > options_.max_reported_pods) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "node report for ", report.node, ": its ", report.pods.size(), " pods would make ", after,
+          " reported pods across the cluster (the limit is ", options_.max_reported_pods, ")"));
+    }
+    reported_pods_ = after;
+  }
   // This node's part of each workload container: the union of its replicas here.
   absl::flat_hash_map<std::string, ContainerStats> here;
   for (const ReportedPod& pod : report.pods) {
@@ -62,13 +73,11 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
   }
   for (auto& [key, stats] : here) {
     if (!HasRoomForLocked(key)) continue;  // a new one waits until others expire
-    std::vector<Contribution>& parts = workloads_[key];
-    // The checkpoint's part stands in only until a live report covers the container.
-    std::erase_if(parts, [&](const Contribution& part) {
-      return part.node.empty() || part.node == report.node ||
-             report.reported_at - part.at > options_.workload_retention;
-    });
-    parts.push_back({report.node, report.reported_at, std::move(stats)});
+    WorkloadParts& parts = workloads_[key];
+    // The checkpoint's part stands in only until a live report covers the container. Parts
+    // older than the retention go with ExpireWorkloads.
+    parts.Drop("");
+    parts.Set(report.node, {report.reported_at, std::move(stats)});
   }
   auto it = nodes_.find(report.node);
   const bool added = it == nodes_.end();
@@ -292,12 +301,8 @@ std::vector<std::optional<NodeFootprint>> ClusterView::Nodes(
 
 void ClusterView::ExpireWorkloads(absl::Time now) {
   absl::MutexLock lock(&mu_);
-  for (auto& [key, parts] : workloads_) {
-    std::erase_if(parts, [&](const Contribution& part) {
-      return now - part.at > options_.workload_retention;
-    });
-  }
-  absl::erase_if(workloads_, [](const auto& entry) { return entry.second.empty(); });
+  for (auto& [key, parts] : workloads_) parts.DropOlder(now, options_.workload_retention);
+  absl::erase_if(workloads_, [](const auto& entry) { return entry.second.by_node.empty(); });
 }
 
 bool ClusterView::HasRoomForLocked(const std::string& workload_container) const {
@@ -311,6 +316,7 @@ size_t ClusterView::ExpireNodes(absl::Time now) {
     if (now - node.state.reported_at <= options_.node_retention) return false;
     for (const Placement& placement : node.state.placed) placements_.erase(placement.pod_uid);
     UnindexPodsLocked(node.state.report);
+    reported_pods_ -= node.state.report.pods.size();
     return true;
   });
 }
@@ -357,18 +363,45 @@ std::pair<size_t, size_t> ClusterView::ApiNodesReported(absl::Time now) const {
   return {api_nodes_.size(), fresh};
 }
 
-ClusterView::ContainerStats ClusterView::Merged(const std::vector<Contribution>& parts) {
-  ContainerStats merged;
-  for (const Contribution& part : parts) merged = MergeSnapshots(merged, part.stats);
-  return merged;
+void ClusterView::WorkloadParts::Set(const std::string& node, Contribution part) {
+  auto [it, added] = by_node.try_emplace(node, part);
+  if (added) {
+    merged = MergeSnapshots(merged, part.stats);
+    return;
+  }
+  const bool lowers = MayLowerUnion(merged, it->second.stats, part.stats);
+  it->second = std::move(part);
+  if (lowers) {
+    Remerge();
+  } else {
+    merged = MergeSnapshots(merged, it->second.stats);
+  }
+}
+
+bool ClusterView::WorkloadParts::Drop(const std::string& node) {
+  if (by_node.erase(node) == 0) return false;
+  Remerge();
+  return true;
+}
+
+size_t ClusterView::WorkloadParts::DropOlder(absl::Time now, absl::Duration retention) {
+  const size_t dropped =
+      absl::erase_if(by_node, [&](const auto& entry) { return now - entry.second.at > retention; });
+  if (dropped > 0) Remerge();
+  return dropped;
+}
+
+void ClusterView::WorkloadParts::Remerge() {
+  merged = {};
+  for (const auto& [node, part] : by_node) merged = MergeSnapshots(merged, part.stats);
 }
 
 std::optional<ClusterView::ContainerStats> ClusterView::WorkloadContainer(
     const std::string& workload_key, const std::string& container) const {
   absl::ReaderMutexLock lock(&mu_);
   const auto it = workloads_.find(WorkloadContainerKey(workload_key, container));
-  if (it == workloads_.end() || it->second.empty()) return std::nullopt;
-  return Merged(it->second);
+  if (it == workloads_.end() || it->second.by_node.empty()) return std::nullopt;
+  return it->second.merged;
 }
 
 std::map<std::string, ClusterView::ContainerStats> ClusterView::ExportWorkloads() const {
@@ -390,8 +423,8 @@ std::map<std::string, ClusterView::ContainerStats> ClusterView::ExportWorkloads(
       absl::MutexLock lock(&mu_);
       for (size_t i = first; i < last; ++i) {
         const auto it = workloads_.find(keys[i]);
-        if (it != workloads_.end() && !it->second.empty())
-          batch.emplace_back(i, Merged(it->second));
+        if (it != workloads_.end() && !it->second.by_node.empty())
+          batch.emplace_back(i, it->second.merged);
       }
     }
     for (auto& [index, stats] : batch) out.emplace(std::move(keys[index]), std::move(stats));
@@ -405,8 +438,8 @@ void ClusterView::ImportWorkloads(const std::map<std::string, ContainerStats>& w
   absl::MutexLock lock(&mu_);
   for (const auto& [key, stats] : workloads) {
     if (!HasRoomForLocked(key)) break;
-    std::vector<Contribution>& parts = workloads_[key];
-    if (parts.empty()) parts.push_back({"", now, stats});
+    WorkloadParts& parts = workloads_[key];
+    if (parts.by_node.empty()) parts.Set("", {now, stats});
   }
 }
 
@@ -482,14 +515,36 @@ size_t ClusterView::NodeCount() const {
   return nodes_.size();
 }
 
+size_t ClusterView::ReportedPodCount() const {
+  absl::MutexLock lock(&mu_);
+  return reported_pods_;
+}
+
 std::vector<NodeReport> ClusterView::FreshReports(absl::Time now) const {
   std::vector<NodeReport> out;
-  // Shared: a status build copying thousands of reports must not hold off the scheduler's
-  // readers.
-  absl::ReaderMutexLock lock(&mu_);
-  for (const NodeSlot& node : nodes_) {
-    const NodeReport& report = node.state.report;
-    if (now - report.reported_at <= options_.report_stale_after) out.push_back(report);
+  // A status build copies thousands of reports: under the shared lock, and a few at a time,
+  // for a report waiting for the writer lock holds off every reader that comes after it
+  // (absl::Mutex favours a waiting writer), the scheduler's included.
+  std::vector<std::string> names;
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    names.reserve(nodes_.size());
+    for (const NodeSlot& node : nodes_) {
+      if (now - node.state.report.reported_at <= options_.report_stale_after) {
+        names.push_back(node.name);
+      }
+    }
+  }
+  constexpr size_t kBatch = 64;
+  out.reserve(names.size());
+  for (size_t first = 0; first < names.size(); first += kBatch) {
+    absl::ReaderMutexLock lock(&mu_);
+    for (size_t i = first; i < std::min(names.size(), first + kBatch); ++i) {
+      const auto it = nodes_.find(names[i]);
+      if (it == nodes_.end()) continue;  // forgotten in between
+      const NodeReport& report = it->state.report;
+      if (now - report.reported_at <= options_.report_stale_after) out.push_back(report);
+    }
   }
   std::sort(out.begin(), out.end(),
             [](const NodeReport& a, const NodeReport& b) { return a.node < b.node; });

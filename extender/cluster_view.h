@@ -47,10 +47,13 @@ class ClusterView {
     absl::Duration workload_retention = absl::Hours(7 * 24);
     // A node that has not reported for this long is forgotten (ExpireNodes).
     absl::Duration node_retention = absl::Hours(1);
-    // Bounds on what reports can make the view hold: a report for a node beyond max_nodes
-    // is refused (ResourceExhausted), statistics of a workload container beyond
-    // max_workload_containers are not kept.
+    // Bounds on what reports can make the view hold: a report for a node beyond max_nodes,
+    // or one that would take the pods of every node's last report beyond max_reported_pods,
+    // is refused (ResourceExhausted); statistics of a workload container beyond
+    // max_workload_containers are not kept. 150,000 pods is Kubernetes' own scalability
+    // threshold for a cluster (and 5000 nodes its node threshold).
     size_t max_nodes = 20000;
+    size_t max_reported_pods = 150000;
     size_t max_workload_containers = 50000;
   };
 
@@ -58,7 +61,7 @@ class ClusterView {
 
   // Replaces what is known about the node. InvalidArgument (nothing changed) for a report
   // without a node name, with negative amounts, or with duplicate pods; ResourceExhausted for
-  // a new node beyond max_nodes.
+  // a new node beyond max_nodes or pods beyond max_reported_pods.
   absl::Status ApplyReport(const NodeReport& report);
 
   // The nodes as the extender judges them at `now` (one lock for a scheduling request's
@@ -111,6 +114,8 @@ class ClusterView {
   size_t PlacementCount() const;
 
   size_t NodeCount() const;
+  // The pods of every known node's last report.
+  size_t ReportedPodCount() const;
   // The load cordon of every node with a fresh report at `now`, brought up to date as the
   // filter does; a node without one is absent (unknown).
   absl::flat_hash_map<std::string, LoadCordonState> LoadCordons(absl::Time now);
@@ -222,20 +227,34 @@ class ClusterView {
   // Whether statistics of this workload container may be kept (max_workload_containers).
   bool HasRoomForLocked(const std::string& workload_container) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // One node's part of a workload container's statistics ("" : from the checkpoint).
+  // One node's part of a workload container's statistics.
   struct Contribution {
-    std::string node;
     absl::Time at;
     ContainerStats stats;
   };
-  static ContainerStats Merged(const std::vector<Contribution>& parts);
+  // A workload container's parts by node ("": from the checkpoint) and their union, kept up
+  // to date as parts change (MayLowerUnion says when it must be merged anew), so that neither
+  // a report nor a read costs in proportion to the nodes a workload runs on.
+  struct WorkloadParts {
+    absl::flat_hash_map<std::string, Contribution> by_node;
+    ContainerStats merged;
+    // Sets `node`'s part.
+    void Set(const std::string& node, Contribution part);
+    // Drops `node`'s part; true if it had one.
+    bool Drop(const std::string& node);
+    // Drops the parts older than `retention` at `now`; how many.
+    size_t DropOlder(absl::Time now, absl::Duration retention);
+
+   private:
+    void Remerge();
+  };
 
   Options options_;
   mutable absl::Mutex mu_;
   // In huge pages once large (huge_page_allocator.h): every call reads a slot per node.
   absl::flat_hash_set<NodeSlot, NodeSlotHash, NodeSlotEq, HugePageAllocator<NodeSlot>> nodes_
       ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, std::vector<Contribution>> workloads_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, WorkloadParts> workloads_ ABSL_GUARDED_BY(mu_);
   // Recent placements on nodes that have not reported yet (a reported node keeps its own,
   // NodeState::placed); and each placed pod's node, by pod UID.
   absl::flat_hash_map<std::string, std::vector<Placement>> pending_placed_ ABSL_GUARDED_BY(mu_);
@@ -245,6 +264,7 @@ class ClusterView {
   // "namespace/name" of every reported pod -> the node whose report lists it (the last one
   // to, if two do).
   absl::flat_hash_map<std::string, std::string> pod_nodes_ ABSL_GUARDED_BY(mu_);
+  size_t reported_pods_ ABSL_GUARDED_BY(mu_) = 0;  // the sum over nodes_ of report.pods
   // Drops `report`'s pods from pod_nodes_ where they still point to its node.
   void UnindexPodsLocked(const NodeReport& report) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 };

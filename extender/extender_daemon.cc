@@ -220,7 +220,15 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
   }
 
   // Node reports over gRPC.
+  report_options.queue = config.report_queue;
   ReportServiceImpl reports(view, report_options);
+  options.add_gauges =
+      [&reports, api_gauges = std::move(options.add_gauges)](Metrics::ClusterGauges& gauges) {
+        if (api_gauges) api_gauges(gauges);
+        const ReportQueue::Counts queue = reports.queue_counts();
+        gauges.reports_queued = queue.queued;
+        gauges.report_queue_longest_wait = queue.longest_wait;
+      };
   absl::StatusOr<RunningGrpcServer> report_server =
       StartReportServer(config.grpc_address, reports, config.grpc_tls, {}, &metrics);
   if (!report_server.ok()) return Fail(report_server.status().message());

@@ -100,6 +100,17 @@ ABSL_FLAG(absl::Duration, ready_after, absl::Seconds(90),
           "report.");
 ABSL_FLAG(absl::Duration, node_retention, absl::Hours(1),
           "A node that has not reported for this long is forgotten.");
+ABSL_FLAG(int64_t, max_reported_pods, 150000,
+          "Pods the node reports may hold across the cluster (Kubernetes' own scalability "
+          "threshold is 150,000); a report that would go beyond is refused and logged, so "
+          "memory stays bounded whatever nodes report. Raise it with the memory limit (about "
+          "1.3 KiB a pod).");
+ABSL_FLAG(int32_t, report_workers, 16,
+          "Node reports handled at once; the rest wait in a queue (--report-queue).");
+ABSL_FLAG(int32_t, report_queue, 8192,
+          "Node reports that may wait for a worker (and at most 64 MiB of them, each until its "
+          "deadline or 10s); beyond, a report is refused with RESOURCE_EXHAUSTED and "
+          "headroom-nri retries it after a jittered backoff.");
 ABSL_FLAG(bool, repack_api, false,
           "Serve POST /repack (a dry-run repacking plan) on the HTTPS listeners, to callers "
           "whose Kubernetes token may post the non-resource URL /repack (TokenReview + "
@@ -275,6 +286,13 @@ absl::Status ViewFromFlags(ExtenderConfig& config, const ActionConfig& actions) 
   view.placement_ttl = absl::GetFlag(FLAGS_placement_ttl);
   view.report_stale_after = absl::GetFlag(FLAGS_report_stale_after);
   view.node_retention = absl::GetFlag(FLAGS_node_retention);
+  if (absl::GetFlag(FLAGS_max_reported_pods) < 1)
+    return Invalid("--max-reported-pods must be positive");
+  view.max_reported_pods = static_cast<size_t>(absl::GetFlag(FLAGS_max_reported_pods));
+  if (absl::GetFlag(FLAGS_report_workers) < 1) return Invalid("--report-workers must be positive");
+  if (absl::GetFlag(FLAGS_report_queue) < 1) return Invalid("--report-queue must be positive");
+  config.report_queue.workers = absl::GetFlag(FLAGS_report_workers);
+  config.report_queue.max_entries = static_cast<size_t>(absl::GetFlag(FLAGS_report_queue));
   view.cordon.cordon_above = absl::GetFlag(FLAGS_cordon_above);
   view.cordon.uncordon_below = absl::GetFlag(FLAGS_uncordon_below);
   view.cordon.min_cordon_duration = absl::GetFlag(FLAGS_cordon_min_duration);

@@ -15,6 +15,7 @@
 #include "extender/cluster_view.h"
 #include "extender/http_server.h"
 #include "extender/leader_election.h"
+#include "extender/report_queue.h"
 #include "extender/reporter_identity.h"
 #include "io/grpc_tls.h"
 #include "io/kube_config.h"
@@ -45,6 +46,7 @@ struct ExtenderConfig {
   io::GrpcServerTls grpc_tls;
   ReportAuth report_auth = ReportAuth::kToken;
   TokenAuthenticator::Options report_tokens;
+  ReportQueueLimits report_queue;
   bool verify_report_pods = true;
   absl::Duration ready_after;
   bool repack_api = false;

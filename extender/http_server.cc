@@ -137,6 +137,7 @@ void ExtenderHttpServer::Scrape(const io::HttpRequest&, io::HttpResponse& respon
   const auto [oldest, newest] = view_.ReportAges(clock_());
   Metrics::ClusterGauges gauges;
   gauges.nodes_reported = view_.NodeCount();
+  gauges.reported_pods = view_.ReportedPodCount();
   gauges.oldest_report_age = oldest;
   gauges.newest_report_age = newest;
   gauges.pending_placements = view_.PlacementCount();

@@ -121,6 +121,16 @@ std::string Metrics::Render(const ClusterGauges& cluster) const {
   gauges.push_back(app::ScrapedValue("headroom_extender_nodes_reported", "Nodes with a report.",
                                      MetricType::Gauge,
                                      static_cast<double>(cluster.nodes_reported)));
+  gauges.push_back(app::ScrapedValue("headroom_extender_reported_pods",
+                                     "Pods of every node's last report.", MetricType::Gauge,
+                                     static_cast<double>(cluster.reported_pods)));
+  gauges.push_back(app::ScrapedValue("headroom_extender_report_queue_length",
+                                     "Node reports waiting for a worker.", MetricType::Gauge,
+                                     static_cast<double>(cluster.reports_queued)));
+  gauges.push_back(app::ScrapedValue(
+      "headroom_extender_report_queue_longest_wait_seconds",
+      "The longest any node report has waited for a worker since the start.", MetricType::Gauge,
+      absl::ToDoubleSeconds(cluster.report_queue_longest_wait)));
   prometheus::MetricFamily ages = app::ScrapedValue(
       "headroom_extender_report_age_seconds", "Age of the oldest and newest node report.",
       MetricType::Gauge, absl::ToDoubleSeconds(cluster.oldest_report_age), {{"which", "oldest"}});

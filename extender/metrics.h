@@ -16,7 +16,13 @@
 //   headroom_extender_admissions_total{outcome}    mutated | not_applied | unchanged | malformed
 //   headroom_extender_actions_total{action,outcome} resizes and evictions (actuator.h)
 //   headroom_extender_reports_total{outcome}       node reports: accepted | unauthenticated |
-//                                                  forbidden | invalid | unknown_node | unavailable
+//                                                  forbidden | invalid | unknown_node |
+//                                                  unavailable | throttled | busy (queue full) |
+//                                                  expired (deadline passed in the queue) |
+//                                                  over_limit (nodes or pods at their bound)
+//   headroom_extender_reported_pods                pods of every node's last report
+//   headroom_extender_report_queue_length          reports waiting for a worker
+//   headroom_extender_report_queue_longest_wait_seconds  the longest any report waited
 //   headroom_extender_unverified_pods_total        reported pods the API does not confirm
 //   headroom_extender_report_connections_refused_total{reason}  cut by the report port's
 //                                                  front door: connection_cap | address_cap |
@@ -59,6 +65,9 @@ class Metrics {
 
   struct ClusterGauges {
     size_t nodes_reported = 0;
+    size_t reported_pods = 0;
+    size_t reports_queued = 0;
+    absl::Duration report_queue_longest_wait;
     absl::Duration oldest_report_age;
     absl::Duration newest_report_age;
     size_t pending_placements = 0;

@@ -38,7 +38,7 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using local = asio::local::stream_protocol;
 
-constexpr size_t kChunk = 16 << 10;
+constexpr size_t kChunk = 4 << 10;
 
 // ALPN: gRPC clients offer "h2" (and insist on it).
 int SelectH2(SSL*, const unsigned char** out, unsigned char* out_length, const unsigned char* in,

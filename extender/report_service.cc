@@ -21,7 +21,7 @@
 namespace headroom::extender {
 namespace {
 
-std::string BearerToken(const grpc::ServerContext& context) {
+std::string BearerToken(const grpc::ServerContextBase& context) {
   const auto& metadata = context.client_metadata();
   const auto it = metadata.find("authorization");
   if (it == metadata.end()) return "";
@@ -36,16 +36,27 @@ grpc::StatusCode GrpcCode(const absl::Status& status) {
 
 }  // namespace
 
-std::string ReportServiceImpl::PeerAddress(const grpc::ServerContext& context) const {
-  const std::optional<FrontDoorPeer> peer = peers_.Find(context.peer());
-  return LogText(peer ? peer->address : context.peer());
+ReportServiceImpl::ReportServiceImpl(ClusterView& view, ReportServiceOptions options,
+                                     std::function<absl::Time()> clock)
+    : view_(view),
+      options_(std::move(options)),
+      clock_(std::move(clock)),
+      queue_(options_.queue, clock_) {}
+
+std::string ReportServiceImpl::PeerAddress(const grpc::ServerContextBase* context) const {
+  if (context == nullptr) return "(no peer)";
+  const std::optional<FrontDoorPeer> peer = peers_.Find(context->peer());
+  return LogText(peer ? peer->address : context->peer());
 }
 
 void ReportServiceImpl::Count(const std::string& outcome) {
   if (options_.metrics != nullptr) options_.metrics->CountReport(outcome);
 }
 
-grpc::Status ReportServiceImpl::CheckCaller(grpc::ServerContext* context, const std::string& node) {
+grpc::Status ReportServiceImpl::CheckCaller(const grpc::ServerContextBase* context,
+                                            const std::string& node) {
+  if (options_.auth == ReportAuth::kInsecure) return grpc::Status::OK;
+  if (context == nullptr) return {grpc::StatusCode::UNAUTHENTICATED, "no caller"};
   switch (options_.auth) {
     case ReportAuth::kInsecure:
       return grpc::Status::OK;
@@ -83,15 +94,43 @@ grpc::Status ReportServiceImpl::CheckCaller(grpc::ServerContext* context, const 
   return {grpc::StatusCode::INTERNAL, "unknown report authentication mode"};
 }
 
-grpc::Status ReportServiceImpl::Report(grpc::ServerContext* context,
-                                       const headroom::v1::NodeReport* request,
+grpc::ServerUnaryReactor* ReportServiceImpl::Report(grpc::CallbackServerContext* context,
+                                                    const headroom::v1::NodeReport* request,
+                                                    headroom::v1::ReportReply* reply) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const absl::Time deadline = absl::FromChrono(context->deadline());
+  const bool queued = queue_.Submit(
+      request->SpaceUsedLong(), deadline, [this, context, request, reply, reactor](bool expired) {
+        if (expired) {
+          Count("expired");
+          reactor->Finish({grpc::StatusCode::UNAVAILABLE,
+                           "the report waited past its deadline for a worker; retry later"});
+          return;
+        }
+        reactor->Finish(Handle(context, *request, reply));
+      });
+  if (!queued) {
+    Count("busy");
+    if (uint64_t suppressed = 0; busy_lines_.Allow(clock_(), suppressed)) {
+      spdlog::warn("refused a report for node {}: the report queue is full{}",
+                   LogText(request->node()),
+                   suppressed > 0 ? absl::StrCat(" (", suppressed, " more not logged)") : "");
+    }
+    reactor->Finish({grpc::StatusCode::RESOURCE_EXHAUSTED,
+                     "the extender's report queue is full; retry after a backoff"});
+  }
+  return reactor;
+}
+
+grpc::Status ReportServiceImpl::Handle(const grpc::ServerContextBase* context,
+                                       const headroom::v1::NodeReport& request,
                                        headroom::v1::ReportReply* reply) {
-  const std::string node = LogText(request->node());
-  if (grpc::Status caller = CheckCaller(context, request->node()); !caller.ok()) {
+  const std::string node = LogText(request.node());
+  if (grpc::Status caller = CheckCaller(context, request.node()); !caller.ok()) {
     // Anyone who can connect can cause this line: at most a few a second, with a count.
     if (uint64_t suppressed = 0; refusal_lines_.Allow(clock_(), suppressed)) {
       spdlog::warn(
-          "refused a report for node {} from {}: {}{}", node, PeerAddress(*context),
+          "refused a report for node {} from {}: {}{}", node, PeerAddress(context),
           LogText(caller.error_message()),
           suppressed > 0 ? absl::StrCat(" (", suppressed, " more refusals not logged)") : "");
     }
@@ -101,7 +140,7 @@ grpc::Status ReportServiceImpl::Report(grpc::ServerContext* context,
                                                                         : "unauthenticated");
     return caller;
   }
-  absl::StatusOr<NodeReport> report = codec::NodeReportFromProto(*request, clock_());
+  absl::StatusOr<NodeReport> report = codec::NodeReportFromProto(request, clock_());
   if (!report.ok()) {
     spdlog::warn("refused a report for node {}: {}", node, LogText(report.status().message()));
     Count("invalid");
@@ -126,9 +165,16 @@ grpc::Status ReportServiceImpl::Report(grpc::ServerContext* context,
     if (options_.metrics != nullptr) options_.metrics->CountUnverifiedPods(unverified->size());
   }
   if (absl::Status applied = view_.ApplyReport(*report); !applied.ok()) {
-    spdlog::warn("refused a report for node {}: {}", node, LogText(applied.message()));
-    Count("invalid");
-    return {grpc::StatusCode::INVALID_ARGUMENT, std::string(applied.message())};
+    // Beyond a bound of the view (nodes, pods across the cluster) every report of a new
+    // node is refused alike: a few lines a second say so.
+    const bool over_limit = applied.code() == absl::StatusCode::kResourceExhausted;
+    if (uint64_t suppressed = 0; !over_limit || refusal_lines_.Allow(clock_(), suppressed)) {
+      spdlog::warn(
+          "refused a report for node {}: {}{}", node, LogText(applied.message()),
+          suppressed > 0 ? absl::StrCat(" (", suppressed, " more refusals not logged)") : "");
+    }
+    Count(over_limit ? "over_limit" : "invalid");
+    return {GrpcCode(applied), std::string(applied.message())};
   }
   Count("accepted");
   spdlog::debug("report from node {}: {} pods", node, report->pods.size());
@@ -208,7 +254,6 @@ absl::StatusOr<RunningGrpcServer> StartReportServer(const std::string& address,
   // A connection that sends nothing for this long is closed.
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, 5 * 60 * 1000);
   grpc::ResourceQuota quota("headroom-report-server");
-  quota.SetMaxThreads(limits.max_threads);
   quota.Resize(limits.max_memory_bytes);  // gRPC's own buffers, whatever clients send
   builder.SetResourceQuota(quota);
   running.server = builder.BuildAndStart();

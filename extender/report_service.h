@@ -3,7 +3,9 @@
 // The gRPC service through which headroom-nri reports each node to headroom-extender. A report
 // is believed only from the node it is about (reporter_identity.h) and only as far as the
 // Kubernetes API confirms its pods (report_verification.h); its time is never later than its
-// arrival.
+// arrival. Reports wait briefly for a worker (report_queue.h) rather than being refused when
+// many arrive at once; beyond the queue's bound they are refused with RESOURCE_EXHAUSTED,
+// which headroom-nri retries after a jittered backoff.
 
 #include <functional>
 #include <memory>
@@ -15,6 +17,7 @@
 #include "extender/metrics.h"
 #include "extender/rate_limit.h"
 #include "extender/report_front_door.h"
+#include "extender/report_queue.h"
 #include "extender/report_verification.h"
 #include "extender/reporter_identity.h"
 #include "headroom/v1/report.grpc.pb.h"
@@ -31,34 +34,44 @@ struct ReportServiceOptions {
   TokenAuthenticator* tokens = nullptr;  // required for ReportAuth::kToken
   ApiFacts api;                          // empty: no Kubernetes API, pods are not checked
   Metrics* metrics = nullptr;            // optional
+  ReportQueueLimits queue;
 };
 
-class ReportServiceImpl final : public headroom::v1::ReportService::Service {
+class ReportServiceImpl final : public headroom::v1::ReportService::CallbackService {
  public:
   explicit ReportServiceImpl(ClusterView& view, ReportServiceOptions options = {},
-                             std::function<absl::Time()> clock = absl::Now)
-      : view_(view), options_(std::move(options)), clock_(std::move(clock)) {}
+                             std::function<absl::Time()> clock = absl::Now);
   ReportServiceImpl(ClusterView& view, std::function<absl::Time()> clock)
       : ReportServiceImpl(view, {}, std::move(clock)) {}
 
-  grpc::Status Report(grpc::ServerContext* context, const headroom::v1::NodeReport* request,
-                      headroom::v1::ReportReply* reply) override;
+  // gRPC's entry: queues the report for Handle, or refuses it when the queue is full.
+  grpc::ServerUnaryReactor* Report(grpc::CallbackServerContext* context,
+                                   const headroom::v1::NodeReport* request,
+                                   headroom::v1::ReportReply* reply) override;
+
+  // One report, start to end. `context` may be null (no caller to check: insecure mode).
+  grpc::Status Handle(const grpc::ServerContextBase* context,
+                      const headroom::v1::NodeReport& request, headroom::v1::ReportReply* reply);
+
+  ReportQueue::Counts queue_counts() const { return queue_.counts(); }
 
   // The client certificates of the connections the front door admitted (report_front_door.h).
   FrontDoorPeers& peers() { return peers_; }
 
  private:
   // OK when the caller may report `node` under options_.auth.
-  grpc::Status CheckCaller(grpc::ServerContext* context, const std::string& node);
+  grpc::Status CheckCaller(const grpc::ServerContextBase* context, const std::string& node);
   void Count(const std::string& outcome);
   // The client's address, for logs.
-  std::string PeerAddress(const grpc::ServerContext& context) const;
+  std::string PeerAddress(const grpc::ServerContextBase* context) const;
 
   ClusterView& view_;
   ReportServiceOptions options_;
   std::function<absl::Time()> clock_;
   FrontDoorPeers peers_;
   LineBudget refusal_lines_{5, 20};  // refused callers' log lines a second
+  LineBudget busy_lines_{1, 5};      // "the queue is full" lines a second
+  ReportQueue queue_;                // last: its workers stop before the rest goes
 };
 
 // The report server: gRPC, reached only through its front door.
@@ -83,8 +96,7 @@ struct ReportServerLimits {
   int max_message_bytes = 4 << 20;  // a node of 110 pods reports well under 1 MiB
   int max_metadata_bytes = 16 << 10;
   int max_concurrent_streams = 16;     // per connection
-  int max_threads = 32;                // the whole server's request threads
-  size_t max_memory_bytes = 16 << 20;  // gRPC's buffers (a resource quota)
+  size_t max_memory_bytes = 64 << 20;  // gRPC's buffers (a resource quota)
   // What the front door admits (report_front_door.h).
   H2Limits http2;
   size_t max_connections = 8192;

@@ -152,10 +152,21 @@ std::pair<ResourceAmounts, ResourceAmounts> StatusBoard::PodRequests(const Repor
 }
 
 std::vector<NodeStatus> StatusBoard::Nodes(const std::vector<NodeReport>& reports, absl::Time now) {
+  // A few hundred nodes at a time: judging a node afresh takes the view's writer lock, which
+  // the scheduler's requests wait for.
+  constexpr size_t kBatch = 256;
+  std::vector<std::optional<NodeFootprint>> footprints;
+  footprints.reserve(reports.size());
   std::vector<absl::string_view> names;
-  names.reserve(reports.size());
-  for (const NodeReport& report : reports) names.push_back(report.node);
-  std::vector<std::optional<NodeFootprint>> footprints = view_.Nodes(names, now);
+  for (size_t first = 0; first < reports.size(); first += kBatch) {
+    names.clear();
+    for (size_t i = first; i < std::min(reports.size(), first + kBatch); ++i) {
+      names.push_back(reports[i].node);
+    }
+    for (std::optional<NodeFootprint>& footprint : view_.Nodes(names, now)) {
+      footprints.push_back(std::move(footprint));
+    }
+  }
   std::vector<NodeStatus> nodes;
   for (size_t i = 0; i < reports.size(); ++i) {
     if (!footprints[i].has_value()) continue;

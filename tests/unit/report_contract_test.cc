@@ -138,7 +138,7 @@ TEST(ReportContract, ANewNodeLearnsTheWorkloadsHistoryFromTheOtherReplicas) {
     headroom::v1::ReportReply reply;
     const headroom::v1::NodeReport report =
         nri::BuildNodeReport(state, node, {4000, 8192 * kMi}, 0.5, 4, now);
-    EXPECT_TRUE(service.Report(nullptr, &report, &reply).ok());
+    EXPECT_TRUE(service.Handle(nullptr, report, &reply).ok());
     return reply;
   };
   const auto replica = [&](nri::NodeState& state, absl::Duration observed) {

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -442,6 +444,91 @@ TEST(ClusterView, NodesAndWorkloadsAreBounded) {
   EXPECT_EQ(view.ExpireNodes(kNow), 1u);  // n1: 20 min without a report
   EXPECT_EQ(view.NodeCount(), 1u);
   EXPECT_TRUE(view.ApplyReport(report("n3", kNow, "shop/Deployment/c")).ok());
+}
+
+// The union a workload's readers see, kept as parts change, is the union merged anew from
+// every node's latest part, whatever order the parts rise and fall in.
+TEST(ClusterView, AWorkloadsUnionFollowsItsPartsUpAndDown) {
+  ClusterView::Options options;
+  options.workload_retention = absl::Hours(1);
+  ClusterView view(options);
+  std::mt19937 random(7);
+  std::map<std::string, UsageSnapshot> latest;
+  for (int step = 0; step < 2000; ++step) {
+    const std::string node = absl::StrCat("n", random() % 6);
+    UsageSnapshot part;
+    if (random() % 5 != 0) part.cpu = CpuStats{int64_t(random() % 50), int64_t(random() % 80)};
+    if (random() % 5 != 0) {
+      part.memory =
+          MemoryStats{int64_t(random() % 50), int64_t(random() % 80), 0, int64_t(random() % 3)};
+    }
+    part.history = absl::Minutes(random() % 100);
+    NodeReport r;
+    r.node = node;
+    r.reported_at = kNow;
+    ReportedPod pod = Reported("p-" + node, "uid-" + node, "shop/DaemonSet/agent");
+    ContainerDemand container;
+    container.name = "app";
+    container.cpu = part.cpu;
+    container.memory = part.memory;
+    container.history = part.history;
+    pod.containers = {container};
+    r.pods = {pod};
+    ASSERT_TRUE(view.ApplyReport(r).ok());
+    if (part.cpu.has_value() || part.memory.has_value()) latest[node] = part;
+    UsageSnapshot expected;
+    for (const auto& [n, p] : latest) expected = MergeSnapshots(expected, p);
+    const std::optional<UsageSnapshot> seen = view.WorkloadContainer("shop/DaemonSet/agent", "app");
+    ASSERT_TRUE(seen.has_value());
+    ASSERT_EQ(seen->history, expected.history) << "step " << step;
+    ASSERT_EQ(seen->cpu.has_value(), expected.cpu.has_value()) << "step " << step;
+    if (expected.cpu) {
+      ASSERT_EQ(seen->cpu->base_millis, expected.cpu->base_millis) << "step " << step;
+      ASSERT_EQ(seen->cpu->peak_millis, expected.cpu->peak_millis) << "step " << step;
+    }
+    ASSERT_EQ(seen->memory.has_value(), expected.memory.has_value()) << "step " << step;
+    if (expected.memory) {
+      ASSERT_EQ(seen->memory->base_bytes, expected.memory->base_bytes) << "step " << step;
+      ASSERT_EQ(seen->memory->peak_bytes, expected.memory->peak_bytes) << "step " << step;
+      ASSERT_EQ(seen->memory->oom_bytes, expected.memory->oom_bytes) << "step " << step;
+    }
+  }
+}
+
+TEST(ClusterView, PodsAcrossAllNodesAreBounded) {
+  ClusterView::Options options;
+  options.max_reported_pods = 5;
+  options.node_retention = absl::Minutes(10);
+  ClusterView view(options);
+  const auto report = [](std::string node, absl::Time at, int pods) {
+    NodeReport r;
+    r.node = std::move(node);
+    r.reported_at = at;
+    for (int i = 0; i < pods; ++i) {
+      r.pods.push_back(Reported(absl::StrCat(r.node, "-p", i), absl::StrCat(r.node, "-u", i), ""));
+    }
+    return r;
+  };
+  ASSERT_TRUE(view.ApplyReport(report("n1", kNow - absl::Minutes(20), 3)).ok());
+  ASSERT_TRUE(view.ApplyReport(report("n2", kNow, 2)).ok());
+  EXPECT_EQ(view.ReportedPodCount(), 5u);
+  // A third node, or a node that grows, would go beyond: refused, and nothing changed.
+  const absl::Status refused = view.ApplyReport(report("n3", kNow, 1));
+  EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(refused.message(), ::testing::HasSubstr("the limit is 5"));
+  EXPECT_EQ(view.ApplyReport(report("n2", kNow, 3)).code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(view.NodeCount(), 2u);
+  EXPECT_EQ(view.ReportedPodCount(), 5u);
+  // A node that shrinks or stays is always heard; the room it leaves is another's.
+  EXPECT_TRUE(view.ApplyReport(report("n2", kNow, 2)).ok());
+  EXPECT_TRUE(view.ApplyReport(report("n1", kNow - absl::Minutes(20), 1)).ok());
+  EXPECT_EQ(view.ReportedPodCount(), 3u);
+  EXPECT_TRUE(view.ApplyReport(report("n3", kNow, 2)).ok());
+  EXPECT_EQ(view.ReportedPodCount(), 5u);
+  // An expired node's pods leave with it.
+  EXPECT_EQ(view.ExpireNodes(kNow), 1u);
+  EXPECT_EQ(view.ReportedPodCount(), 4u);
+  EXPECT_TRUE(view.ApplyReport(report("n4", kNow, 1)).ok());
 }
 
 }  // namespace
