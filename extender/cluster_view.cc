@@ -43,21 +43,12 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
   }
   NodeFootprint footprint = NodeFootprintOf(report, options_.min_history);
   absl::MutexLock lock(&mu_);
-  if (!nodes_.contains(report.node) && nodes_.size() >= options_.max_nodes) {
-    return absl::ResourceExhaustedError(absl::StrCat("node report for ", report.node, ": already ",
-                                                     nodes_.size(), " nodes known (the limit)"));
+  size_t pods_after = 0;
+  if (absl::Status room = CheckRoomLocked(report.node, report.pods.size(), pods_after);
+      !room.ok()) {
+    return room;
   }
-  {
-    const auto known = nodes_.find(report.node);
-    const size_t before = known != nodes_.end() ? known->state.report.pods.size() : 0;
-    const size_t after = reported_pods_ - before + report.pods.size();
-    if (report.pods.size() > before && after > options_.max_reported_pods) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "node report for ", report.node, ": its ", report.pods.size(), " pods would make ", after,
-          " reported pods across the cluster (the limit is ", options_.max_reported_pods, ")"));
-    }
-    reported_pods_ = after;
-  }
+  reported_pods_ = pods_after;
   // This node's part of each workload container: the union of its replicas here.
   absl::flat_hash_map<std::string, ContainerStats> here;
   for (const ReportedPod& pod : report.pods) {
@@ -303,6 +294,29 @@ void ClusterView::ExpireWorkloads(absl::Time now) {
   absl::MutexLock lock(&mu_);
   for (auto& [key, parts] : workloads_) parts.DropOlder(now, options_.workload_retention);
   absl::erase_if(workloads_, [](const auto& entry) { return entry.second.by_node.empty(); });
+}
+
+absl::Status ClusterView::CheckRoom(const std::string& node, size_t pods) const {
+  absl::ReaderMutexLock lock(&mu_);
+  size_t after = 0;
+  return CheckRoomLocked(node, pods, after);
+}
+
+absl::Status ClusterView::CheckRoomLocked(const std::string& node, size_t pods,
+                                          size_t& after) const {
+  const auto known = nodes_.find(node);
+  if (known == nodes_.end() && nodes_.size() >= options_.max_nodes) {
+    return absl::ResourceExhaustedError(absl::StrCat("node report for ", node, ": already ",
+                                                     nodes_.size(), " nodes known (the limit)"));
+  }
+  const size_t before = known != nodes_.end() ? known->state.report.pods.size() : 0;
+  after = reported_pods_ - before + pods;
+  if (pods > before && after > options_.max_reported_pods) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "node report for ", node, ": its ", pods, " pods would make ", after,
+        " reported pods across the cluster (the limit is ", options_.max_reported_pods, ")"));
+  }
+  return absl::OkStatus();
 }
 
 bool ClusterView::HasRoomForLocked(const std::string& workload_container) const {

@@ -63,6 +63,9 @@ class ClusterView {
   // without a node name, with negative amounts, or with duplicate pods; ResourceExhausted for
   // a new node beyond max_nodes or pods beyond max_reported_pods.
   absl::Status ApplyReport(const NodeReport& report);
+  // What ApplyReport would say of a report for `node` with `pods` pods as far as the bounds
+  // go (max_nodes, max_reported_pods), before anyone decodes it: OK or ResourceExhausted.
+  absl::Status CheckRoom(const std::string& node, size_t pods) const;
 
   // The nodes as the extender judges them at `now` (one lock for a scheduling request's
   // nodes), with recent placements added and the load cordon brought up to date; nullopt for
@@ -227,6 +230,9 @@ class ClusterView {
   // Whether statistics of this workload container may be kept (max_workload_containers).
   bool HasRoomForLocked(const std::string& workload_container) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // CheckRoom under the lock; `after` gets the reported pods the report would leave.
+  absl::Status CheckRoomLocked(const std::string& node, size_t pods, size_t& after) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // One node's part of a workload container's statistics.
   struct Contribution {
     absl::Time at;

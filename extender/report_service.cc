@@ -122,6 +122,18 @@ grpc::ServerUnaryReactor* ReportServiceImpl::Report(grpc::CallbackServerContext*
   return reactor;
 }
 
+grpc::Status ReportServiceImpl::RefuseOverLimit(const std::string& node, const absl::Status& why) {
+  // Beyond a bound of the view (nodes, pods across the cluster) every report of a new node
+  // is refused alike: a few lines a second say so.
+  if (uint64_t suppressed = 0; refusal_lines_.Allow(clock_(), suppressed)) {
+    spdlog::warn(
+        "refused a report for node {}: {}{}", node, LogText(why.message()),
+        suppressed > 0 ? absl::StrCat(" (", suppressed, " more refusals not logged)") : "");
+  }
+  Count("over_limit");
+  return {GrpcCode(why), std::string(why.message())};
+}
+
 grpc::Status ReportServiceImpl::Handle(const grpc::ServerContextBase* context,
                                        const headroom::v1::NodeReport& request,
                                        headroom::v1::ReportReply* reply) {
@@ -139,6 +151,11 @@ grpc::Status ReportServiceImpl::Handle(const grpc::ServerContextBase* context,
           : caller.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED ? "throttled"
                                                                         : "unauthenticated");
     return caller;
+  }
+  // A report the view has no room for is refused before it is decoded and verified: a fleet
+  // beyond the bounds costs no more than the refusal.
+  if (absl::Status room = view_.CheckRoom(request.node(), request.pods_size()); !room.ok()) {
+    return RefuseOverLimit(node, room);
   }
   absl::StatusOr<NodeReport> report = codec::NodeReportFromProto(request, clock_());
   if (!report.ok()) {
@@ -165,15 +182,11 @@ grpc::Status ReportServiceImpl::Handle(const grpc::ServerContextBase* context,
     if (options_.metrics != nullptr) options_.metrics->CountUnverifiedPods(unverified->size());
   }
   if (absl::Status applied = view_.ApplyReport(*report); !applied.ok()) {
-    // Beyond a bound of the view (nodes, pods across the cluster) every report of a new
-    // node is refused alike: a few lines a second say so.
-    const bool over_limit = applied.code() == absl::StatusCode::kResourceExhausted;
-    if (uint64_t suppressed = 0; !over_limit || refusal_lines_.Allow(clock_(), suppressed)) {
-      spdlog::warn(
-          "refused a report for node {}: {}{}", node, LogText(applied.message()),
-          suppressed > 0 ? absl::StrCat(" (", suppressed, " more refusals not logged)") : "");
+    if (applied.code() == absl::StatusCode::kResourceExhausted) {
+      return RefuseOverLimit(node, applied);
     }
-    Count(over_limit ? "over_limit" : "invalid");
+    spdlog::warn("refused a report for node {}: {}", node, LogText(applied.message()));
+    Count("invalid");
     return {GrpcCode(applied), std::string(applied.message())};
   }
   Count("accepted");

@@ -62,6 +62,8 @@ class ReportServiceImpl final : public headroom::v1::ReportService::CallbackServ
   // OK when the caller may report `node` under options_.auth.
   grpc::Status CheckCaller(const grpc::ServerContextBase* context, const std::string& node);
   void Count(const std::string& outcome);
+  // Logs (a few a second) and counts a report beyond the view's bounds; its status.
+  grpc::Status RefuseOverLimit(const std::string& node, const absl::Status& why);
   // The client's address, for logs.
   std::string PeerAddress(const grpc::ServerContextBase* context) const;
 

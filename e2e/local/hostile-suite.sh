@@ -28,16 +28,37 @@ memcg=""
 cleanup() {
   set +e
   [[ -n $extender_pid ]] && kill -9 "$extender_pid" 2>/dev/null && wait "$extender_pid" 2>/dev/null
+  [[ -n ${nri_pid:-} ]] && kill -9 "$nri_pid" 2>/dev/null && wait "$nri_pid" 2>/dev/null
   remove_memory_cgroup "$memcg"
+  remove_memory_cgroup "${nri_memcg:-}"
   finish_work
 }
 trap cleanup EXIT
 attack() { python3 "$repo/e2e/local/hostile.py" "$@"; }
 field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+probes_ok() { # LATENCY_OUTPUT: /healthz p99 < 500 ms, filter p99 < 50 ms, nothing failed
+  awk -v h="$(field healthz_p99_ms "$1")" -v f="$(field filter_p99_ms "$1")" \
+    -v hf="$(field healthz_failed "$1")" -v ff="$(field filter_failed "$1")" \
+    'BEGIN {exit !(h != "" && f != "" && h >= 0 && h < 500 && f >= 0 && f < 50 && hf == 0 && ff == 0)}'
+}
+# What the kubelet and kube-scheduler see during an attack: start_probes SECONDS [BODY_FILE]
+# times /healthz and /filter (of two nodes unless given) in the background; probes_done then
+# sets $lat to the result and $lat_detail to a line for the check.
+start_probes() {
+  attack latency 127.0.0.1 "$http_port" "$1" "${2:-$work/filter-2.json}" >"$work/probes.out" &
+  probes_pid=$!
+}
+probes_done() {
+  wait "$probes_pid" || true
+  lat=$(cat "$work/probes.out")
+  lat_detail="/healthz p99 $(field healthz_p99_ms "$lat") ms, /filter p99 $(field filter_p99_ms "$lat") ms meanwhile"
+}
 
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
   -keyout "$work/tls.key" -out "$work/tls.crt" >/dev/null 2>&1 || die "openssl"
 http_port=$(free_port); https_port=$(free_port); grpc_port=$(free_port)
+printf '{"Pod":{"metadata":{"name":"p","namespace":"n"},"spec":{"containers":[{"name":"c"}]}},"NodeNames":["node-a","node-b"]}' \
+  >"$work/filter-2.json"
 mkdir -p "$work/state"
 # start_extender [CHECKPOINT_INTERVAL]: 1 s unless given.
 memcg=$(memory_cgroup "headroom-hostile-$$" $((512 << 20)))
@@ -85,18 +106,24 @@ out=$(attack body 127.0.0.1 "$http_port" /filter 63 3)
 sleep 1
 check "three 63 MiB bodies on one connection" "$([[ $(field statuses "$out") == 400,400,400 ]] && echo yes)" \
   "HTTP $(field statuses "$out"); RSS after: $(rss_mib) MiB"
+start_probes 8
 out=$(attack arrays 127.0.0.1 "$http_port" /filter 63 1)
+probes_done
 check "a valid 63 MiB /filter body whose unknown field is [0,0,...]" \
-  "$([[ $(field statuses "$out") == 200 ]] && echo yes)" \
-  "HTTP $(field statuses "$out") in $(field seconds "$out") s (read in pieces: 891 MiB before)"
+  "$([[ $(field statuses "$out") == 200 ]] && probes_ok "$lat" && echo yes)" \
+  "HTTP $(field statuses "$out") in $(field seconds "$out") s (read in pieces: 891 MiB before); $lat_detail"
+start_probes 8
 out=$(attack arrays 127.0.0.1 "$http_port" /filter 60 12)
+probes_done
 statuses=$(field statuses "$out")
 check "12 connections each sending a 60 MiB /filter body at once" \
-  "$([[ $statuses =~ ^(200,)*200(,503)*$ ]] && echo yes)" \
-  "HTTP $statuses in $(field seconds "$out") s (--max-body-bytes-in-flight 128 MiB)"
+  "$([[ $statuses =~ ^(200,)*200(,503)*$ ]] && probes_ok "$lat" && echo yes)" \
+  "HTTP $statuses in $(field seconds "$out") s (--max-body-bytes-in-flight 128 MiB); $lat_detail"
+start_probes 8
 out=$(attack arrays 127.0.0.1 "$https_port" /admission/pods 60 1 tls)
-check "a 60 MiB AdmissionReview to the webhook" "$([[ $(field statuses "$out") == 413 ]] && echo yes)" \
-  "HTTP $(field statuses "$out") from its length (webhook bodies: 4 MiB)"
+probes_done
+check "a 60 MiB AdmissionReview to the webhook" "$([[ $(field statuses "$out") == 413 ]] && probes_ok "$lat" && echo yes)" \
+  "HTTP $(field statuses "$out") from its length (webhook bodies: 4 MiB); $lat_detail"
 out=$(attack nested 127.0.0.1 "$https_port" /admission/pods 3 tls)
 check "3 MiB of nesting to the webhook (HTTPS)" "$([[ $(field status "$out") == 400 ]] && echo yes)" \
   "HTTP $(field status "$out") in $(field seconds "$out") s"
@@ -376,17 +403,10 @@ print(json.dumps({"Pod": {"metadata": {"name": "p", "namespace": "team-1"}, "spe
   "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}, "NodeNames": ["load-%d" % i for i in range(5000)]}))' \
   >"$work/filter-5000.json"
 fleet_bound=512
-attack latency 127.0.0.1 "$http_port" 45 "$work/filter-5000.json" >"$work/fleet-latency.out" &
-prober=$!
+start_probes 45 "$work/filter-5000.json"
 fleet=$("$load_bin" --target "127.0.0.1:$grpc_port" --nodes 5000 --pods 30 --in-flight 4 --rounds 1 --interval 45s 2>"$work/fleet.err" || true)
-wait "$prober" || true
-lat=$(cat "$work/fleet-latency.out")
+probes_done
 fleet_field() { python3 -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$fleet" "$1" 2>/dev/null || echo "?"; }
-probes_ok() { # LATENCY_OUTPUT: /healthz p99 < 500 ms, filter p99 < 50 ms, nothing failed
-  awk -v h="$(field healthz_p99_ms "$1")" -v f="$(field filter_p99_ms "$1")" \
-    -v hf="$(field healthz_failed "$1")" -v ff="$(field filter_failed "$1")" \
-    'BEGIN {exit !(h != "" && f != "" && h >= 0 && h < 500 && f >= 0 && f < 50 && hf == 0 && ff == 0)}'
-}
 fraction=$(fleet_field accepted_fraction)
 check "5000 nodes x 30 pods, 4 reports each at once (20000), retried as headroom-nri does" \
   "$(awk -v a="$fraction" 'BEGIN {exit !(a >= 0.99)}' && probes_ok "$lat" && echo yes)" \
@@ -394,23 +414,23 @@ check "5000 nodes x 30 pods, 4 reports each at once (20000), retried as headroom
   "$fleet_bound"
 # Read-only API floods with those 5000 nodes reported: 32 clients asking for the status and
 # for pods (one on a node, one nowhere) as fast as answered; the rate limits answer 429.
-attack latency 127.0.0.1 "$http_port" 15 "$work/filter-5000.json" >"$work/flood-latency.out" &
-prober=$!
+start_probes 15 "$work/filter-5000.json"
 out=$(attack get-flood 127.0.0.1 "$http_port" "/api/v1/status,/api/v1/explain?pod=team-1/app-17-1,/api/v1/explain?pod=nowhere/x" 32 15)
-wait "$prober" || true
-lat=$(cat "$work/flood-latency.out")
+probes_done
 check "32 clients flooding /api/v1/status and /api/v1/explain with 5000 nodes reported" \
   "$([[ -n $(field s200 "$out") && -n $(field s429 "$out") && -z $(field serror "$out") ]] && probes_ok "$lat" && echo yes)" \
   "$(field requests "$out") requests: $(field s200 "$out") answered, $(field s404 "$out") pods not found, $(field s429 "$out") rate-limited (429); during it /healthz p99 $(field healthz_p99_ms "$lat") ms, /filter p99 $(field filter_p99_ms "$lat") ms" \
   "$fleet_bound"
 # Nodes x pods beyond the cluster-wide cap: 1200 more nodes of 1000 pods each (1.2 million
 # pods killed the extender before the cap); every one is refused, logged a few times a second.
+start_probes 15 "$work/filter-5000.json"
 out=$("$load_bin" --target "127.0.0.1:$grpc_port" --nodes 1200 --pods 1000 --in-flight 1 --rounds 1 --interval 15s 2>>"$work/fleet.err" || true)
+probes_done
 pods=$(curl -s "http://127.0.0.1:$http_port/metrics" | awk '$1 == "headroom_extender_reported_pods" {print $2}')
 refusals=$(grep -c 'reported pods across the cluster (the limit is 150000)' "$work/extender.log" || true)
 check "1200 more nodes x 1000 pods beyond the 150000-pod cap" \
-  "$([[ $pods == 150000 ]] && ((refusals > 0 && refusals < 200)) && echo yes)" \
-  "$pods pods kept; $(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["codes"])' "$out" 2>/dev/null) by gRPC code; $refusals refusals logged" \
+  "$([[ $pods == 150000 ]] && ((refusals > 0 && refusals < 200)) && probes_ok "$lat" && echo yes)" \
+  "$pods pods kept; $(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["codes"])' "$out" 2>/dev/null) by gRPC code; $refusals refusals logged; $lat_detail" \
   "$fleet_bound"
 
 oom_kills=$(cgroup_oom_kills "$memcg")
@@ -421,7 +441,9 @@ oom_kills=$(cgroup_oom_kills "$memcg")
 # a runtime (it keeps reconnecting), so only its HTTP side is attacked.
 nri_bin=$build_dir/kubelet-hook/headroom-nri
 nri_port=$(free_port)
-"$nri_bin" --socket "$work/no-runtime.sock" --http-address "127.0.0.1:$nri_port" >>"$work/nri.log" 2>&1 &
+# Inside a memory cgroup at deploy/'s limit (deploy/nri/daemonset.yaml: 128 MiB).
+nri_memcg=$(memory_cgroup "headroom-hostile-nri-$$" $((128 << 20)))
+in_cgroup "$nri_memcg" "$nri_bin" --socket "$work/no-runtime.sock" --http-address "127.0.0.1:$nri_port" >>"$work/nri.log" 2>&1 &
 nri_pid=$!
 wait_for 20 curl -sf "http://127.0.0.1:$nri_port/healthz" || fail "headroom-nri did not serve /healthz"
 nri_check() { # NAME OK DETAIL
@@ -447,8 +469,11 @@ out=$(attack flood 127.0.0.1 "$nri_port" 400)
 nri_check "400 idle connections (cap 256)" \
   "$([[ $(field failed "$out") == 0 && $(field cut "$out") -ge $(($(field connections "$out") - 256)) ]] && echo yes)" \
   "$(field connections "$out") opened, $(field cut "$out") closed by the cap, $(field failed "$out") of 10 probes failed"
-kill "$nri_pid"; rc=0; wait "$nri_pid" || rc=$?
+kill "$nri_pid"; rc=0; wait "$nri_pid" || rc=$?; nri_pid=""
 [[ $rc == 0 ]] && pass "headroom-nri stopped with exit 0 on SIGTERM" || fail "headroom-nri exited $rc on SIGTERM"
+nri_oom_kills=$(cgroup_oom_kills "$nri_memcg")
+[[ $nri_oom_kills == 0 ]] && pass "headroom-nri inside its 128 MiB memory cgroup: no OOM kill (cgroup peak $(( $(cgroup_peak_bytes "$nri_memcg") >> 20 )) MiB)" \
+  || fail "headroom-nri inside its 128 MiB memory cgroup: $nri_oom_kills OOM kills"
 
 echo
 echo "attack | result | peak RSS MiB"

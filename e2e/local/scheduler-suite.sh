@@ -187,6 +187,11 @@ unauthenticated_before=$(metric 'headroom_extender_reports_total{outcome="unauth
 refusal_lines_before=$(grep -c 'refused a report' "$work/extender.log" || true)
 flood_started=$SECONDS
 for i in $(seq 1 200); do head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$work/random-token-$i"; done
+# /healthz and /filter timed meanwhile, as the kubelet and kube-scheduler see them.
+printf '{"Pod":{"metadata":{"name":"p","namespace":"default"},"spec":{"containers":[{"name":"c"}]}},"NodeNames":["node-a","node-b","node-c"]}' \
+  >"$work/filter-3.json"
+python3 "$repo/e2e/local/hostile.py" latency 127.0.0.1 "$http_port" 6 "$work/filter-3.json" >"$work/flood-probes.out" &
+probes_pid=$!
 seq 1 200 | xargs -P 8 -I{} "$headroom_bin" report --extender "127.0.0.1:$grpc_port" \
   --input "$work/report-bare.json" --token-file "$work/random-token-{}" >>"$work/flood.log" 2>&1 &
 flood_pid=$!
@@ -194,13 +199,19 @@ sleep 1
 report node-c 0.2 '[]' && legit=accepted || legit=refused
 wait "$flood_pid" || true
 flood_seconds=$((SECONDS - flood_started))
+wait "$probes_pid" || true
+probes=$(cat "$work/flood-probes.out")
+probe_field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$probes"; }
+probes_ok=$(awk -v h="$(probe_field healthz_p99_ms)" -v f="$(probe_field filter_p99_ms)" \
+  -v hf="$(probe_field healthz_failed)" -v ff="$(probe_field filter_failed)" \
+  'BEGIN {print (h != "" && h < 500 && f != "" && f < 50 && hf == 0 && ff == 0) ? "yes" : "no"}')
 throttled=$(metric 'headroom_extender_reports_total{outcome="throttled"}')
 reviewed=$(($(metric 'headroom_extender_reports_total{outcome="unauthenticated"}') - unauthenticated_before))
 lines=$(($(grep -c 'refused a report' "$work/extender.log" || true) - refusal_lines_before))
-if [[ $legit == accepted ]] && ((throttled >= 150 && reviewed <= 5 + 2 * flood_seconds && lines <= 20 + 5 * flood_seconds)); then
-  pass "200 random tokens from one client in ${flood_seconds} s: $reviewed reviewed by the API server, $throttled refused unasked, $lines log lines; node-c's report in the middle accepted"
+if [[ $legit == accepted && $probes_ok == yes ]] && ((throttled >= 150 && reviewed <= 5 + 2 * flood_seconds && lines <= 20 + 5 * flood_seconds)); then
+  pass "200 random tokens from one client in ${flood_seconds} s: $reviewed reviewed by the API server, $throttled refused unasked, $lines log lines; node-c's report in the middle accepted; /healthz p99 $(probe_field healthz_p99_ms) ms, /filter p99 $(probe_field filter_p99_ms) ms meanwhile"
 else
-  fail "random-token flood: node-c's report $legit, $reviewed reviewed, '$throttled' throttled, $lines log lines in ${flood_seconds} s"
+  fail "random-token flood: node-c's report $legit, $reviewed reviewed, '$throttled' throttled, $lines log lines in ${flood_seconds} s; probes: $probes"
 fi
 
 pod() { # NAME CPU [STATEFULSET]

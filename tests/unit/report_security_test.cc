@@ -517,6 +517,11 @@ TEST(ClusterView, PodsAcrossAllNodesAreBounded) {
   EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(refused.message(), ::testing::HasSubstr("the limit is 5"));
   EXPECT_EQ(view.ApplyReport(report("n2", kNow, 3)).code(), absl::StatusCode::kResourceExhausted);
+  // The same answer before a report is decoded.
+  EXPECT_EQ(view.CheckRoom("n3", 1).code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(view.CheckRoom("n2", 3).code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(view.CheckRoom("n2", 2).ok());
+  EXPECT_TRUE(view.CheckRoom("n1", 0).ok());
   EXPECT_EQ(view.NodeCount(), 2u);
   EXPECT_EQ(view.ReportedPodCount(), 5u);
   // A node that shrinks or stays is always heard; the room it leaves is another's.
