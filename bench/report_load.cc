@@ -100,11 +100,17 @@ struct Tally {
   uint64_t reports = 0, first_try = 0, after_retry = 0, lost = 0, attempts = 0;
   std::map<std::string, uint64_t> codes;
   std::map<std::string, std::string> first_message;  // by code
+  std::map<std::string, uint64_t> lost_codes;        // the last failure of each report lost
+  uint64_t reconnects = 0;
   std::vector<double> latencies_ms;
 };
 
+// A node's connection. A channel made from a socket cannot reconnect by itself, as
+// headroom-nri's channel does: a node whose connection failed gets a new one.
 struct Node {
-  std::unique_ptr<headroom::v1::ReportService::Stub> stub;
+  absl::Mutex mu;
+  std::shared_ptr<grpc::Channel> channel ABSL_GUARDED_BY(mu);
+  std::shared_ptr<headroom::v1::ReportService::Stub> stub ABSL_GUARDED_BY(mu);
   headroom::v1::NodeReport report;
 };
 
@@ -147,12 +153,26 @@ class Timer {
 
 struct Run {
   Args args;
+  int port = 0;
   std::vector<Node> nodes;
   Tally tally;
   Timer timer;
   std::atomic<int64_t> outstanding{0};
   absl::Mutex gen_mu;
   absl::BitGen gen;
+
+  // A new connection for `node` from its source address; false when it cannot connect.
+  bool Connect(int node) {
+    const int fd = ConnectFrom(2 + node / args.per_address, port);
+    if (fd < 0) return false;
+    std::shared_ptr<grpc::Channel> channel = grpc::CreateInsecureChannelFromFd(args.target, fd);
+    auto stub = std::shared_ptr<headroom::v1::ReportService::Stub>(
+        headroom::v1::ReportService::NewStub(channel));
+    absl::MutexLock lock(&nodes[node].mu);
+    nodes[node].channel = std::move(channel);
+    nodes[node].stub = std::move(stub);
+    return true;
+  }
 
   double Uniform() {
     absl::MutexLock lock(&gen_mu);
@@ -170,9 +190,16 @@ struct Run {
     call->started = absl::Now();
     call->context.set_deadline(absl::ToChronoTime(call->started + args.deadline));
     ++outstanding;
-    nodes[node].stub->async()->Report(
+    std::shared_ptr<headroom::v1::ReportService::Stub> stub;
+    std::shared_ptr<grpc::Channel> channel;
+    {
+      absl::MutexLock lock(&nodes[node].mu);
+      stub = nodes[node].stub;
+      channel = nodes[node].channel;
+    }
+    stub->async()->Report(
         &call->context, &nodes[node].report, &call->reply,
-        [this, call, node, attempt, round_end](grpc::Status status) {
+        [this, call, node, attempt, round_end, stub, channel](grpc::Status status) {
           const double ms = absl::ToDoubleMilliseconds(absl::Now() - call->started);
           delete call;
           bool retry = false;
@@ -191,7 +218,19 @@ struct Run {
               delay = headroom::nri::ReportRetryDelay({absl::Seconds(1), absl::Seconds(30)},
                                                       attempt, Uniform());
               retry = headroom::nri::ReportRetryable(code) && absl::Now() + delay < round_end;
-              if (!retry) ++tally.lost;
+              if (!retry) {
+                ++tally.lost;
+                ++tally.lost_codes[absl::StrCat(status.error_code())];
+              }
+            }
+          }
+          if (!status.ok() && status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+            const grpc_connectivity_state state = channel->GetState(false);
+            if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) {
+              if (Connect(node)) {
+                absl::MutexLock lock(&tally.mu);
+                ++tally.reconnects;
+              }
             }
           }
           if (retry) {
@@ -261,16 +300,14 @@ int main(int argc, char** argv) {
     std::cerr << "report_load: --target must be 127.0.0.1:PORT\n";
     return 2;
   }
-  run.nodes.resize(args.nodes);
+  run.port = port;
+  run.nodes = std::vector<Node>(args.nodes);
+  for (int i = 0; i < args.nodes; ++i) run.nodes[i].report = MakeReport(i, args.pods);
   for (int i = 0; i < args.nodes; ++i) {
-    const int fd = ConnectFrom(2 + i / args.per_address, port);
-    if (fd < 0) {
+    if (!run.Connect(i)) {
       std::cerr << "report_load: connecting node " << i << " failed\n";
       return 1;
     }
-    run.nodes[i].stub =
-        headroom::v1::ReportService::NewStub(grpc::CreateInsecureChannelFromFd(args.target, fd));
-    run.nodes[i].report = MakeReport(i, args.pods);
   }
   std::atomic<bool> stop{false};
   std::thread timer([&] { run.timer.Run(stop); });
@@ -305,6 +342,8 @@ int main(int argc, char** argv) {
       {"accepted_first_try", t.first_try},
       {"accepted_after_retry", t.after_retry},
       {"lost", t.lost},
+      {"lost_codes", t.lost_codes},
+      {"reconnects", t.reconnects},
       {"accepted_fraction",
        t.reports > 0 ? static_cast<double>(t.first_try + t.after_retry) / t.reports : 0.0},
       {"attempts", t.attempts},

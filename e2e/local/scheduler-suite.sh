@@ -25,6 +25,7 @@ cleanup() {
   set +e
   stop_pid "$extender_pid"
   for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop_pid "${pids[i]}"; done
+  remove_memory_cgroup "${memcg:-}"
   finish_work
 }
 trap cleanup EXIT
@@ -37,9 +38,12 @@ sched_port=$(free_port); http_port=$(free_port); grpc_port=$(free_port)
 start_control_plane
 pass "kube-apiserver $("$k8s_bin/kube-apiserver" --version | awk '{print $2}') ready on etcd $(etcd --version | awk '/etcd Version/ {print $3}')"
 
-# --- headroom-extender, then a kube-scheduler whose profile calls it
+# --- headroom-extender, then a kube-scheduler whose profile calls it. The extender runs
+# inside a memory cgroup at deploy/'s limit (512 MiB), so the floods below would be what they
+# are in a cluster if they took too much: an OOM kill, which the end of the suite looks for.
+memcg=$(memory_cgroup "headroom-scheduler-$$" $((512 << 20)))
 start_extender() { # [EXTRA_FLAGS...]
-  "$extender_bin" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
+  in_cgroup "$memcg" "$extender_bin" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
     --kubeconfig "$work/admin.kubeconfig" --state-dir "$work/extender-state" --log-level debug \
     --cordon-min-duration=5s \
     ${HEADROOM_E2E_EXTENDER_ARGS:-} "$@" \
@@ -426,6 +430,10 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -X POST --data "$cluster" "http://
 [[ $code != 200 ]] && pass "/repack is not answered over plain HTTP on the HTTPS listener (curl: $code)" ||
   fail "/repack answered over plain HTTP"
 kill "$repack_pid"; wait "$repack_pid" 2>/dev/null || true
+
+oom_kills=$(cgroup_oom_kills "$memcg")
+[[ $oom_kills == 0 ]] && pass "headroom-extender inside its 512 MiB memory cgroup: no OOM kill in the whole suite (cgroup peak $(( $(cgroup_peak_bytes "$memcg") >> 20 )) MiB)" \
+  || fail "headroom-extender inside its 512 MiB memory cgroup: $oom_kills OOM kills"
 
 echo "scheduler-suite: $((failures)) failure(s)"
 exit $((failures > 0))
