@@ -1,6 +1,7 @@
 #include "shared/usage_stats.h"
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -212,33 +213,33 @@ UsageSnapshot ContainerUsageStats::Snapshot(absl::Time now,
   return snapshot;
 }
 
-UsageSnapshot MergeSnapshots(const UsageSnapshot& a, const UsageSnapshot& b) {
-  UsageSnapshot merged;
-  merged.history = std::max(a.history, b.history);
-  if (a.cpu.has_value() && b.cpu.has_value()) {
-    merged.cpu = CpuStats{std::max(a.cpu->base_millis, b.cpu->base_millis),
-                          std::max(a.cpu->peak_millis, b.cpu->peak_millis),
-                          std::max(a.cpu->daily_base_millis, b.cpu->daily_base_millis),
-                          std::max(a.cpu->daily_peak_millis, b.cpu->daily_peak_millis),
-                          std::max(a.cpu->spike_millis, b.cpu->spike_millis)};
-  } else {
-    merged.cpu = a.cpu.has_value() ? a.cpu : b.cpu;
-  }
-  if (a.memory.has_value() && b.memory.has_value()) {
-    merged.memory = MemoryStats{std::max(a.memory->base_bytes, b.memory->base_bytes),
-                                std::max(a.memory->peak_bytes, b.memory->peak_bytes),
-                                std::max(a.memory->max_7d_bytes, b.memory->max_7d_bytes),
-                                std::max(a.memory->oom_bytes, b.memory->oom_bytes),
-                                std::max(a.memory->daily_base_bytes, b.memory->daily_base_bytes),
-                                std::max(a.memory->daily_peak_bytes, b.memory->daily_peak_bytes),
-                                std::max(a.memory->spike_bytes, b.memory->spike_bytes)};
-  } else {
-    merged.memory = a.memory.has_value() ? a.memory : b.memory;
-  }
+namespace {
+
+// The amounts of each resource's statistics, for the field-wise union and what may lower it:
+// one list, so a field added to CpuStats or MemoryStats is merged and watched alike.
+constexpr std::array kCpuAmounts = {&CpuStats::base_millis, &CpuStats::peak_millis,
+                                    &CpuStats::daily_base_millis, &CpuStats::daily_peak_millis,
+                                    &CpuStats::spike_millis};
+constexpr std::array kMemoryAmounts = {
+    &MemoryStats::base_bytes, &MemoryStats::peak_bytes,       &MemoryStats::max_7d_bytes,
+    &MemoryStats::oom_bytes,  &MemoryStats::daily_base_bytes, &MemoryStats::daily_peak_bytes,
+    &MemoryStats::spike_bytes};
+
+// Each amount the larger of the two.
+template <typename Stats, size_t N>
+Stats LargerOfEach(const Stats& a, const Stats& b, const std::array<int64_t Stats::*, N>& amounts) {
+  Stats merged;
+  for (int64_t Stats::*amount : amounts) merged.*amount = std::max(a.*amount, b.*amount);
   return merged;
 }
 
-namespace {
+// The union of one resource's statistics: known to either, known to the result.
+template <typename Stats, size_t N>
+std::optional<Stats> UnionOf(const std::optional<Stats>& a, const std::optional<Stats>& b,
+                             const std::array<int64_t Stats::*, N>& amounts) {
+  if (a.has_value() && b.has_value()) return LargerOfEach(*a, *b, amounts);
+  return a.has_value() ? a : b;
+}
 
 // Whether `before` held the union's `amount` and `after` has less.
 template <typename T>
@@ -246,36 +247,33 @@ bool Lowers(T merged, T before, T after) {
   return before == merged && after < before;
 }
 
+// MayLowerUnion for one resource.
+template <typename Stats, size_t N>
+bool MayLower(const std::optional<Stats>& merged, const std::optional<Stats>& before,
+              const std::optional<Stats>& after, const std::array<int64_t Stats::*, N>& amounts) {
+  if (!before.has_value()) return false;
+  if (!after.has_value() || !merged.has_value()) return true;
+  for (int64_t Stats::*amount : amounts) {
+    if (Lowers((*merged).*amount, (*before).*amount, (*after).*amount)) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+UsageSnapshot MergeSnapshots(const UsageSnapshot& a, const UsageSnapshot& b) {
+  UsageSnapshot merged;
+  merged.history = std::max(a.history, b.history);
+  merged.cpu = UnionOf(a.cpu, b.cpu, kCpuAmounts);
+  merged.memory = UnionOf(a.memory, b.memory, kMemoryAmounts);
+  return merged;
+}
 
 bool MayLowerUnion(const UsageSnapshot& merged, const UsageSnapshot& before,
                    const UsageSnapshot& after) {
-  if (Lowers(merged.history, before.history, after.history)) return true;
-  if (before.cpu.has_value()) {
-    if (!after.cpu.has_value() || !merged.cpu.has_value()) return true;
-    const CpuStats &m = *merged.cpu, &b = *before.cpu, &a = *after.cpu;
-    if (Lowers(m.base_millis, b.base_millis, a.base_millis) ||
-        Lowers(m.peak_millis, b.peak_millis, a.peak_millis) ||
-        Lowers(m.daily_base_millis, b.daily_base_millis, a.daily_base_millis) ||
-        Lowers(m.daily_peak_millis, b.daily_peak_millis, a.daily_peak_millis) ||
-        Lowers(m.spike_millis, b.spike_millis, a.spike_millis)) {
-      return true;
-    }
-  }
-  if (before.memory.has_value()) {
-    if (!after.memory.has_value() || !merged.memory.has_value()) return true;
-    const MemoryStats &m = *merged.memory, &b = *before.memory, &a = *after.memory;
-    if (Lowers(m.base_bytes, b.base_bytes, a.base_bytes) ||
-        Lowers(m.peak_bytes, b.peak_bytes, a.peak_bytes) ||
-        Lowers(m.max_7d_bytes, b.max_7d_bytes, a.max_7d_bytes) ||
-        Lowers(m.oom_bytes, b.oom_bytes, a.oom_bytes) ||
-        Lowers(m.daily_base_bytes, b.daily_base_bytes, a.daily_base_bytes) ||
-        Lowers(m.daily_peak_bytes, b.daily_peak_bytes, a.daily_peak_bytes) ||
-        Lowers(m.spike_bytes, b.spike_bytes, a.spike_bytes)) {
-      return true;
-    }
-  }
-  return false;
+  return Lowers(merged.history, before.history, after.history) ||
+         MayLower(merged.cpu, before.cpu, after.cpu, kCpuAmounts) ||
+         MayLower(merged.memory, before.memory, after.memory, kMemoryAmounts);
 }
 
 }  // namespace headroom
