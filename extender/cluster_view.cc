@@ -392,17 +392,15 @@ void ClusterView::WorkloadParts::Set(const std::string& node, Contribution part)
   }
 }
 
-bool ClusterView::WorkloadParts::Drop(const std::string& node) {
-  if (by_node.erase(node) == 0) return false;
-  Remerge();
-  return true;
+void ClusterView::WorkloadParts::Drop(const std::string& node) {
+  if (by_node.erase(node) > 0) Remerge();
 }
 
-size_t ClusterView::WorkloadParts::DropOlder(absl::Time now, absl::Duration retention) {
-  const size_t dropped =
-      absl::erase_if(by_node, [&](const auto& entry) { return now - entry.second.at > retention; });
-  if (dropped > 0) Remerge();
-  return dropped;
+void ClusterView::WorkloadParts::DropOlder(absl::Time now, absl::Duration retention) {
+  if (absl::erase_if(by_node,
+                     [&](const auto& entry) { return now - entry.second.at > retention; }) > 0) {
+    Remerge();
+  }
 }
 
 void ClusterView::WorkloadParts::Remerge() {

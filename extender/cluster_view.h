@@ -246,10 +246,10 @@ class ClusterView {
     ContainerStats merged;
     // Sets `node`'s part.
     void Set(const std::string& node, Contribution part);
-    // Drops `node`'s part; true if it had one.
-    bool Drop(const std::string& node);
-    // Drops the parts older than `retention` at `now`; how many.
-    size_t DropOlder(absl::Time now, absl::Duration retention);
+    // Drops `node`'s part, if it has one.
+    void Drop(const std::string& node);
+    // Drops the parts older than `retention` at `now`.
+    void DropOlder(absl::Time now, absl::Duration retention);
 
    private:
     void Remerge();

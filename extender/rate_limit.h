@@ -6,8 +6,11 @@
 // for log lines an attacker can cause, so a flood of them cannot flood the log.
 
 #include <cstdint>
+#include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "shared/disruption.h"
@@ -51,5 +54,11 @@ class LineBudget {
   ::headroom::TokenBucket bucket_ ABSL_GUARDED_BY(mu_);
   uint64_t held_back_ ABSL_GUARDED_BY(mu_) = 0;
 };
+
+// The tail of a line LineBudget let through: " (N more [<what> ]not logged)", or nothing.
+inline std::string HeldBack(uint64_t suppressed, absl::string_view what = "") {
+  if (suppressed == 0) return "";
+  return absl::StrCat(" (", suppressed, " more ", what, what.empty() ? "" : " ", "not logged)");
+}
 
 }  // namespace headroom::extender

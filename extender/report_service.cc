@@ -113,8 +113,7 @@ grpc::ServerUnaryReactor* ReportServiceImpl::Report(grpc::CallbackServerContext*
     Count("busy");
     if (uint64_t suppressed = 0; busy_lines_.Allow(clock_(), suppressed)) {
       spdlog::warn("refused a report for node {}: the report queue is full{}",
-                   LogText(request->node()),
-                   suppressed > 0 ? absl::StrCat(" (", suppressed, " more not logged)") : "");
+                   LogText(request->node()), HeldBack(suppressed));
     }
     reactor->Finish({grpc::StatusCode::RESOURCE_EXHAUSTED,
                      "the extender's report queue is full; retry after a backoff"});
@@ -126,9 +125,8 @@ grpc::Status ReportServiceImpl::RefuseOverLimit(const std::string& node, const a
   // Beyond a bound of the view (nodes, pods across the cluster) every report of a new node
   // is refused alike: a few lines a second say so.
   if (uint64_t suppressed = 0; refusal_lines_.Allow(clock_(), suppressed)) {
-    spdlog::warn(
-        "refused a report for node {}: {}{}", node, LogText(why.message()),
-        suppressed > 0 ? absl::StrCat(" (", suppressed, " more refusals not logged)") : "");
+    spdlog::warn("refused a report for node {}: {}{}", node, LogText(why.message()),
+                 HeldBack(suppressed, "refusals"));
   }
   Count("over_limit");
   return {GrpcCode(why), std::string(why.message())};
@@ -141,10 +139,8 @@ grpc::Status ReportServiceImpl::Handle(const grpc::ServerContextBase* context,
   if (grpc::Status caller = CheckCaller(context, request.node()); !caller.ok()) {
     // Anyone who can connect can cause this line: at most a few a second, with a count.
     if (uint64_t suppressed = 0; refusal_lines_.Allow(clock_(), suppressed)) {
-      spdlog::warn(
-          "refused a report for node {} from {}: {}{}", node, PeerAddress(context),
-          LogText(caller.error_message()),
-          suppressed > 0 ? absl::StrCat(" (", suppressed, " more refusals not logged)") : "");
+      spdlog::warn("refused a report for node {} from {}: {}{}", node, PeerAddress(context),
+                   LogText(caller.error_message()), HeldBack(suppressed, "refusals"));
     }
     Count(caller.error_code() == grpc::StatusCode::PERMISSION_DENIED    ? "forbidden"
           : caller.error_code() == grpc::StatusCode::UNAVAILABLE        ? "unavailable"
