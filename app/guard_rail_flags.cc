@@ -15,6 +15,10 @@ ABSL_FLAG(std::string, min_cpu_request, "25m",
           "Guard rail: the smallest CPU request (and CPU weight) headroom sets.");
 ABSL_FLAG(std::string, min_memory_limit, "250Mi",
           "Guard rail: the smallest memory limit headroom sets.");
+ABSL_FLAG(bool, allow_memory_limit_below_declared, false,
+          "Guard rail: let headroom set a memory limit below the declared one (down to "
+          "2 x the observed max and --min-memory-limit). Off: limits are only raised; "
+          "placement reads requests, so a lower limit saves no node and only risks an OOM kill.");
 ABSL_FLAG(double, max_shrink_step, 0.5,
           "Guard rail: the largest fraction of its current value a running container's "
           "request or limit loses in one step (growth is immediate).");
@@ -48,6 +52,7 @@ absl::StatusOr<GuardRailConfig> GuardRailConfigFromFlags(bool allow_below_declar
   HEADROOM_ASSIGN_OR_RETURN(
       config.min_memory_limit_bytes,
       MemoryBytesFlag("min-memory-limit", absl::GetFlag(FLAGS_min_memory_limit)));
+  config.allow_memory_limit_below_declared = absl::GetFlag(FLAGS_allow_memory_limit_below_declared);
   config.max_shrink_step = absl::GetFlag(FLAGS_max_shrink_step);
   config.shrink_interval = absl::GetFlag(FLAGS_shrink_interval);
   if (absl::Status valid = config.Validate(); !valid.ok()) {

@@ -2,7 +2,8 @@
 
 // The guard-rail flags (shared/guard_rails.h), defined once for headroom-nri,
 // headroom-extender and `headroom simulate`, so the simulator's knobs are the product's:
-//   --min-history, --min-cpu-request, --min-memory-limit, --max-shrink-step, --shrink-interval.
+//   --min-history, --min-cpu-request, --min-memory-limit, --allow-memory-limit-below-declared,
+//   --max-shrink-step, --shrink-interval.
 // --allow-below-declared is defined by each binary: off in the daemons (the safe default),
 // on in the simulator (which models workloads that opted in).
 

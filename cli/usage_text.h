@@ -111,6 +111,8 @@ as headroom-extender's (docs/algorithm.md):
   --min-history D          warm-up before anything is tightened (default 24h)
   --min-cpu-request Q      CPU request floor (default 25m)
   --min-memory-limit Q     memory limit floor (default 250Mi)
+  --allow-memory-limit-below-declared   let memory limits go below the declared ones (default
+                           false: limits are only raised)
   --max-shrink-step F      largest fraction one shrink takes (default 0.5)
   --shrink-interval D      at most one shrink per value per D (default 1h)
   --resize-min-change F    resize only when a value moves by this fraction (default 0.1)

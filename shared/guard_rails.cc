@@ -264,6 +264,12 @@ GuardResult ApplyGuardRails(const GuardInput& given, const GuardRailConfig& conf
       RaiseTo(amount, Doubled(input.max_memory_bytes), value, "MaxFloor",
               absl::StrCat("2 x the observed max ", FormatMemoryBytes(input.max_memory_bytes)),
               result.reasons);
+      if (declared.has_value() && !config.allow_memory_limit_below_declared) {
+        RaiseTo(amount, *declared, value, "DeclaredLimitFloor",
+                "never below the declared limit (placement reads requests: a lower limit "
+                "saves no node, only risks an OOM kill; --allow-memory-limit-below-declared)",
+                result.reasons);
+      }
       RaiseTo(amount, config.min_memory_limit_bytes, value, "MemoryLimitFloor",
               absl::StrCat("the floor ", FormatMemoryBytes(config.min_memory_limit_bytes)),
               result.reasons);

@@ -15,6 +15,8 @@
 //      (headroom.dev/allow-below-declared, or the cluster-wide default);
 //    - the CPU request, and so the CPU weight, is at least `min_cpu_request_millis` (25m,
 //      VPA's podMinCPUMillicores);
+//    - the memory limit is never below the declared one, unless
+//      `allow_memory_limit_below_declared`;
 //    - the memory limit is at least max(2 x the observed max, `min_memory_limit_bytes` (250Mi,
 //      VPA's podMinMemoryMb), 2 x the memory at the last OOM kill, the memory in use, the
 //      memory request -- where the caller knows it: the runtime shows headroom-nri no memory
@@ -46,6 +48,9 @@ struct GuardRailConfig {
   absl::Duration min_history = absl::Hours(24);
   // The cluster-wide default of headroom.dev/allow-below-declared.
   bool allow_below_declared = false;
+  // Off: a memory limit is never set below the declared one (placement reads requests, so a
+  // lower limit saves no node and only risks an OOM kill); on: it may go down to the floors.
+  bool allow_memory_limit_below_declared = false;
   int64_t min_cpu_request_millis = 25;
   int64_t min_memory_limit_bytes = int64_t{250} << 20;
   double max_shrink_step = 0.5;

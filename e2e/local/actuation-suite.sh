@@ -50,8 +50,10 @@ metric() { metric_at "$http_port" "$1"; }
 # web-old, the workload history the webhook sizes from), so they are neither authenticated
 # nor checked against the pod watch; the scheduler suite covers both. The actuator still acts
 # only on the API's own pod (same UID, bound to the reporting node).
+# Memory limits may go below the declared ones (--allow-memory-limit-below-declared): the
+# suite checks that a lowered limit reaches the API and the runtime.
 start_extender() { # extra flags
-  "$extender_bin" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
+  "$extender_bin" --allow-memory-limit-below-declared --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
     --webhook-address "127.0.0.1:$https_port" --webhook-tls-cert-file "$work/extender.crt" --webhook-tls-key-file "$work/extender.key" \
     --kubeconfig "$work/admin.kubeconfig" --log-level debug --actuate --actuation-interval 1s \
     --kill-switch-file "$work/kill-switch" --actuator-state-configmap default/headroom-extender-state \

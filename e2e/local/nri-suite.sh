@@ -53,10 +53,11 @@ start_containerd() {
 start_containerd || { fail "containerd did not start (see $work/containerd.log)"; exit 1; }
 import_test_images
 
-# Every start is opted in below the declared values, with one-step shrinks and an 8Mi memory
-# limit floor, so that only the warm-up (--min-history, 24 h unless step 5 says 1s) holds the
-# idle container of step 1b at its declared values: nothing else would.
-tightening_allowed="--allow-below-declared --max-shrink-step 1 --min-memory-limit 8Mi"
+# Every start is opted in below the declared values (requests and memory limits), with
+# one-step shrinks and an 8Mi memory limit floor, so that only the warm-up (--min-history, 24 h
+# unless step 5 says 1s) holds the idle container of step 1b at its declared values: nothing
+# else would.
+tightening_allowed="--allow-below-declared --allow-memory-limit-below-declared --max-shrink-step 1 --min-memory-limit 8Mi"
 start_plugin() {
   "$plugin_bin" --socket "$work/nri.sock" --state-dir "$work/plugin-state" --interval 2s \
     --oom-poll-interval 200ms --http-address "127.0.0.1:$metrics_port" --log-level debug \

@@ -89,9 +89,17 @@ std::string SkipReason(const NodePlan& plan, absl::string_view action) {
   return "";
 }
 
+// The operator let memory limits go below the declared ones (--allow-memory-limit-below-declared).
+ActionConfig LimitsMayGoDown() {
+  ActionConfig config;
+  config.guard.allow_memory_limit_below_declared = true;
+  return config;
+}
+
 TEST(PlanNode, ResizesWhenAValueMovesEnough) {
   // One pod alone: cpu base 300m peak 300m, memory base = peak 200Mi: sized at its base.
-  const NodePlan plan = Plan(Report({Reported("a", 300, 300, 200 * kMi, 200 * kMi)}), Api());
+  const NodePlan plan =
+      Plan(Report({Reported("a", 300, 300, 200 * kMi, 200 * kMi)}), Api(), LimitsMayGoDown());
   ASSERT_EQ(plan.resizes.size(), 1u) << SkipReason(plan, "resize");
   const PlannedResize& resize = plan.resizes[0];
   ASSERT_EQ(resize.containers.size(), 1u);
@@ -104,6 +112,11 @@ TEST(PlanNode, ResizesWhenAValueMovesEnough) {
   EXPECT_NE(resize.message.find("cpu request 1 -> 500m"), std::string::npos) << resize.message;
   EXPECT_EQ(ResizePatch(resize), json::parse(R"({"spec":{"containers":[{"name":"app","resources":{
               "requests":{"cpu":"500m","memory":"256Mi"},"limits":{"memory":"512Mi"}}}]}})"));
+  // By default the declared 1Gi limit stays; only the requests move.
+  const NodePlan kept = Plan(Report({Reported("a", 300, 300, 200 * kMi, 200 * kMi)}), Api());
+  ASSERT_EQ(kept.resizes.size(), 1u) << SkipReason(kept, "resize");
+  EXPECT_EQ(kept.resizes[0].containers[0].after.memory_limit_bytes, 1024 * kMi);
+  EXPECT_EQ(kept.resizes[0].containers[0].after.memory_request_bytes, 256 * kMi);
 }
 
 TEST(PlanNode, DoesNotResize) {
@@ -148,20 +161,21 @@ TEST(PlanNode, DoesNotResize) {
 TEST(PlanNode, NeverBelowTheDeclaredRequestWithoutTheOptIn) {
   const ReportedPod pod = Reported("a", 300, 300, 200 * kMi, 200 * kMi);
   // Declared 1 CPU / 512Mi: without the opt-in the requests stay; only the limit may move.
-  NodePlan plan = Plan(Report({pod}), Api(nullptr, /*allow_below=*/false));
+  NodePlan plan = Plan(Report({pod}), Api(nullptr, /*allow_below=*/false), LimitsMayGoDown());
   ASSERT_EQ(plan.resizes.size(), 1u);
   EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 1000);
   EXPECT_EQ(plan.resizes[0].containers[0].after.memory_request_bytes, 512 * kMi);
   EXPECT_EQ(plan.resizes[0].containers[0].after.memory_limit_bytes, 512 * kMi);
   // The floor is what the webhook recorded as declared, not what the spec says now.
-  plan =
-      Plan(Report({pod}), Api(
-                              [](ApiPod& p) {
-                                p.containers[0].cpu_request_millis = 2000;
-                                p.annotations["headroom.dev/declared"] =
-                                    R"([{"name":"app","resources":{"requests":{"cpu":"1500m"}}}])";
-                              },
-                              /*allow_below=*/false));
+  plan = Plan(Report({pod}),
+              Api(
+                  [](ApiPod& p) {
+                    p.containers[0].cpu_request_millis = 2000;
+                    p.annotations["headroom.dev/declared"] =
+                        R"([{"name":"app","resources":{"requests":{"cpu":"1500m"}}}])";
+                  },
+                  /*allow_below=*/false),
+              LimitsMayGoDown());
   ASSERT_EQ(plan.resizes.size(), 1u);
   EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 1500);
 }

@@ -52,9 +52,11 @@ StatsLookup Stats(std::string key, std::string container, WorkloadContainerStats
 const WorkloadContainerStats kHistory{
     CpuStats{100, 350}, MemoryStats{64 << 20, 96 << 20, 120 << 20, 0}, absl::Hours(30)};
 
+// Opted in below the declared requests, and memory limits below the declared ones.
 AdmissionOptions OptedIn() {
   AdmissionOptions options;
   options.guard.allow_below_declared = true;
+  options.guard.allow_memory_limit_below_declared = true;
   return options;
 }
 
@@ -90,6 +92,15 @@ TEST(Admission, SizesAContainerFromItsWorkloadsHistory) {
   ASSERT_TRUE(declared.ok()) << declared.status();
   EXPECT_EQ(declared->at(0).cpu_request_millis, 1000);
   EXPECT_EQ(declared->at(0).cpu_limit_millis, 2000);
+  // Without --allow-memory-limit-below-declared the declared 1Gi limit stays.
+  AdmissionOptions requests_only = OptedIn();
+  requests_only.guard.allow_memory_limit_below_declared = false;
+  decision =
+      DecideAdmission(Review(pod), Stats("shop/Deployment/web", "app", kHistory), requests_only);
+  ASSERT_TRUE(decision.ok()) << decision.status();
+  EXPECT_EQ(AppliedResources(*decision),
+            json({{"requests", {{"cpu", "350m"}, {"memory", "96Mi"}}},
+                  {"limits", {{"memory", "1Gi"}, {"ephemeral-storage", "1Gi"}}}}));
 }
 
 TEST(Admission, NeverBelowTheDeclaredRequestsWithoutTheOptIn) {
@@ -98,9 +109,9 @@ TEST(Admission, NeverBelowTheDeclaredRequestsWithoutTheOptIn) {
   absl::StatusOr<AdmissionDecision> decision =
       DecideAdmission(Review(pod), Stats("shop/Deployment/web", "app", kHistory), {});
   ASSERT_TRUE(decision.ok()) << decision.status();
-  // Requests stay; the memory limit follows the formula down to the request (1Gi).
+  // Requests stay, and so does the declared memory limit; the CPU limit goes.
   EXPECT_EQ(AppliedResources(*decision), json({{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}},
-                                               {"limits", {{"memory", "1Gi"}}}}));
+                                               {"limits", {{"memory", "2Gi"}}}}));
   // The pod's own annotation opts in.
   decision = DecideAdmission(Review(DeploymentPod({{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}},
                                                   {{"headroom.dev/allow-below-declared", "true"}})),

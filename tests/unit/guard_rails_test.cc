@@ -2,6 +2,7 @@
 
 #include "shared/guard_rails.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,13 @@ GuardInput Input(absl::Duration history) {
   input.allow_below_declared = true;
   input.now = kNow;
   return input;
+}
+
+// The cases below lower memory limits: the operator allowed it.
+GuardRailConfig LimitsMayGoDown() {
+  GuardRailConfig config;
+  config.allow_memory_limit_below_declared = true;
+  return config;
 }
 
 TEST(GuardRails, Table) {
@@ -131,7 +139,7 @@ TEST(GuardRails, Table) {
                      {"ShrinkStepBounded"}});
   }
   for (const Case& c : cases) {
-    const GuardResult result = ApplyGuardRails(c.input, GuardRailConfig{});
+    const GuardResult result = ApplyGuardRails(c.input, LimitsMayGoDown());
     EXPECT_EQ(result.values, c.want) << c.name;
     std::vector<std::string> codes;
     for (const Reason& reason : result.reasons) codes.push_back(reason.code);
@@ -237,12 +245,60 @@ TEST(GuardRails, WorkloadTuningTable) {
   for (const Case& c : cases) {
     GuardInput input = created(c.history);
     input.tuning = c.tuning;
-    const GuardResult result = ApplyGuardRails(input, GuardRailConfig{});
+    const GuardResult result = ApplyGuardRails(input, LimitsMayGoDown());
     EXPECT_EQ(result.values, c.want) << c.name;
     std::vector<std::string> codes;
     for (const Reason& reason : result.reasons) codes.push_back(reason.code);
     EXPECT_EQ(codes, c.codes) << c.name;
   }
+}
+
+// By default a memory limit is only ever raised: the declared limit is a floor, warm or not,
+// running or being created; a container without a declared limit follows the other floors.
+TEST(GuardRails, TheDeclaredMemoryLimitIsAFloorByDefault) {
+  struct Case {
+    std::string name;
+    GuardInput input;
+    std::optional<int64_t> want_limit;
+    std::vector<std::string> codes;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"running: the requests shrink a step, the limit stays declared",
+                   Input(absl::Hours(30)),
+                   2048 * kMi,
+                   {"ShrinkStepBounded", "ShrinkStepBounded", "DeclaredLimitFloor"}});
+  {
+    GuardInput input = Input(absl::Hours(30));
+    input.running = false;
+    cases.push_back(
+        {"being created: the declared limit", input, 2048 * kMi, {"DeclaredLimitFloor"}});
+  }
+  {
+    GuardInput input = Input(absl::Hours(30));
+    input.running = false;
+    input.max_memory_bytes = 1500 * kMi;
+    cases.push_back({"2 x the observed max above the declared limit: raised past it",
+                     input,
+                     3000 * kMi,
+                     {"MaxFloor"}});
+  }
+  {
+    GuardInput input = Input(absl::Hours(30));
+    input.running = false;
+    input.declared.memory_limit_bytes.reset();
+    input.current.memory_limit_bytes.reset();
+    cases.push_back(
+        {"no declared limit: the other floors", input, 250 * kMi, {"MemoryLimitFloor"}});
+  }
+  for (const Case& c : cases) {
+    const GuardResult result = ApplyGuardRails(c.input, GuardRailConfig{});
+    EXPECT_EQ(result.values.memory_limit_bytes, c.want_limit) << c.name;
+    std::vector<std::string> codes;
+    for (const Reason& reason : result.reasons) codes.push_back(reason.code);
+    EXPECT_EQ(codes, c.codes) << c.name;
+  }
+  const GuardResult lowered = ApplyGuardRails(cases[1].input, LimitsMayGoDown());
+  EXPECT_EQ(lowered.values.memory_limit_bytes, 250 * kMi) << "allowed: down to the floors";
 }
 
 TEST(GuardRails, TuningReasonsNameTheAnnotation) {
@@ -256,7 +312,7 @@ TEST(GuardRails, TuningReasonsNameTheAnnotation) {
 }
 
 TEST(GuardRails, AShrinkIsRecordedForTheNextStep) {
-  GuardResult result = ApplyGuardRails(Input(absl::Hours(30)), GuardRailConfig{});
+  GuardResult result = ApplyGuardRails(Input(absl::Hours(30)), LimitsMayGoDown());
   EXPECT_EQ(result.last_shrink.cpu_request, kNow);
   EXPECT_EQ(result.last_shrink.memory_limit, kNow);
   EXPECT_FALSE(result.warming_up);

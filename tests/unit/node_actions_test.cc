@@ -206,11 +206,16 @@ TEST(SizeNewContainer, PeakThroughTheGuardRails) {
   stats.memory = MemoryStats{64 * kMi, 96 * kMi, 120 * kMi, 0};
   stats.history = absl::Hours(30);
   const SizedValues declared{1000, 1024 * kMi, 2048 * kMi};
-  GuardResult sized = SizeNewContainer(stats, declared, true, {}, GuardRailConfig{});
+  GuardRailConfig lowering;
+  lowering.allow_memory_limit_below_declared = true;
+  GuardResult sized = SizeNewContainer(stats, declared, true, {}, lowering);
   // requests = the peak; limit = 2 x 120Mi, raised to the 250Mi floor; no steps at creation.
   EXPECT_EQ(sized.values, (SizedValues{350, 96 * kMi, 250 * kMi}));
-  sized = SizeNewContainer(stats, declared, false, {}, GuardRailConfig{});
+  sized = SizeNewContainer(stats, declared, false, {}, lowering);
   EXPECT_EQ(sized.values, (SizedValues{1000, 1024 * kMi, 1024 * kMi}));
+  // By default the limit keeps the declared 2Gi.
+  sized = SizeNewContainer(stats, declared, true, {}, GuardRailConfig{});
+  EXPECT_EQ(sized.values, (SizedValues{350, 96 * kMi, 2048 * kMi}));
   stats.history = absl::Hours(2);
   sized = SizeNewContainer(stats, declared, true, {}, GuardRailConfig{});
   EXPECT_TRUE(sized.warming_up);

@@ -150,9 +150,15 @@ TEST(PlanContainerResources, GuardRails) {
     input.now = kNow;
     if (c.last_shrink) input.last_shrink = {c.last_shrink, std::nullopt, c.last_shrink};
     input.guard.min_memory_limit_bytes = 50 * kMi;  // the floor (default 250Mi)
+    input.guard.allow_memory_limit_below_declared = true;
     const ResourcePlan plan = PlanContainerResources(input);
     EXPECT_EQ(plan.cpu_shares.value_or(c.current_shares), c.want_shares) << c.name;
     EXPECT_EQ(plan.memory_limit_bytes.value_or(-1), c.want_limit) << c.name;
+    // By default the declared limit is a floor: the limit never goes below it.
+    input.guard.allow_memory_limit_below_declared = false;
+    EXPECT_EQ(PlanContainerResources(input).memory_limit_bytes.value_or(declared_limit),
+              declared_limit)
+        << c.name;
   }
 }
 

@@ -167,8 +167,8 @@ TEST_F(StatusBoardTest, ExplainSaysWhatAndWhyInWords) {
   const std::string words = oom->at("explanation").dump();
   EXPECT_THAT(words, HasSubstr("runs on node-a"));
   EXPECT_THAT(words, HasSubstr("OOM-killed at 384Mi"));
-  // 2 x the 7-day max 400Mi.
-  EXPECT_EQ(oom->at("containers")[0]["recommended"]["memoryLimitBytes"], 800 * kMi);
+  // 2 x the 7-day max 400Mi is 800Mi, below the declared 2Gi: the declared limit stays.
+  EXPECT_EQ(oom->at("containers")[0]["recommended"]["memoryLimitBytes"], 2 * kGi);
 
   absl::StatusOr<json> excluded = board.Explain("shop", "web-2");
   ASSERT_TRUE(excluded.ok()) << excluded.status();
