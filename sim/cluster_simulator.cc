@@ -549,8 +549,11 @@ OracleSummary OracleNodes(const std::vector<PodSpec>& pods, const UsageTraces& u
       cpu += usage.cpu_millis[p][static_cast<size_t>(s)];
       memory += usage.memory_bytes[p][static_cast<size_t>(s)];
     }
-    const int64_t nodes = std::max((cpu + node.cpu_millis - 1) / node.cpu_millis,
-                                   (memory + node.memory_bytes - 1) / node.memory_bytes);
+    // A node holds at most max_pods_per_node pods, however little they use.
+    const int64_t nodes =
+        std::max({(cpu + node.cpu_millis - 1) / node.cpu_millis,
+                  (memory + node.memory_bytes - 1) / node.memory_bytes,
+                  int64_t{(alive + config.max_pods_per_node - 1) / config.max_pods_per_node}});
     if (m < config.warmup_minutes) continue;
     counted += step;
     oracle.nodes_average += static_cast<double>(nodes) * step;

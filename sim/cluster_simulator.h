@@ -107,8 +107,9 @@ struct PolicyRun {
 };
 
 // The fewest nodes that perfect packing of the actual usage would need, each step:
-// max(ceil(CPU used / node CPU), ceil(memory used / node memory)) over every pod that exists
-// (running or pending), whatever policy runs. Over the summary window.
+// max(ceil(CPU used / node CPU), ceil(memory used / node memory), ceil(pods / max pods per
+// node)) over every pod that exists (running or pending), whatever policy runs. Over the
+// summary window.
 struct OracleSummary {
   double nodes_average = 0;
   int nodes_max = 0;

@@ -186,6 +186,15 @@ TEST(OracleTest, FewestNodesThatHoldTheUsageEachStep) {
   oracle = OracleNodes(pods, usage, config);
   EXPECT_DOUBLE_EQ(oracle.nodes_average, 1);
   EXPECT_EQ(oracle.nodes_max, 1);
+  // Pods count too: at most one pod a node needs two nodes while both pods are alive.
+  config.warmup_minutes = 0;
+  config.max_pods_per_node = 1;
+  oracle = OracleNodes(pods, usage, config);
+  EXPECT_DOUBLE_EQ(oracle.nodes_average, 5.0 / 3);
+  EXPECT_EQ(oracle.nodes_max, 2);
+  const UsageTraces idle = Traces({{1, 1, 1}, {1, 1, 1}}, {{1, 1, 1}, {1, 1, 1}});
+  oracle = OracleNodes(pods, idle, config);
+  EXPECT_DOUBLE_EQ(oracle.nodes_average, 5.0 / 3);  // 2, 2, then 1 once b is gone
 }
 
 TEST(SimulatorTest, AutoscalingAddsNodesForPendingPods) {
