@@ -200,7 +200,11 @@ int ScoreNode(const NodeFootprint& node, const PodFootprint& candidate,
   const double free_memory = FreeShare(node.allocatable.memory_bytes, projected.memory_bytes);
   double score = 0;
   if (config.strategy == ScoringStrategy::kTarget) {
-    score = 10 * TargetScore(1 - std::min(free_cpu, free_memory), config.target_share);
+    // Pod slots fill a node too: many small pods must not pile onto one node.
+    const double pods_share =
+        node.max_pods > 0 ? static_cast<double>(node.pod_count + 1) / node.max_pods : 0;
+    score = 10 * TargetScore(std::max(1 - std::min(free_cpu, free_memory), pods_share),
+                             config.target_share);
   } else {
     const double free = (free_cpu + free_memory) / 2;
     score = 10 * (config.strategy == ScoringStrategy::kSpread ? free : 1 - free);

@@ -82,7 +82,8 @@ FitDecision ProjectedFit(const NodeFootprint& node, const PodFootprint& candidat
 bool FitsProjected(const NodeFootprint& node, const PodFootprint& candidate);
 
 // How a fitting node is scored, by its projected footprint with the pod (the fuller of its
-// CPU and memory shares):
+// CPU and memory shares; for target, its pod slots count too, so small pods do not pile up on
+// one node):
 // - spread: the emptier the better (kube-scheduler's LeastAllocated);
 // - pack: the fuller the better (MostAllocated);
 // - target: fuller is better up to `target_share`, emptier is better above it (the formula of

@@ -148,9 +148,17 @@ TEST(ScoreNodeTest, SpreadPrefersEmptyNodesAndPackPrefersFullOnes) {
   EXPECT_EQ(ScoreNode(half, candidate, pack), 5);
 }
 
-// Target scoring (Trimaran's TargetLoadPacking formula) on the fuller of the node's projected
-// CPU and memory shares, target 0.75: from 7.5 at empty up to 10 at the target, then down to
-// 0 at full.
+// A node holding `pods` of `max_pods` pods that use nothing.
+NodeFootprint NodeWithPods(int pods, int max_pods) {
+  NodeFootprint node = Node({});
+  node.pod_count = pods;
+  node.max_pods = max_pods;
+  return node;
+}
+
+// Target scoring (Trimaran's TargetLoadPacking formula) on the fullest of the node's projected
+// CPU, memory and pod-slot shares, target 0.75: from 7.5 at empty up to 10 at the target, then
+// down to 0 at full.
 TEST(ScoreNodeTest, TargetFillsNodesToTheTargetThenSpreads) {
   struct Case {
     const char* name;
@@ -159,6 +167,9 @@ TEST(ScoreNodeTest, TargetFillsNodesToTheTargetThenSpreads) {
     int score;
   };
   const std::vector<Case> cases = {
+      {"at the target by pod slots", NodeWithPods(2, 4), Pod(0, 0, 0, 0), 10},  // 3 of 4
+      {"full of pods that use nothing", NodeWithPods(3, 4), Pod(0, 0, 0, 0), 0},
+      {"half the pod slots", NodeWithPods(9, 20), Pod(0, 0, 0, 0), 9},
       {"empty", Node({}), Pod(0, 0, 0, 0), 8},                        // 7.5, rounded
       {"half full", Node({Pod(2000, 0, 0, 0)}), Pod(0, 0, 0, 0), 9},  // 7.5 + 2.5 x 0.5/0.75
       {"at the target", Node({Pod(2000, 0, 0, 0)}), Pod(500, 500, 0, 0), 10},
