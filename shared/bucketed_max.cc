@@ -30,14 +30,6 @@ void BucketedMax::Add(absl::Time at, int64_t value) {
   newest_ = std::max(newest_, number);
 }
 
-std::optional<int64_t> BucketedMax::At(int64_t number) const {
-  if (number == kEmpty) return std::nullopt;
-  const int64_t size = static_cast<int64_t>(buckets_.size());
-  const Bucket& slot = buckets_[static_cast<size_t>(((number % size) + size) % size)];
-  if (slot.number != number) return std::nullopt;
-  return slot.max;
-}
-
 void BucketedMax::Restore(const Bucket& bucket) {
   if (bucket.number == kEmpty) return;
   Add(absl::UnixEpoch() + bucket.number * width_, bucket.max);

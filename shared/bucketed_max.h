@@ -31,9 +31,6 @@ class BucketedMax {
                              const std::function<bool(int64_t)>& keep = nullptr) const;
 
   int64_t BucketNumber(absl::Time at) const;
-  // The max of bucket `number` while the ring holds it; nullopt when it was never written or
-  // has been overwritten.
-  std::optional<int64_t> At(int64_t number) const;
   absl::Duration bucket_width() const { return width_; }
 
   struct Bucket {

@@ -11,12 +11,9 @@ namespace {
 
 // Slots recorded in the window ending with the current slot.
 int RecordedSlots(const BucketedMax& profile, absl::Time now, absl::Duration window) {
-  const int64_t newest = profile.BucketNumber(now);
-  const int64_t oldest = newest - ProfileWindowSlots(window, profile) + 1;
+  const ProfileSlotRange range = ProfileWindow(profile, now, window);
   int recorded = 0;
-  for (const BucketedMax::Bucket& slot : profile.buckets()) {
-    recorded += slot.number >= oldest && slot.number <= newest;
-  }
+  for (const BucketedMax::Bucket& slot : profile.buckets()) recorded += range.Holds(slot.number);
   return recorded;
 }
 
@@ -26,10 +23,8 @@ std::optional<int64_t> MeasuredSharedHeadroom(const std::vector<ProfiledAmount>&
                                               absl::Time now, absl::Duration window,
                                               double shortfall, int min_slots) {
   if (containers.empty() || containers.front().profile == nullptr) return std::nullopt;
-  const BucketedMax& first = *containers.front().profile;
-  const int64_t newest = first.BucketNumber(now);
-  const int64_t oldest = newest - ProfileWindowSlots(window, first) + 1;
-  const size_t slots = static_cast<size_t>(newest - oldest + 1);
+  const ProfileSlotRange range = ProfileWindow(*containers.front().profile, now, window);
+  const size_t slots = static_cast<size_t>(range.size());
   std::vector<int64_t> sums(slots, 0);
   std::vector<bool> recorded(slots, false);
   WideInt bases = 0;
@@ -37,8 +32,8 @@ std::optional<int64_t> MeasuredSharedHeadroom(const std::vector<ProfiledAmount>&
     if (container.profile == nullptr) return std::nullopt;
     bases += container.base;
     for (const BucketedMax::Bucket& slot : container.profile->buckets()) {
-      if (slot.number < oldest || slot.number > newest) continue;
-      const size_t index = static_cast<size_t>(slot.number - oldest);
+      if (!range.Holds(slot.number)) continue;
+      const size_t index = static_cast<size_t>(slot.number - range.oldest);
       sums[index] = SaturatingAdd(sums[index], slot.max);
       recorded[index] = true;
     }

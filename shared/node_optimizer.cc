@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -159,16 +158,6 @@ struct Totals {
   bool measured_above_bases = false;
 };
 
-// The smallest r with r^2 >= `squares`: the root-sum-square of headrooms whose squares sum
-// to `squares` (placement.h's CombineHeadroom over many).
-int64_t RootOfSquares(Wide squares) {
-  if (squares <= 0) return 0;
-  Wide root = static_cast<Wide>(std::sqrt(static_cast<long double>(squares)));
-  while (root > 0 && (root - 1) * (root - 1) >= squares) --root;
-  while (root * root < squares) ++root;
-  return SaturateToInt64(root);
-}
-
 // A headroom squared, clamped at 2^56 (64 PiB; a node's sum of squares then stays within
 // 128 bits for 2^14 pods, far beyond what a node or report holds).
 Wide Square(int64_t headroom) {
@@ -200,7 +189,7 @@ Totals AliveTotals(const std::vector<PodWork>& work, Resource resource,
     squares += AddedSquare(pod, resource, measured);
   }
   totals.squares = squares;
-  totals.headroom = RootOfSquares(squares);
+  totals.headroom = CeilSqrt(squares);
   totals.measured_above_bases = measured.value_or(0) > 0;
   return totals;
 }
@@ -271,7 +260,7 @@ std::vector<size_t> ChooseVictims(Resource resource, Wide available, const NodeD
     totals.base -= victim.base[slot];
     cpu_now -= victim.cpu_now;
     totals.squares -= AddedSquare(victim, resource, measured);
-    totals.headroom = RootOfSquares(totals.squares);
+    totals.headroom = CeilSqrt(totals.squares);
   }
   return victims;
 }

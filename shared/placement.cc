@@ -1,7 +1,6 @@
 #include "shared/placement.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -36,12 +35,7 @@ int64_t CombineHeadroom(int64_t a, int64_t b) {
   // Beyond 2^62 (4 EiB, or 4.6e15 cores) an amount means "everything": saturate.
   constexpr int64_t kLarge = int64_t{1} << 62;
   if (a >= kLarge || b >= kLarge) return std::numeric_limits<int64_t>::max();
-  const WideInt squares = static_cast<WideInt>(a) * a + static_cast<WideInt>(b) * b;
-  // The smallest r with r^2 >= a^2 + b^2, from the floating-point root and exact correction.
-  WideInt root = static_cast<WideInt>(std::sqrt(static_cast<long double>(squares)));
-  while (root > 0 && (root - 1) * (root - 1) >= squares) --root;
-  while (root * root < squares) ++root;
-  return SaturateToInt64(root);
+  return CeilSqrt(static_cast<WideInt>(a) * a + static_cast<WideInt>(b) * b);
 }
 
 ResourceAmounts CombineHeadroom(const ResourceAmounts& a, const ResourceAmounts& b) {

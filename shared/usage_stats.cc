@@ -64,9 +64,12 @@ absl::Status UsageStatsConfig::Validate() const {
   return absl::OkStatus();
 }
 
-int64_t ProfileWindowSlots(absl::Duration window, const BucketedMax& profile) {
+ProfileSlotRange ProfileWindow(const BucketedMax& profile, absl::Time now, absl::Duration window) {
   absl::Duration remainder;
-  return std::max<int64_t>(1, absl::IDivDuration(window, profile.bucket_width(), &remainder));
+  const int64_t slots =
+      std::max<int64_t>(1, absl::IDivDuration(window, profile.bucket_width(), &remainder));
+  const int64_t newest = profile.BucketNumber(now);
+  return {newest - slots + 1, newest};
 }
 
 int UsageStatsConfig::ProfileSlots() const {
@@ -109,12 +112,11 @@ std::optional<int64_t> ResourceUsage::DailyPeak(absl::Time now) const {
 }
 
 std::optional<int64_t> ResourceUsage::Spike(absl::Time now) const {
-  const int64_t newest = profile_.BucketNumber(now);
-  const int64_t oldest = newest - ProfileWindowSlots(profile_window_, profile_) + 1;
+  const ProfileSlotRange window = ProfileWindow(profile_, now, profile_window_);
   std::vector<int64_t> values;
   values.reserve(profile_.buckets().size());
   for (const BucketedMax::Bucket& slot : profile_.buckets()) {
-    if (slot.number >= oldest && slot.number <= newest) values.push_back(slot.max);
+    if (window.Holds(slot.number)) values.push_back(slot.max);
   }
   return ReserveForShortfall(values, spike_shortfall_);
 }

@@ -91,10 +91,17 @@ struct MemoryStats {
   int64_t spike_bytes = 0;       // the max of the profile (the last 48 h); 0: unknown
 };
 
-// Whole slots of `profile` in `window` (at least one): windows over a profile are counted in
-// whole slots, the current one included, so a daily pattern shows the same number of times in
-// a window of whole days.
-int64_t ProfileWindowSlots(absl::Duration window, const BucketedMax& profile);
+// The slots of a profile in a window ending with the slot of `now`: whole slots (at least
+// one), the current one included, so a daily pattern shows the same number of times in a
+// window of whole days.
+struct ProfileSlotRange {
+  int64_t oldest = 0;  // slot numbers, both included
+  int64_t newest = 0;
+
+  bool Holds(int64_t slot) const { return slot >= oldest && slot <= newest; }
+  int64_t size() const { return newest - oldest + 1; }
+};
+ProfileSlotRange ProfileWindow(const BucketedMax& profile, absl::Time now, absl::Duration window);
 
 // What the statistics say at one moment; a resource without samples in its windows has no
 // value (no history). `history` is how long the workload container has been observed (since
@@ -147,8 +154,6 @@ class ResourceUsage {
   const BucketedMax& recent() const { return recent_; }
   const BucketedMax& daily_base() const { return daily_base_; }
   const BucketedMax& profile() const { return profile_; }
-  // Restores a profile slot from a checkpoint.
-  void RestoreProfile(const BucketedMax::Bucket& slot) { profile_.Restore(slot); }
 
  private:
   double percentile_;
@@ -190,8 +195,6 @@ class ContainerUsageStats {
 
   const ResourceUsage& cpu() const { return cpu_; }
   const ResourceUsage& memory() const { return memory_; }
-  ResourceUsage& mutable_cpu() { return cpu_; }
-  ResourceUsage& mutable_memory() { return memory_; }
 
   struct OomRecord {
     absl::Time at;

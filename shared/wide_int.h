@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -19,6 +20,17 @@ inline int64_t SaturateToInt64(WideInt value) {
 // a + b, saturating.
 inline int64_t SaturatingAdd(int64_t a, int64_t b) {
   return SaturateToInt64(static_cast<WideInt>(a) + b);
+}
+
+// The smallest r with r * r >= `squares` (0 for none), saturating: the root-sum-square of
+// headrooms whose squares sum to `squares`, rounded up. The floating-point root is corrected
+// exactly. `squares` below 2^126, so that (r + 1)^2 stays within 128 bits.
+inline int64_t CeilSqrt(WideInt squares) {
+  if (squares <= 0) return 0;
+  WideInt root = static_cast<WideInt>(std::sqrt(static_cast<long double>(squares)));
+  while (root > 0 && (root - 1) * (root - 1) >= squares) --root;
+  while (root * root < squares) ++root;
+  return SaturateToInt64(root);
 }
 
 }  // namespace headroom

@@ -70,18 +70,6 @@ TEST(ReserveForShortfallTest, TheExcessAboveTheReserveStaysWithinTheFraction) {
   }
 }
 
-TEST(BucketedMaxTest, AtReturnsAHeldBucketOnly) {
-  BucketedMax ring(absl::Minutes(5), 3);
-  ring.Add(kStart, 7);
-  ring.Add(kStart + absl::Minutes(1), 9);
-  const int64_t first = ring.BucketNumber(kStart);
-  EXPECT_EQ(ring.At(first), 9);
-  EXPECT_EQ(ring.At(first + 1), std::nullopt);
-  ring.Add(kStart + absl::Minutes(15), 4);  // bucket first + 3 takes first's slot
-  EXPECT_EQ(ring.At(first), std::nullopt);
-  EXPECT_EQ(ring.At(first + 3), 4);
-}
-
 // A container observed every minute for `hours`, at `base`, with `spike` during the minutes
 // for which `spiking` holds.
 ContainerUsageStats Observed(int hours, int64_t base, int64_t spike, bool (*spiking)(int minute)) {
