@@ -16,14 +16,14 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "extender/action_journal.h"
-#include "extender/cluster_view.h"
-#include "extender/extender_wire.h"
-#include "extender/judge.h"
-#include "extender/list_watcher.h"
-#include "extender/pod_index.h"
-#include "extender/pod_placements.h"
-#include "extender/status.h"
+#include "extender/kube/list_watcher.h"
+#include "extender/kube/pod_index.h"
+#include "extender/kube/pod_placements.h"
+#include "extender/scheduler/extender_wire.h"
+#include "extender/scheduler/judge.h"
+#include "extender/status/status.h"
+#include "extender/view/action_journal.h"
+#include "extender/view/cluster_view.h"
 #include "nlohmann/json.hpp"
 
 #ifndef HEADROOM_SOURCE_DIR

@@ -1,8 +1,8 @@
-// What counting one request costs headroom-extender (extender/metrics.h): the requests counter
-// and the latency histogram, on every filter and prioritize call.
+// What counting one request costs headroom-extender (extender/serving/metrics.h): the requests
+// counter and the latency histogram, on every filter and prioritize call.
 
 #include "benchmark/benchmark.h"
-#include "extender/metrics.h"
+#include "extender/serving/metrics.h"
 
 namespace headroom::extender {
 namespace {

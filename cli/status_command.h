@@ -1,7 +1,7 @@
 #pragma once
 
 // `headroom status` and `headroom explain NAMESPACE/POD`: what a running headroom-extender
-// sees and would do, read from its status API (extender/status.h) and printed in words and
+// sees and would do, read from its status API (extender/status/status.h) and printed in words and
 // numbers, or as the API's JSON.
 
 #include <ostream>

@@ -26,14 +26,14 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "extender/admin_authorizer.h"
-#include "extender/admission.h"
-#include "extender/cluster_view.h"
-#include "extender/metrics.h"
-#include "extender/rate_limit.h"
-#include "extender/readiness.h"
-#include "extender/repack_endpoint.h"
-#include "extender/status.h"
+#include "extender/admission/admission.h"
+#include "extender/repack/repack_endpoint.h"
+#include "extender/serving/admin_authorizer.h"
+#include "extender/serving/metrics.h"
+#include "extender/serving/rate_limit.h"
+#include "extender/status/readiness.h"
+#include "extender/status/status.h"
+#include "extender/view/cluster_view.h"
 #include "shared/placement.h"
 
 namespace headroom::io {

@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "absl/strings/string_view.h"
-#include "extender/admission.h"
+#include "extender/admission/admission.h"
 #include "nlohmann/json.hpp"
 #include "shared/json_nesting.h"
 

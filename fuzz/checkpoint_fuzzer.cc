@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "absl/strings/string_view.h"
-#include "extender/workload_checkpoint.h"
+#include "extender/view/workload_checkpoint.h"
 #include "kubelet-hook/node_checkpoint.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -8,9 +8,9 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "extender/cluster_view.h"
-#include "extender/extender_wire.h"
-#include "extender/judge.h"
+#include "extender/scheduler/extender_wire.h"
+#include "extender/scheduler/judge.h"
+#include "extender/view/cluster_view.h"
 #include "nlohmann/json.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -8,7 +8,7 @@
 #include <cstdlib>
 
 #include "absl/strings/string_view.h"
-#include "extender/h2_meter.h"
+#include "extender/reports/h2_meter.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

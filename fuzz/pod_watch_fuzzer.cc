@@ -10,11 +10,11 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
-#include "extender/cluster_view.h"
-#include "extender/json_projection.h"
-#include "extender/list_watcher.h"
-#include "extender/pod_index.h"
-#include "extender/pod_placements.h"
+#include "extender/json/json_projection.h"
+#include "extender/kube/list_watcher.h"
+#include "extender/kube/pod_index.h"
+#include "extender/kube/pod_placements.h"
+#include "extender/view/cluster_view.h"
 #include "nlohmann/json.hpp"
 #include "shared/json_nesting.h"
 

@@ -9,8 +9,8 @@
 
 #include "absl/time/time.h"
 #include "codec/report_codec.h"
-#include "extender/cluster_view.h"
-#include "extender/report_verification.h"
+#include "extender/reports/report_verification.h"
+#include "extender/view/cluster_view.h"
 #include "headroom/v1/report.pb.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

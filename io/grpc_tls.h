@@ -2,7 +2,7 @@
 
 // TLS for the node-report gRPC channel between headroom-nri and headroom-extender, from PEM
 // files. All empty means plaintext (inside the cluster network, as before). The extender
-// serves the server side from its report port's front door (extender/report_front_door.h),
+// serves the server side from its report port's front door (extender/reports/report_front_door.h),
 // which reloads a renewed certificate; the client's files here are read once.
 
 #include <grpcpp/security/credentials.h>

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fails when an #include points up or across the layers of docs/development.md:
 #   shared <- codec, io <- app <- cli, extender, kubelet-hook (none including another); sim
-#   sits beside codec and io and is used by cli only.
+#   sits beside codec and io and is used by cli only. Inside extender/, the rooms of
+#   extender/README.md: json, view, serving <- kube <- the areas (none including another).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +28,41 @@ for folder in "${!allowed[@]}"; do
       bad=1
     fi
   done < <(git grep -nE "^#include \"($project)/" -- "$folder" || true)
+done
+
+# The rooms of extender/ (extender/README.md): the lower rooms, then the areas, which sit side
+# by side and never include each other. Files in extender/ itself compose them all.
+# room: the rooms it may include from (besides itself)
+below="json view serving kube"
+declare -A rooms=(
+  [json]=""
+  [view]=""
+  [serving]=""
+  [kube]="json view"
+  [scheduler]="$below"
+  [reports]="$below"
+  [actuation]="$below"
+  [admission]="$below"
+  [status]="$below"
+  [repack]="$below"
+)
+for room in "${!rooms[@]}"; do
+  while IFS=: read -r file line include; do
+    target=$(sed -E 's/.*#include "extender\/([^/"]+)\/.*/\1/' <<<"$include")
+    [[ $target == "$room" ]] && continue
+    if [[ " ${rooms[$room]} " != *" $target "* ]]; then
+      echo "$file:$line: extender/$room/ may not include extender/$target/ ($include)"
+      bad=1
+    fi
+  done < <(git grep -nE '^#include "extender/' -- "extender/$room" || true)
+done
+# Every folder of extender/ is a room this script knows (a new one must be placed above).
+for dir in extender/*/; do
+  room=$(basename "$dir")
+  if [[ -z ${rooms[$room]+set} ]]; then
+    echo "$dir: not a room of scripts/check-layers.sh; say what it may include"
+    bad=1
+  fi
 done
 if [[ $bad == 0 ]]; then echo "layers: ok"; fi
 exit $bad

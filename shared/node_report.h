@@ -27,8 +27,8 @@ struct ReportedPod {
   std::vector<ContainerDemand> containers;  // with statistics when known
   // Measured with the node's other such pods: its headroom is in NodeReport::shared_headroom.
   bool in_shared_headroom = false;
-  // Matched with the Kubernetes API's pod (extender/report_verification.h). An unverified pod
-  // counts on its node but its statistics join no workload's and nothing acts on it.
+  // Matched with the Kubernetes API's pod (extender/reports/report_verification.h). An unverified
+  // pod counts on its node but its statistics join no workload's and nothing acts on it.
   bool verified = true;
 };
 

@@ -16,7 +16,7 @@
 // agree for Deployments, StatefulSets, DaemonSets, Jobs (CronJobs' too), Argo Rollouts and
 // bare pods even then; a bare ReplicaSet's or a custom controller's pods are "Pod" keys on
 // the node until the webhook names them. The extender checks every reported key against its
-// own (extender/report_verification.h): a pod whose keys disagree is reported but its
+// own (extender/reports/report_verification.h): a pod whose keys disagree is reported but its
 // statistics never join the workload's.
 
 #include <optional>

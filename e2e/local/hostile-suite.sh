@@ -144,7 +144,7 @@ check "1500 idle connections (cap 1024)" \
 # --- gRPC
 # Rapid reset (CVE-2023-44487): Debian's gRPC (1.51, the only version packaged) keeps about
 # 15 KiB per reset stream when streams are reset many to a packet, and has no setting
-# against it. The report port's front door (extender/report_front_door.h) meters what each
+# against it. The report port's front door (extender/reports/report_front_door.h) meters what each
 # client sends and cuts a connection that resets, opens or pings faster than a reporter
 # does: the attack reconnects again and again and gets a few streams through each time.
 threads_before=$(threads)

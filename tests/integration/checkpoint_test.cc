@@ -10,9 +10,9 @@
 #include <fstream>
 #include <string>
 
-#include "extender/cluster_view.h"
-#include "extender/judge.h"
-#include "extender/workload_checkpoint.h"
+#include "extender/scheduler/judge.h"
+#include "extender/view/cluster_view.h"
+#include "extender/view/workload_checkpoint.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "io/atomic_file.h"

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <string>
 
-#include "extender/cluster_view.h"
-#include "extender/report_service.h"
+#include "extender/reports/report_service.h"
+#include "extender/view/cluster_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "headroom/v1/report.grpc.pb.h"

@@ -1,9 +1,9 @@
-// The report port's front door (extender/report_front_door.h) in front of the real gRPC
+// The report port's front door (extender/reports/report_front_door.h) in front of the real gRPC
 // report service, attacked over raw loopback sockets: an HTTP/2 rapid reset is cut, a
 // report still goes through, connections per address are capped, and a client that never
 // says anything is closed.
 
-#include "extender/report_front_door.h"
+#include "extender/reports/report_front_door.h"
 
 #include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "extender/cluster_view.h"
-#include "extender/metrics.h"
-#include "extender/report_service.h"
+#include "extender/reports/report_service.h"
+#include "extender/serving/metrics.h"
+#include "extender/view/cluster_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "headroom/v1/report.grpc.pb.h"

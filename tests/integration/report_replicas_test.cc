@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "extender/cluster_view.h"
-#include "extender/report_service.h"
+#include "extender/reports/report_service.h"
+#include "extender/view/cluster_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "io/grpc_tls.h"

@@ -10,10 +10,10 @@
 #include <string>
 #include <thread>
 
-#include "extender/cluster_view.h"
 #include "extender/http_server.h"
-#include "extender/metrics.h"
-#include "extender/tls_certificate.h"
+#include "extender/serving/metrics.h"
+#include "extender/serving/tls_certificate.h"
+#include "extender/view/cluster_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/status_matchers.h"

@@ -1,4 +1,4 @@
-// The actuator's pure parts: what to resize or evict (extender/actuation_plan.h over
+// The actuator's pure parts: what to resize or evict (extender/actuation/actuation_plan.h over
 // shared/node_actions.h), the API pod decoder (pod_index.h), the declared annotation and the
 // request bodies (actuator.h).
 
@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "extender/actuation_plan.h"
-#include "extender/actuator.h"
-#include "extender/pod_index.h"
+#include "extender/actuation/actuation_plan.h"
+#include "extender/actuation/actuator.h"
+#include "extender/kube/pod_index.h"
 
 namespace headroom::extender {
 namespace {

@@ -1,7 +1,7 @@
-// The actuator's state as it is kept in a ConfigMap (extender/actuator_state.h): the shrink
-// ledger and the recent evictions that rebuild the eviction budgets.
+// The actuator's state as it is kept in a ConfigMap (extender/actuation/actuator_state.h): the
+// shrink ledger and the recent evictions that rebuild the eviction budgets.
 
-#include "extender/actuator_state.h"
+#include "extender/actuation/actuator_state.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

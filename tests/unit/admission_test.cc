@@ -1,13 +1,13 @@
-// The mutating admission webhook's decisions (extender/admission.h).
+// The mutating admission webhook's decisions (extender/admission/admission.h).
 
-#include "extender/admission.h"
+#include "extender/admission/admission.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "absl/strings/escaping.h"
-#include "extender/pod_resources.h"
+#include "extender/kube/pod_resources.h"
 
 namespace headroom::extender {
 namespace {

@@ -1,7 +1,7 @@
-// The load cordon as a node taint (extender/cordon_taint.h): the decision, the patch, the
+// The load cordon as a node taint (extender/actuation/cordon_taint.h): the decision, the patch, the
 // node index and the view's cordon states. Against a real API server: scheduler-suite.sh.
 
-#include "extender/cordon_taint.h"
+#include "extender/actuation/cordon_taint.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "extender/extender_wire.h"
-#include "extender/json_spans.h"
-#include "extender/json_writer.h"
-#include "extender/node_name_key.h"
+#include "extender/json/json_spans.h"
+#include "extender/json/json_writer.h"
+#include "extender/scheduler/extender_wire.h"
+#include "extender/view/node_name_key.h"
 #include "nlohmann/json.hpp"
 
 namespace headroom::extender {

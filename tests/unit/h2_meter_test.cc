@@ -1,12 +1,12 @@
 // The HTTP/2 client meter of the report port's front door (extender/h2_meter.h): what a
 // node reporter sends passes; floods and malformed framing are stopped, byte-split anyhow.
 
-#include "extender/h2_meter.h"
+#include "extender/reports/h2_meter.h"
 
 #include <string>
 #include <vector>
 
-#include "extender/report_front_door.h"
+#include "extender/reports/report_front_door.h"
 #include "gtest/gtest.h"
 
 namespace headroom::extender {

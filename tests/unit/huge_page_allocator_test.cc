@@ -1,4 +1,4 @@
-#include "extender/huge_page_allocator.h"
+#include "extender/view/huge_page_allocator.h"
 
 #include <cstdint>
 #include <cstring>

@@ -1,7 +1,7 @@
 // The validating scan behind large extender bodies agrees with simdjson on what is JSON, and
 // finds each top-level member's value as written.
 
-#include "extender/json_members.h"
+#include "extender/json/json_members.h"
 
 #include <simdjson.h>
 

@@ -1,7 +1,7 @@
-// The watch's cut documents (extender/json_projection.h): the projection rule on its own, and
+// The watch's cut documents (extender/json/json_projection.h): the projection rule on its own, and
 // that the bound-pod watch's members (BoundPodFields) are all its consumers read.
 
-#include "extender/json_projection.h"
+#include "extender/json/json_projection.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -13,12 +13,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "extender/api_nodes.h"
-#include "extender/cordon_taint.h"
-#include "extender/extender_wire.h"
-#include "extender/list_watcher.h"
-#include "extender/pod_index.h"
-#include "extender/pod_placements.h"
+#include "extender/actuation/cordon_taint.h"
+#include "extender/kube/api_nodes.h"
+#include "extender/kube/list_watcher.h"
+#include "extender/kube/pod_index.h"
+#include "extender/kube/pod_placements.h"
+#include "extender/scheduler/extender_wire.h"
 #include "tests/status_matchers.h"
 
 #ifndef HEADROOM_SOURCE_DIR

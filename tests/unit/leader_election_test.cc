@@ -1,7 +1,7 @@
-// extender/leader_election.h: the decision, the Lease codec, and two electors racing over an
-// in-memory API that enforces resourceVersion preconditions as the API server does.
+// extender/actuation/leader_election.h: the decision, the Lease codec, and two electors racing over
+// an in-memory API that enforces resourceVersion preconditions as the API server does.
 
-#include "extender/leader_election.h"
+#include "extender/actuation/leader_election.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "codec/report_codec.h"
-#include "extender/report_service.h"
+#include "extender/reports/report_service.h"
 #include "kubelet-hook/node_reporter.h"
 #include "kubelet-hook/node_state.h"
 

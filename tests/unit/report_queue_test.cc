@@ -1,6 +1,6 @@
 // The report queue: reports wait for a worker within bounds of entries, bytes and time.
 
-#include "extender/report_queue.h"
+#include "extender/reports/report_queue.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// Who may report a node and how far a report is believed: extender/reporter_identity.h,
-// extender/report_verification.h, the report codec's clock clamp, the cluster view's use of
+// Who may report a node and how far a report is believed: extender/reports/reporter_identity.h,
+// extender/reports/report_verification.h, the report codec's clock clamp, the cluster view's use of
 // unverified pods, and shared/log_text.h.
 
 #include <gmock/gmock.h>
@@ -13,10 +13,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "codec/report_codec.h"
-#include "extender/cluster_view.h"
-#include "extender/readiness.h"
-#include "extender/report_verification.h"
-#include "extender/reporter_identity.h"
+#include "extender/reports/report_verification.h"
+#include "extender/reports/reporter_identity.h"
+#include "extender/status/readiness.h"
+#include "extender/view/cluster_view.h"
 #include "shared/json_nesting.h"
 #include "shared/log_text.h"
 #include "tests/status_matchers.h"

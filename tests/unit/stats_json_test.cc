@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "extender/workload_checkpoint.h"
+#include "extender/view/workload_checkpoint.h"
 #include "kubelet-hook/node_checkpoint.h"
 
 namespace headroom::codec {

@@ -1,12 +1,12 @@
-// The status API (extender/status.h), the action journal and the CLI's formatting of both.
+// The status API (extender/status/status.h), the action journal and the CLI's formatting of both.
 
-#include "extender/status.h"
+#include "extender/status/status.h"
 
 #include "cli/status_command.h"
-#include "extender/action_journal.h"
-#include "extender/cluster_view.h"
-#include "extender/list_watcher.h"
-#include "extender/pod_index.h"
+#include "extender/kube/list_watcher.h"
+#include "extender/kube/pod_index.h"
+#include "extender/view/action_journal.h"
+#include "extender/view/cluster_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -10,10 +10,10 @@
 #include <optional>
 #include <string>
 
-#include "extender/admission.h"
-#include "extender/extender_wire.h"
-#include "extender/pod_index.h"
-#include "extender/report_verification.h"
+#include "extender/admission/admission.h"
+#include "extender/kube/pod_index.h"
+#include "extender/reports/report_verification.h"
+#include "extender/scheduler/extender_wire.h"
 #include "kubelet-hook/node_state.h"
 #include "kubelet-hook/nri_plugin.h"
 #include "kubelet-hook/ttrpc_codec.h"  // ttrpc::Request

@@ -1,0 +1,412 @@
+#include "extender/actuation/actuator.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "shared/quantity.h"
+
+namespace headroom::extender {
+namespace {
+
+using json = nlohmann::json;
+
+std::string PodPath(const std::string& pod_namespace, const std::string& name) {
+  return absl::StrCat("/api/v1/namespaces/", pod_namespace, "/pods/", name);
+}
+
+}  // namespace
+
+bool KillSwitchEngaged(const std::string& file) {
+  if (file.empty()) return false;
+  std::error_code error;
+  return std::filesystem::exists(file, error);
+}
+
+json PodEvent(const std::string& pod_namespace, const std::string& name, const std::string& uid,
+              const std::string& type, const std::string& reason, const std::string& message,
+              absl::Time now) {
+  const std::string at = io::FormatKubeTime(now);
+  return {{"apiVersion", "v1"},
+          {"kind", "Event"},
+          {"metadata", {{"generateName", name + ".headroom-"}, {"namespace", pod_namespace}}},
+          {"involvedObject",
+           {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"namespace", pod_namespace},
+            {"name", name},
+            {"uid", uid}}},
+          {"type", type},
+          {"reason", reason},
+          {"message", message.substr(0, 1024)},
+          {"source", {{"component", "headroom"}}},
+          {"reportingComponent", "headroom.dev/extender"},
+          {"reportingInstance", "headroom-extender"},
+          {"firstTimestamp", at},
+          {"lastTimestamp", at},
+          {"count", 1}};
+}
+
+json ResizePatch(const PlannedResize& resize) {
+  json containers = json::array();
+  for (const ContainerResize& c : resize.containers) {
+    json requests = json::object();
+    if (c.after.cpu_request_millis) requests["cpu"] = FormatCpuMillis(*c.after.cpu_request_millis);
+    if (c.after.memory_request_bytes) {
+      requests["memory"] = FormatMemoryBytes(*c.after.memory_request_bytes);
+    }
+    json resources = {{"requests", requests}};
+    if (c.after.memory_limit_bytes) {
+      resources["limits"] = {{"memory", FormatMemoryBytes(*c.after.memory_limit_bytes)}};
+    }
+    containers.push_back({{"name", c.name}, {"resources", resources}});
+  }
+  return {{"spec", {{"containers", containers}}}};
+}
+
+json EvictionBody(const PlannedEviction& eviction) {
+  return {{"apiVersion", "policy/v1"},
+          {"kind", "Eviction"},
+          {"metadata", {{"name", eviction.name}, {"namespace", eviction.pod_namespace}}},
+          {"deleteOptions", {{"preconditions", {{"uid", eviction.uid}}}}}};
+}
+
+Actuator::Actuator(ClusterView& view, PodIndex& pods, io::KubeClient& kube, Metrics& metrics,
+                   Options options, std::shared_ptr<spdlog::logger> logger)
+    : view_(view),
+      pods_(pods),
+      kube_(kube),
+      metrics_(metrics),
+      options_(std::move(options)),
+      logger_(std::move(logger)),
+      eviction_budget_(options_.budget),
+      cpu_over_(options_.actions.cpu_eviction_after),
+      oom_cooldown_(options_.oom) {
+  if (options_.state_configmap.has_value()) state_store_.emplace(kube_, *options_.state_configmap);
+}
+
+absl::Duration Actuator::EvictionMemory() const {
+  // The cluster-wide bucket refills within a minute.
+  return std::max(absl::Minutes(1), options_.budget.NodeRefill());
+}
+
+void Actuator::LoadState(absl::Time now) {
+  absl::StatusOr<ActuatorState> stored = state_store_->Load();
+  if (!stored.ok()) {
+    logger_->warn(
+        "actuator state: cannot read ConfigMap {}: {}; no resize or eviction until it can be read",
+        state_store_->name(), std::string(stored.status().message()));
+    return;
+  }
+  MergeShrinkLedger(shrinks_, stored->shrinks);
+  recent_evictions_ = MergeEvictions(recent_evictions_, stored->evictions, now - EvictionMemory());
+  // The budgets as the evictions of the last hour left them, whoever took them.
+  eviction_budget_ = RebuiltEvictionBudget(options_.budget, recent_evictions_);
+  state_loaded_ = true;
+  logger_->info(
+      "actuator state: {} containers' last shrink steps and {} evictions of the last {} read "
+      "from ConfigMap {}",
+      stored->shrinks.size(), stored->evictions.size(), absl::FormatDuration(EvictionMemory()),
+      state_store_->name());
+}
+
+void Actuator::SaveState() {
+  if (absl::Status saved = state_store_->Save({shrinks_, recent_evictions_}); !saved.ok()) {
+    logger_->warn("actuator state: cannot write ConfigMap {}: {}; retried after the next pass",
+                  state_store_->name(), std::string(saved.message()));
+    return;
+  }
+  state_dirty_ = false;
+  logger_->debug("actuator state: {} shrink entries and {} evictions written to ConfigMap {}",
+                 shrinks_.size(), recent_evictions_.size(), state_store_->name());
+}
+
+bool Actuator::NamespaceExcluded(const std::string& pod_namespace) const {
+  return std::find(options_.excluded_namespaces.begin(), options_.excluded_namespaces.end(),
+                   pod_namespace) != options_.excluded_namespaces.end();
+}
+
+void Actuator::Journal(const std::string& action, const std::string& outcome,
+                       const std::string& pod_namespace, const std::string& name,
+                       const std::string& message, absl::Time now) {
+  if (options_.journal == nullptr) return;
+  std::string workload;
+  if (std::optional<ApiPod> pod = pods_.Find(pod_namespace, name); pod.has_value()) {
+    workload = WorkloadKeyOf(*pod);
+  }
+  options_.journal->Record(
+      {now, std::move(workload), absl::StrCat(pod_namespace, "/", name), action, outcome, message});
+}
+
+bool Actuator::Withheld(const std::string& action, const std::string& what) {
+  if (options_.dry_run) {
+    logger_->info("dry run: would {} {}", action, what);
+    metrics_.CountAction(action, "dry_run");
+    return true;
+  }
+  if (KillSwitchEngaged(options_.kill_switch_file)) {
+    logger_->info("kill switch engaged ({}): not {} {}", options_.kill_switch_file, action, what);
+    metrics_.CountAction(action, "kill_switch");
+    return true;
+  }
+  return false;
+}
+
+void Actuator::RecordEvent(const std::string& pod_namespace, const std::string& name,
+                           const std::string& uid, const std::string& type,
+                           const std::string& reason, const std::string& message, absl::Time now) {
+  absl::StatusOr<io::KubeClient::WriteResult> written =
+      kube_.Write("POST", absl::StrCat("/api/v1/namespaces/", pod_namespace, "/events"),
+                  PodEvent(pod_namespace, name, uid, type, reason, message, now).dump(),
+                  "application/json", absl::Seconds(5));
+  if (!written.ok() || written->status >= 300) {
+    logger_->warn("event {} on {}/{} not recorded: {}", reason, pod_namespace, name,
+                  written.ok() ? io::ApiStatusMessage(written->body)
+                               : std::string(written.status().message()));
+  }
+}
+
+void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
+  const std::string what =
+      absl::StrCat(resize.pod_namespace, "/", resize.name, ": ", resize.message);
+  if (Withheld("resize", what)) {
+    Journal("resize", options_.dry_run ? "dry_run" : "kill_switch", resize.pod_namespace,
+            resize.name, resize.message, now);
+    return;
+  }
+  auto [limiter, inserted] =
+      resize_limiters_.try_emplace(resize.node, options_.resizes_per_node_per_minute * 60,
+                                   std::max(1.0, options_.resizes_per_node_per_minute));
+  if (!limiter->second.TryTake(now)) {
+    logger_->debug("resize of {}/{} deferred: node {} is at its resize rate limit",
+                   resize.pod_namespace, resize.name, resize.node);
+    metrics_.CountAction("resize", "rate_limited");
+    return;
+  }
+  absl::StatusOr<io::KubeClient::WriteResult> written = kube_.Write(
+      "PATCH", PodPath(resize.pod_namespace, resize.name) + "/resize", ResizePatch(resize).dump(),
+      "application/strategic-merge-patch+json", absl::Seconds(10));
+  if (!written.ok()) {
+    logger_->warn("resize of {}/{} failed: {}", resize.pod_namespace, resize.name,
+                  std::string(written.status().message()));
+    metrics_.CountAction("resize", "error");
+    return;
+  }
+  if (written->status != 200) {
+    const std::string message = io::ApiStatusMessage(written->body);
+    logger_->warn("resize of {}/{} refused (HTTP {}): {}", resize.pod_namespace, resize.name,
+                  written->status, message);
+    metrics_.CountAction("resize", "refused");
+    Journal("resize", "refused", resize.pod_namespace, resize.name,
+            absl::StrCat("HTTP ", written->status, ": ", message, " (wanted ", resize.message, ")"),
+            now);
+    RecordEvent(
+        resize.pod_namespace, resize.name, resize.uid, "Warning", "ResizeRefused",
+        absl::StrCat("HTTP ", written->status, ": ", message, " (wanted ", resize.message, ")"),
+        now);
+    return;
+  }
+  logger_->info("resized {}", what);
+  metrics_.CountAction("resize", "applied");
+  Journal("resize", "applied", resize.pod_namespace, resize.name, resize.message, now);
+  for (const ContainerResize& container : resize.containers) {
+    ShrinkTimes& known = shrinks_[ShrinkKey(resize.uid, container.name)];
+    if (known != container.last_shrink) state_dirty_ = true;
+    known = container.last_shrink;
+  }
+  RecordEvent(resize.pod_namespace, resize.name, resize.uid, "Normal", "Resized", resize.message,
+              now);
+}
+
+void Actuator::CountEvicted(absl::flat_hash_map<std::string, WorkloadCount>& counts,
+                            const std::string& workload, bool ready) {
+  if (workload.empty()) return;
+  WorkloadCount& count = counts[workload];
+  count.pods = std::max(0, count.pods - 1);
+  if (ready) count.ready = std::max(0, count.ready - 1);
+}
+
+bool Actuator::Evict(const PlannedEviction& eviction, absl::Time now) {
+  const std::string what = absl::StrCat(eviction.pod_namespace, "/", eviction.name, " (",
+                                        eviction.reason, ": ", eviction.message, ")");
+  if (const auto it = blocked_until_.find(eviction.uid);
+      it != blocked_until_.end() && now < it->second) {
+    metrics_.CountAction("evict", "backoff");
+    return false;
+  }
+  if (Withheld("evict", what)) {
+    Journal("evict", options_.dry_run ? "dry_run" : "kill_switch", eviction.pod_namespace,
+            eviction.name, absl::StrCat(eviction.reason, ": ", eviction.message), now);
+    return true;
+  }
+  if (std::string why; !eviction_budget_.TryTake(eviction.node, now, &why)) {
+    logger_->info("eviction of {}/{} deferred: {}", eviction.pod_namespace, eviction.name, why);
+    metrics_.CountAction("evict", "rate_limited");
+    return false;
+  }
+  recent_evictions_.push_back({eviction.node, now});  // a token taken, whatever the answer
+  state_dirty_ = true;
+  absl::StatusOr<io::KubeClient::WriteResult> written =
+      kube_.Write("POST", PodPath(eviction.pod_namespace, eviction.name) + "/eviction",
+                  EvictionBody(eviction).dump(), "application/json", absl::Seconds(10));
+  if (!written.ok()) {
+    logger_->warn("eviction of {}/{} failed: {}", eviction.pod_namespace, eviction.name,
+                  std::string(written.status().message()));
+    metrics_.CountAction("evict", "error");
+    return false;
+  }
+  const std::string message = io::ApiStatusMessage(written->body);
+  if (written->status == 200 || written->status == 201) {
+    logger_->info("evicted {}", what);
+    metrics_.CountAction("evict", "evicted");
+    Journal("evict", "evicted", eviction.pod_namespace, eviction.name,
+            absl::StrCat(eviction.reason, ": ", eviction.message), now);
+    RecordEvent(eviction.pod_namespace, eviction.name, eviction.uid, "Normal", "Evicted",
+                absl::StrCat(eviction.reason, ": ", eviction.message), now);
+    return true;
+  }
+  if (written->status == 404) {
+    metrics_.CountAction("evict", "gone");
+    return true;
+  }
+  // 429: a PodDisruptionBudget allows no disruption now. Never forced; tried again later.
+  blocked_until_[eviction.uid] = now + options_.blocked_eviction_backoff;
+  const bool by_budget = written->status == 429;
+  logger_->warn("eviction of {} {} (HTTP {}): {}; not forced, retried after {}", what,
+                by_budget ? "blocked by a disruption budget" : "refused", written->status, message,
+                absl::FormatDuration(options_.blocked_eviction_backoff));
+  metrics_.CountAction("evict", by_budget ? "blocked" : "refused");
+  Journal("evict", by_budget ? "blocked" : "refused", eviction.pod_namespace, eviction.name,
+          absl::StrCat(eviction.reason, ": ", eviction.message, "; HTTP ", written->status, ": ",
+                       message),
+          now);
+  RecordEvent(eviction.pod_namespace, eviction.name, eviction.uid, "Warning", "EvictionBlocked",
+              absl::StrCat(eviction.reason, ": ", eviction.message, "; the API refused (HTTP ",
+                           written->status, "): ", message, "; not forced"),
+              now);
+  return false;
+}
+
+void Actuator::HandleOomKills(absl::Time now,
+                              absl::flat_hash_map<std::string, WorkloadCount>& counts) {
+  for (const ApiPod& pod : pods_.WithOomKills()) {
+    if (NamespaceExcluded(pod.pod_namespace)) continue;
+    for (const OomKill& kill : pod.oom_kills) {
+      const std::string id =
+          kill.container_id.empty()
+              ? absl::StrCat(pod.uid, "/", kill.container, "@", absl::FormatTime(kill.finished_at))
+              : kill.container_id;
+      if (!handled_oom_kills_.insert(id).second) continue;
+      if (kill.finished_at < started_ - options_.oom_lookback) continue;  // before our time
+      const std::string controller = ControllerKey(pod);
+      const WorkloadCount count = CountOf(counts, pod);
+      const WorkloadPolicy policy = PolicyOf(pod, count, options_.defaults);
+      const OomDecision decision = oom_cooldown_.Evaluate(
+          {absl::StrCat(pod.uid, "/", kill.container), pod.name, kill.finished_at, 0},
+          {!options_.oom_evict, policy.excluded, policy.disabled || policy.recommend_only});
+      if (!decision.evict) {
+        logger_->info("OOM kill of {}/{} container {}: no eviction ({})", pod.pod_namespace,
+                      pod.name, kill.container, decision.reason.message);
+        metrics_.CountAction("evict", "oom_skipped");
+        continue;
+      }
+      if (std::string why = EvictionBlockedBy(pod, count, policy); !why.empty()) {
+        logger_->info("OOM kill of {}/{} container {}: no eviction ({})", pod.pod_namespace,
+                      pod.name, kill.container, why);
+        metrics_.CountAction("evict", "oom_skipped");
+        continue;
+      }
+      if (Evict({pod.pod_namespace, pod.name, pod.uid, pod.node, "OOMKilled",
+                 absl::StrCat("container ", kill.container, " was OOM-killed at ",
+                              io::FormatKubeTime(kill.finished_at),
+                              "; evicted so that it is recreated with the memory limit set from "
+                              "the memory at OOM"),
+                 controller, pod.ready},
+                now)) {
+        CountEvicted(counts, controller, pod.ready);
+      }
+    }
+  }
+}
+
+void Actuator::RunOnce(absl::Time now) {
+  if (KillSwitchEngaged(options_.kill_switch_file) != kill_switch_logged_) {
+    kill_switch_logged_ = !kill_switch_logged_;
+    logger_->warn("kill switch {} ({})",
+                  kill_switch_logged_ ? "engaged: no changes are made" : "released: changes resume",
+                  options_.kill_switch_file);
+  }
+  if (!StateKnown()) LoadState(now);
+  if (!StateKnown()) {
+    // Without it a restart (or a crash loop) would start with full budgets and no shrink
+    // steps taken: act on nothing until it can be read.
+    metrics_.CountAction("resize", "state_unknown");
+    metrics_.CountAction("evict", "state_unknown");
+    return;
+  }
+  ApiView api;
+  api.find = [this](const ReportedPod& reported) -> std::optional<ApiPod> {
+    if (NamespaceExcluded(reported.pod_namespace)) return std::nullopt;
+    return pods_.Find(reported.pod_namespace, reported.name);
+  };
+  api.counts = pods_.WorkloadCounts();
+  api.ledger = &shrinks_;
+  api.defaults = options_.defaults;
+  api.hpa_for = options_.hpa_for;
+  api.hpa_mode = options_.hpa_mode;
+  const std::vector<NodeReport> reports = view_.FreshReports(now);
+  for (const NodeReport& report : reports) {
+    const NodePlan plan = PlanNode(report, api, options_.actions, cpu_over_, now);
+    for (const SkippedAction& skipped : plan.skipped) {
+      logger_->debug("{} {}: skipped: {}", skipped.action, skipped.pod, skipped.why);
+    }
+    // A node that cannot be brought to fit within the disruption policy: said once per change.
+    const std::string shortfall = absl::StrJoin(plan.shortfalls, "; ");
+    if (std::string& last = shortfalls_[report.node]; last != shortfall) {
+      if (!shortfall.empty()) logger_->info("node {}: {}", report.node, shortfall);
+      last = shortfall;
+    }
+    for (const PlannedResize& resize : plan.resizes) Resize(resize, now);
+    for (const PlannedEviction& eviction : plan.evictions) {
+      // The next nodes' plans and the OOM flow count one replica fewer.
+      if (Evict(eviction, now)) CountEvicted(api.counts, eviction.workload, eviction.ready);
+    }
+  }
+  HandleOomKills(now, api.counts);
+  // Forget what no longer matters, so the maps stay bounded.
+  absl::erase_if(blocked_until_, [&](const auto& entry) { return entry.second < now; });
+  if (handled_oom_kills_.size() > 100000) handled_oom_kills_.clear();
+  const absl::Duration interval = options_.actions.guard.shrink_interval;
+  absl::erase_if(shrinks_, [&](const auto& entry) {
+    const ShrinkTimes& t = entry.second;
+    for (const std::optional<absl::Time>& at : {t.cpu_request, t.memory_request, t.memory_limit}) {
+      if (at.has_value() && now - *at < interval) return false;
+    }
+    return true;  // no step bound left to enforce
+  });
+  std::erase_if(recent_evictions_, [&](const RecordedEviction& eviction) {
+    return now - eviction.at > EvictionMemory();
+  });
+  if (state_dirty_ && state_store_.has_value()) SaveState();
+  eviction_budget_.Forget(now);
+  cpu_over_.Prune(now);
+  absl::erase_if(shortfalls_, [&](const auto& entry) {
+    return std::none_of(reports.begin(), reports.end(),
+                        [&](const NodeReport& r) { return r.node == entry.first; });
+  });
+}
+
+void Actuator::Run() {
+  while (!stop_.HasBeenNotified()) {
+    if (!options_.may_act || options_.may_act()) {
+      RunOnce(absl::Now());
+    } else {
+      state_loaded_ = false;  // the leader writes it: read it again on taking over
+    }
+    stop_.WaitForNotificationWithTimeout(options_.interval);
+  }
+}
+
+}  // namespace headroom::extender

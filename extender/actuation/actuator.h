@@ -1,0 +1,154 @@
+#pragma once
+
+// The actuator: every --actuation-interval it plans each freshly reported node
+// (actuation_plan.h: the shared plan with its guard rails and disruption policy) and carries
+// the plan out through the Kubernetes API:
+// - resizes with PATCH pods/<name>/resize (strategic merge; Kubernetes 1.33+), at most
+//   `resizes_per_node_per_minute` per node; after each, it remembers when each value shrank
+//   (the guard rails' step bound), also in the state ConfigMap (actuator_state.h) with the
+//   eviction budgets' tokens, so neither a restart nor a new leader forgets them;
+// - evictions only with POST pods/<name>/eviction, so PodDisruptionBudgets hold: a 429 from
+//   the API is recorded (EvictionBlocked) and the pod is not tried again for
+//   `blocked_eviction_backoff`; headroom never deletes a pod itself. Within the eviction
+//   budgets (shared/disruption.h: per node and cluster-wide);
+// - the OOM flow of seed 000: a container status showing OOMKilled leads to an eviction
+//   (so the pod is recreated and sized by the webhook with the memory at OOM), subject to
+//   the cooldown per pod instance and container, the exclusion annotation, disable and the
+//   disruption policy (never the last ready replica, a StatefulSet or a single-replica pod
+//   without the opt-in).
+// Every change is recorded as an Event on the pod with the numbers behind it. In dry run, or
+// while the kill switch file exists, nothing is written to the API (decisions are logged
+// and counted as dry_run / kill_switch).
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "extender/actuation/actuation_plan.h"
+#include "extender/actuation/actuator_state.h"
+#include "extender/kube/pod_index.h"
+#include "extender/serving/metrics.h"
+#include "extender/view/action_journal.h"
+#include "extender/view/cluster_view.h"
+#include "io/kube_client.h"
+#include "shared/disruption.h"
+#include "shared/oom_policy.h"
+#include "spdlog/logger.h"
+
+namespace headroom::extender {
+
+// Whether the kill switch `file` exists ("" : there is none). Checked on every decision, by
+// the actuator and by the admission webhook.
+bool KillSwitchEngaged(const std::string& file);
+
+// The core/v1 Event headroom writes on a pod.
+nlohmann::json PodEvent(const std::string& pod_namespace, const std::string& name,
+                        const std::string& uid, const std::string& type, const std::string& reason,
+                        const std::string& message, absl::Time now);
+// The strategic merge patch of pods/resize for `resize`.
+nlohmann::json ResizePatch(const PlannedResize& resize);
+// The policy/v1 Eviction body (with a UID precondition: never evict a namesake).
+nlohmann::json EvictionBody(const PlannedEviction& eviction);
+
+class Actuator {
+ public:
+  struct Options {
+    bool dry_run = false;
+    std::string kill_switch_file;  // "" : none
+    absl::Duration interval = absl::Seconds(30);
+    double resizes_per_node_per_minute = 10;
+    EvictionBudgetConfig budget;
+    absl::Duration blocked_eviction_backoff = absl::Minutes(5);
+    bool oom_evict = true;
+    // OOM kills that finished longer ago than this before start-up are history, not events.
+    absl::Duration oom_lookback = absl::Minutes(10);
+    OomPolicyConfig oom;
+    ActionConfig actions;     // guard rails, resize threshold, CPU eviction delay
+    PolicyDefaults defaults;  // allow_below_declared: the cluster-wide default
+    // The HPAs of a workload and what to do about them (shared/hpa.h); unset: none known.
+    std::function<std::optional<HpaScaling>(const std::string& workload_key)> hpa_for;
+    HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;
+    // Pods in these namespaces are never resized or evicted (e.g. kube-system).
+    std::vector<std::string> excluded_namespaces;
+    // Checked before every pass: false skips it (another replica holds the leader Lease).
+    // nullptr: always act.
+    std::function<bool()> may_act;
+    // Where each action and its outcome are recorded for the status page; nullptr: nowhere.
+    ActionJournal* journal = nullptr;
+    // The ConfigMap that also holds the shrink ledger and the recent evictions
+    // (actuator_state.h); unset: in memory only.
+    std::optional<ConfigMapName> state_configmap;
+  };
+
+  Actuator(ClusterView& view, PodIndex& pods, io::KubeClient& kube, Metrics& metrics,
+           Options options, std::shared_ptr<spdlog::logger> logger);
+
+  // One pass over the fresh reports and the OOM kills.
+  void RunOnce(absl::Time now);
+  // RunOnce every interval until Stop().
+  void Run();
+  void Stop() { stop_.Notify(); }
+
+ private:
+  bool NamespaceExcluded(const std::string& pod_namespace) const;
+  // Records an action's outcome in options_.journal, under the pod's workload.
+  void Journal(const std::string& action, const std::string& outcome,
+               const std::string& pod_namespace, const std::string& name,
+               const std::string& message, absl::Time now);
+  void Resize(const PlannedResize& resize, absl::Time now);
+  // True when the pod was evicted, or would have been in dry run or under the kill switch.
+  bool Evict(const PlannedEviction& eviction, absl::Time now);
+  void HandleOomKills(absl::Time now, absl::flat_hash_map<std::string, WorkloadCount>& counts);
+  // One pod of `workload` is gone: later decisions of the round count one replica fewer.
+  static void CountEvicted(absl::flat_hash_map<std::string, WorkloadCount>& counts,
+                           const std::string& workload, bool ready);
+  void RecordEvent(const std::string& pod_namespace, const std::string& name,
+                   const std::string& uid, const std::string& type, const std::string& reason,
+                   const std::string& message, absl::Time now);
+  // Counts and logs a decision that is not carried out (dry run / kill switch); true if so.
+  bool Withheld(const std::string& action, const std::string& what);
+  // Before acting (at start and whenever this replica becomes the leader): adds the stored
+  // shrink ledger and recent evictions to those in memory and rebuilds the eviction budgets
+  // from them. Until it could be read, no resize or eviction is made (StateKnown).
+  void LoadState(absl::Time now);
+  // After a pass that shrank something or took an eviction token: stores the state (a
+  // failure is logged and retried after the next pass).
+  void SaveState();
+  // Whether the guard rails' state is complete: no store, or the store has been read.
+  bool StateKnown() const { return !state_store_.has_value() || state_loaded_; }
+  // How long an eviction counts against the budgets (the per-node bucket's refill time).
+  absl::Duration EvictionMemory() const;
+
+  ClusterView& view_;
+  PodIndex& pods_;
+  io::KubeClient& kube_;
+  Metrics& metrics_;
+  const Options options_;
+  std::shared_ptr<spdlog::logger> logger_;
+  const absl::Time started_ = absl::Now();
+  absl::Notification stop_;
+
+  // Only the Run() thread touches these.
+  absl::flat_hash_map<std::string, TokenBucket> resize_limiters_;  // by node
+  EvictionBudget eviction_budget_;
+  SustainedConditions cpu_over_;  // by node: since when its CPU bases exceed its CPU
+  ShrinkLedger shrinks_;
+  std::vector<RecordedEviction> recent_evictions_;  // tokens taken, oldest first
+  std::optional<ActuatorStateStore> state_store_;
+  bool state_loaded_ = false;  // since this replica last became the actor
+  bool state_dirty_ = false;   // shrinks_ or recent_evictions_ changed since stored
+  absl::flat_hash_map<std::string, std::string> shortfalls_;    // by node: the last one logged
+  absl::flat_hash_map<std::string, absl::Time> blocked_until_;  // by pod UID
+  absl::flat_hash_set<std::string> handled_oom_kills_;          // killed container IDs
+  OomCooldownTracker oom_cooldown_;
+  bool kill_switch_logged_ = false;
+};
+
+}  // namespace headroom::extender

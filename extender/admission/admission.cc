@@ -1,0 +1,301 @@
+#include "extender/admission/admission.h"
+
+#include <algorithm>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "codec/json_lenient.h"
+#include "extender/kube/pod_decoder.h"
+#include "extender/kube/pod_resources.h"
+#include "shared/annotations.h"
+#include "shared/node_actions.h"
+#include "shared/quantity.h"
+#include "shared/sizing.h"
+#include "shared/workload_policy.h"
+
+namespace headroom::extender {
+
+using ::headroom::codec::Field;
+using ::headroom::codec::ObjectField;
+using ::headroom::codec::StringField;
+namespace {
+
+using json = nlohmann::json;
+
+std::string Describe(const DeclaredResources& r) {
+  auto amount = [](const std::optional<int64_t>& value, bool cpu) {
+    if (!value) return std::string("-");
+    return cpu ? FormatCpuMillis(*value) : FormatMemoryBytes(*value);
+  };
+  return absl::StrCat("cpu ", amount(r.cpu_request_millis, true), "/limit ",
+                      amount(r.cpu_limit_millis, true), ", memory ",
+                      amount(r.memory_request_bytes, false), "/limit ",
+                      amount(r.memory_limit_bytes, false));
+}
+
+// The container's new resources; `from_history` says whether statistics were used, `reasons`
+// which guard rails shaped them.
+DeclaredResources Sized(const DeclaredResources& before,
+                        const std::optional<WorkloadContainerStats>& stats,
+                        const WorkloadPolicy& policy, const AdmissionOptions& options,
+                        bool& from_history, std::vector<Reason>& reasons) {
+  DeclaredResources after = before;
+  from_history = false;
+  if (stats.has_value()) {
+    const SizedValues declared{before.cpu_request_millis, before.memory_request_bytes,
+                               before.memory_limit_bytes};
+    GuardResult sized = SizeNewContainer(*stats, declared, policy.allow_below_declared,
+                                         policy.tuning, options.guard);
+    reasons = std::move(sized.reasons);
+    // While warming up these are the declared values (a memory limit raised by an OOM kill).
+    after.cpu_request_millis = sized.values.cpu_request_millis;
+    after.memory_request_bytes = sized.values.memory_request_bytes;
+    after.memory_limit_bytes = sized.values.memory_limit_bytes;
+    from_history = !sized.warming_up && stats->cpu.has_value() && stats->memory.has_value();
+  }
+  if (options.strip_cpu_limits && after.cpu_limit_millis) {
+    // The API defaults a missing request to the limit; keep that request once the limit goes.
+    if (!after.cpu_request_millis) after.cpu_request_millis = after.cpu_limit_millis;
+    after.cpu_limit_millis.reset();
+  }
+  if (after.cpu_limit_millis && after.cpu_request_millis &&
+      *after.cpu_request_millis > *after.cpu_limit_millis) {
+    // A kept CPU limit bounds the request: the API refuses a request above its limit.
+    reasons.push_back({"CappedAtCpuLimit", absl::StrCat("cpu request capped at the declared limit ",
+                                                        FormatCpuMillis(*after.cpu_limit_millis))});
+    after.cpu_request_millis = after.cpu_limit_millis;
+  }
+  return after;
+}
+
+// The container's resources object (`original`, an object) with CPU and memory replaced (other
+// resources, such as GPUs or ephemeral storage, and resource claims are kept as they were).
+json ResourcesValue(const json& original, const DeclaredResources& r) {
+  json value = original;
+  auto set = [&](const char* list, const char* name, const std::optional<int64_t>& amount,
+                 bool cpu) {
+    json& group = value[list];
+    if (!group.is_object()) group = json::object();
+    if (amount) {
+      group[name] = cpu ? FormatCpuMillis(*amount) : FormatMemoryBytes(*amount);
+    } else {
+      group.erase(name);
+    }
+    if (group.empty()) value.erase(list);
+  };
+  set("requests", "cpu", r.cpu_request_millis, true);
+  set("requests", "memory", r.memory_request_bytes, false);
+  set("limits", "cpu", r.cpu_limit_millis, true);
+  set("limits", "memory", r.memory_limit_bytes, false);
+  return value;
+}
+
+// JSON Pointer escaping (RFC 6901) of one path segment.
+std::string PointerSegment(absl::string_view segment) {
+  std::string out;
+  for (char c : segment) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+AdmissionDecision Skip(AdmissionDecision decision, std::string why) {
+  decision.skipped = std::move(why);
+  decision.patch = json::array();
+  return decision;
+}
+
+using AnnotationWrites = std::vector<std::pair<absl::string_view, std::string>>;
+
+// Where the pod's annotations stand: a JSONPatch "add" needs the parent of its path.
+enum class AnnotationsAt { kAnnotations, kMetadataOnly, kNothing };
+
+AnnotationsAt WhereAnnotations(const json& pod) {
+  const json* metadata = Field(pod, "metadata");
+  if (metadata == nullptr || !metadata->is_object()) return AnnotationsAt::kNothing;
+  const json* annotations = Field(*metadata, "annotations");
+  return annotations != nullptr && annotations->is_object() ? AnnotationsAt::kAnnotations
+                                                            : AnnotationsAt::kMetadataOnly;
+}
+
+// JSONPatch operations that write `writes` into the pod's annotations: one key at a time into
+// an annotations object already there, else one object with all of them (inside a metadata
+// object added too when the pod has none, so the patch always applies).
+void AppendAnnotationWrites(json& patch, AnnotationsAt at, const AnnotationWrites& writes) {
+  if (writes.empty()) return;
+  if (at != AnnotationsAt::kAnnotations) {
+    json value = json::object();
+    for (const auto& [key, text] : writes) value[std::string(key)] = text;
+    if (at == AnnotationsAt::kNothing) {
+      patch.push_back(
+          {{"op", "add"}, {"path", "/metadata"}, {"value", {{"annotations", std::move(value)}}}});
+    } else {
+      patch.push_back(
+          {{"op", "add"}, {"path", "/metadata/annotations"}, {"value", std::move(value)}});
+    }
+    return;
+  }
+  for (const auto& [key, text] : writes) {
+    patch.push_back({{"op", "add"},
+                     {"path", absl::StrCat("/metadata/annotations/", PointerSegment(key))},
+                     {"value", text}});
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const StatsLookup& stats,
+                                                  const AdmissionOptions& options) {
+  if (!review.is_object()) return absl::InvalidArgumentError("expected an AdmissionReview object");
+  if (StringField(review, "kind") != "AdmissionReview") {
+    return absl::InvalidArgumentError("kind: expected AdmissionReview");
+  }
+  const std::string api_version = StringField(review, "apiVersion");
+  if (api_version != "admission.k8s.io/v1" && api_version != "admission.k8s.io/v1beta1") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("apiVersion: \"", api_version,
+                     "\" is not admission.k8s.io/v1 (or v1beta1); list v1 in the webhook's "
+                     "admissionReviewVersions"));
+  }
+  const json* request = Field(review, "request");
+  if (request == nullptr || !request->is_object()) {
+    return absl::InvalidArgumentError("request: required");
+  }
+  AdmissionDecision decision;
+  decision.api_version = api_version;
+  decision.uid = StringField(*request, "uid");
+  if (decision.uid.empty()) return absl::InvalidArgumentError("request.uid: required");
+  decision.patch = json::array();
+
+  const std::string operation = StringField(*request, "operation");
+  const std::string resource_name = StringField(ObjectField(*request, "resource"), "resource");
+  if (operation != "CREATE" || resource_name != "pods" ||
+      !StringField(*request, "subResource").empty()) {
+    return Skip(std::move(decision),
+                absl::StrCat("not a pod creation (", operation, " ", resource_name, ")"));
+  }
+  const json* object = Field(*request, "object");
+  if (object == nullptr || !object->is_object()) {
+    return Skip(std::move(decision), "request.object: no pod");
+  }
+  const json& metadata = ObjectField(*object, "metadata");
+  std::string pod_namespace = StringField(metadata, "namespace");
+  if (pod_namespace.empty()) pod_namespace = StringField(*request, "namespace");
+  if (pod_namespace.empty()) pod_namespace = "default";
+  std::string name = StringField(metadata, "name");
+  if (name.empty()) name = StringField(metadata, "generateName") + "*";
+  decision.pod = absl::StrCat(pod_namespace, "/", name);
+  const json* owners = Field(metadata, "ownerReferences");
+  const std::optional<ControllerRef> owner =
+      owners != nullptr ? ControllingOwner(*owners) : std::nullopt;
+  const json* labels = Field(metadata, "labels");
+  decision.workload_key = WorkloadKeyFromController(
+      pod_namespace, name, labels != nullptr ? WorkloadKeyLabels(*labels) : PodLabels{}, owner);
+
+  if (std::find(options.excluded_namespaces.begin(), options.excluded_namespaces.end(),
+                pod_namespace) != options.excluded_namespaces.end()) {
+    return Skip(std::move(decision), absl::StrCat("namespace ", pod_namespace, " is excluded"));
+  }
+  Annotations annotations;
+  if (const json* found = Field(metadata, "annotations"); found != nullptr && found->is_object()) {
+    for (const auto& [key, value] : found->items()) {
+      if (value.is_string()) annotations[key] = value.get<std::string>();
+    }
+  }
+  PolicyDefaults defaults;
+  defaults.allow_below_declared = options.guard.allow_below_declared;
+  const std::string owner_kind = owner.has_value() ? owner->kind : "";
+  WorkloadPolicy policy =
+      ResolveWorkloadPolicy({}, annotations, owner_kind, std::nullopt, defaults);
+  for (const Reason& warning : policy.warnings) decision.warnings.push_back(warning.message);
+  // A resource an HPA scales on by utilisation is kept (its reason reaches the guard rails').
+  if (options.hpa_for) {
+    (void)KeepForHpa(options.hpa_for(decision.workload_key), options.hpa_mode, policy.tuning);
+  }
+  // The pod's workload key, decided here from its owner, goes on the pod for headroom-nri
+  // (shared/workload_key.h), replacing any value the pod came with. A pod without an owner
+  // and without a name yet (generateName) is left to the node, which names it as we would;
+  // a pod annotated headroom.dev/disable is left entirely alone.
+  AnnotationWrites writes;
+  if (const auto it = annotations.find(kWorkloadAnnotation);
+      !policy.disabled && (owner.has_value() || !StringField(metadata, "name").empty()) &&
+      (it == annotations.end() || it->second != decision.workload_key)) {
+    writes.emplace_back(kWorkloadAnnotation, decision.workload_key);
+  }
+  const auto skip = [&](std::string why) {
+    AdmissionDecision skipped = Skip(std::move(decision), std::move(why));
+    AppendAnnotationWrites(skipped.patch, WhereAnnotations(*object), writes);
+    return skipped;
+  };
+  if (std::string why = SizingBlockedBy(policy); !why.empty()) {
+    return skip(std::move(why));
+  }
+
+  absl::StatusOr<std::vector<DeclaredResources>> containers =
+      DecodeDeclaredResources(*object, "containers");
+  if (!containers.ok()) {
+    return skip(absl::StrCat("unreadable pod: ", containers.status().message()));
+  }
+  std::vector<std::string> notes;
+  std::string warming;  // why containers kept their declared values, for the skip message
+  for (size_t i = 0; i < containers->size(); ++i) {
+    const DeclaredResources& before = (*containers)[i];
+    bool from_history = false;
+    std::vector<Reason> reasons;
+    const DeclaredResources after = Sized(before, stats(decision.workload_key, before.name), policy,
+                                          options, from_history, reasons);
+    for (const Reason& reason : reasons) {
+      if (reason.code == "WarmingUp") warming = absl::StrCat(before.name, ": ", reason.message);
+    }
+    if (after == before) continue;
+    // Decoding succeeded, so spec.containers[i] exists and is an object.
+    const json& container = object->at("spec").at("containers").at(i);
+    const json& original = ObjectField(container, "resources");
+    decision.patch.push_back({{"op", "add"},
+                              {"path", absl::StrCat("/spec/containers/", i, "/resources")},
+                              {"value", ResourcesValue(original, after)}});
+    std::string guard_notes;
+    for (const Reason& reason : reasons) absl::StrAppend(&guard_notes, " [", reason.message, "]");
+    notes.push_back(absl::StrCat(before.name, ": ", Describe(before), " -> ", Describe(after),
+                                 from_history ? " (from history)" : " (CPU limit removed)",
+                                 guard_notes));
+    decision.changes.push_back(
+        {before.name, Describe(before), Describe(after), from_history, std::move(reasons)});
+  }
+  if (decision.changes.empty()) {
+    return skip(warming.empty()
+                    ? absl::StrCat("no history for ", decision.workload_key, " and no CPU limit")
+                    : absl::StrCat("warming up, declared values kept (", warming, ")"));
+  }
+  decision.annotation = absl::StrJoin(notes, "; ");
+  decision.declared = EncodeDeclaredAnnotation(*containers);
+  writes.emplace_back(kAdmissionAnnotation, decision.annotation);
+  // A declared annotation already there (a pod re-created from a headroom-sized spec) holds
+  // the original values: keep it.
+  if (!annotations.contains(kDeclaredAnnotation)) {
+    writes.emplace_back(kDeclaredAnnotation, decision.declared);
+  }
+  AppendAnnotationWrites(decision.patch, WhereAnnotations(*object), writes);
+  return decision;
+}
+
+json AdmissionResponse(const AdmissionDecision& decision, bool apply) {
+  json response = {{"uid", decision.uid}, {"allowed", true}};
+  if (apply && !decision.patch.empty()) {
+    response["patchType"] = "JSONPatch";
+    response["patch"] = absl::Base64Escape(decision.patch.dump());
+  }
+  if (!decision.warnings.empty()) response["warnings"] = decision.warnings;
+  return {{"apiVersion", decision.api_version},
+          {"kind", "AdmissionReview"},
+          {"response", std::move(response)}};
+}
+
+}  // namespace headroom::extender

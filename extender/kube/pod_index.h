@@ -1,0 +1,101 @@
+#pragma once
+
+// The bound, unfinished pods as the Kubernetes API last showed them, reduced to what the
+// actuator needs: declared resources, annotations, owner, resize conditions (KEP-1287,
+// PodResizePending / PodResizeInProgress) and OOM kills seen in container statuses. Fed by
+// the extender's watch of bound pods; thread-safe.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "extender/kube/list_watcher.h"
+#include "extender/kube/pod_resources.h"
+#include "nlohmann/json.hpp"
+#include "shared/workload_key.h"
+#include "shared/workload_policy.h"
+
+namespace headroom::extender {
+
+struct OomKill {
+  std::string container;
+  std::string container_id;  // of the killed container instance
+  absl::Time finished_at = absl::InfinitePast();
+};
+
+struct ApiPod {
+  std::string pod_namespace;
+  std::string name;
+  std::string uid;
+  std::string node;
+  std::string owner_kind;  // the controller's kind; "" without one
+  std::string owner_name;
+  PodLabels key_labels;  // the labels the workload key reads (shared/workload_key.h)
+  Annotations annotations;
+  std::vector<DeclaredResources> containers;
+  std::vector<DeclaredResources> init_containers;
+  std::string resize_pending;  // "Deferred" or "Infeasible" while PodResizePending is set
+  bool resize_in_progress = false;
+  std::string resize_message;  // the conditions' message, if any
+  bool terminating = false;    // deletionTimestamp set
+  bool ready = false;          // the Ready condition is True
+  bool mirror = false;         // a static pod's mirror (kubernetes.io/config.mirror)
+  std::vector<OomKill> oom_kills;
+
+  std::string Key() const { return pod_namespace + "/" + name; }
+};
+
+// Pods and Ready pods of one controller (a workload's replicas as the API shows them).
+struct WorkloadCount {
+  int pods = 0;
+  int ready = 0;
+};
+// "namespace/Kind/name" of the pod's controller; "" without one.
+std::string ControllerKey(const ApiPod& pod);
+
+// The pod's workload key as the webhook decides it (shared/workload_key.h): a Deployment's
+// ReplicaSet is the Deployment.
+std::string WorkloadKeyOf(const ApiPod& pod);
+
+// The count of the pod's controller in `counts` (zero without a controller or an entry).
+WorkloadCount CountOf(const absl::flat_hash_map<std::string, WorkloadCount>& counts,
+                      const ApiPod& pod);
+
+// The pod's policy from its annotations (docs/annotations.md), its owner's kind and, for a pod
+// with a controller, its workload's replica count (the default eviction ranking).
+WorkloadPolicy PolicyOf(const ApiPod& pod, const WorkloadCount& count,
+                        const PolicyDefaults& defaults = {});
+
+// InvalidArgument for an object without metadata.name/namespace/uid or with bad resources.
+absl::StatusOr<ApiPod> DecodeApiPod(const nlohmann::json& pod);
+
+class PodIndex {
+ public:
+  void Replace(const std::vector<nlohmann::json>& pods);
+  void Apply(const WatchEvent& event);
+
+  std::optional<ApiPod> Find(const std::string& pod_namespace, const std::string& name) const;
+  // Every pod with at least one OOM kill in its container statuses.
+  std::vector<ApiPod> WithOomKills() const;
+  // Pods and Ready pods per controller (ControllerKey), for an actuation round.
+  absl::flat_hash_map<std::string, WorkloadCount> WorkloadCounts() const;
+  // The count of `pod`'s controller alone (zero without a controller): a lookup, kept up to
+  // date as pods come and go, so explaining one pod does not count the cluster's.
+  WorkloadCount CountFor(const ApiPod& pod) const;
+  size_t size() const;
+
+ private:
+  // Adds (`sign` 1) or removes (-1) `pod`'s part of its controller's count.
+  void CountLocked(const ApiPod& pod, int sign) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, ApiPod> pods_ ABSL_GUARDED_BY(mu_);           // by "ns/name"
+  absl::flat_hash_map<std::string, WorkloadCount> counts_ ABSL_GUARDED_BY(mu_);  // by controller
+};
+
+}  // namespace headroom::extender

@@ -1,0 +1,128 @@
+#include "extender/kube/pod_resources.h"
+
+#include "absl/strings/str_cat.h"
+#include "codec/json_fields.h"
+#include "shared/quantity.h"
+#include "shared/status_macros.h"
+
+namespace headroom::extender {
+namespace {
+
+using json = nlohmann::json;
+
+// One quantity of resources.<list>.<name>: nullopt when absent.
+absl::StatusOr<std::optional<int64_t>> Quantity(const json& resources, const char* list,
+                                                const char* name, const std::string& path) {
+  const auto group = resources.find(list);
+  if (group == resources.end() || group->is_null()) return std::nullopt;
+  if (!group->is_object()) return absl::InvalidArgumentError(path + "." + list + ": not an object");
+  const auto value = group->find(name);
+  if (value == group->end() || value->is_null()) return std::nullopt;
+  const std::string what = absl::StrCat(path, ".", list, ".", name);
+  absl::StatusOr<int64_t> amount =
+      codec::QuantityFromJson(*value, what,
+                              std::string(name) == "cpu" ? codec::QuantityKind::kCpuMillis
+                                                         : codec::QuantityKind::kMemoryBytes);
+  if (!amount.ok()) return amount.status();
+  return std::optional<int64_t>(*amount);
+}
+
+}  // namespace
+
+ResourceAmounts RequestsOf(const std::vector<DeclaredResources>& containers) {
+  ResourceAmounts sum;
+  for (const DeclaredResources& c : containers) {
+    sum =
+        SaturatingSum(sum, {c.cpu_request_millis.value_or(0), c.memory_request_bytes.value_or(0)});
+  }
+  return sum;
+}
+
+absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredResources(const json& pod,
+                                                                       absl::string_view field) {
+  std::vector<DeclaredResources> out;
+  const auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return out;
+  const auto list = spec->find(std::string(field));
+  if (list == spec->end() || list->is_null()) return out;
+  if (!list->is_array()) {
+    return absl::InvalidArgumentError(absl::StrCat("spec.", field, ": expected an array"));
+  }
+  for (size_t i = 0; i < list->size(); ++i) {
+    const json& container = (*list)[i];
+    const std::string path = absl::StrCat("spec.", field, "[", i, "].resources");
+    if (!container.is_object()) {
+      return absl::InvalidArgumentError(absl::StrCat("spec.", field, "[", i, "]: not an object"));
+    }
+    DeclaredResources declared;
+    if (const auto name = container.find("name"); name != container.end() && name->is_string()) {
+      declared.name = name->get<std::string>();
+    }
+    const auto resources = container.find("resources");
+    if (resources != container.end() && !resources->is_null()) {
+      if (!resources->is_object()) return absl::InvalidArgumentError(path + ": not an object");
+      HEADROOM_ASSIGN_OR_RETURN(declared.cpu_request_millis,
+                                Quantity(*resources, "requests", "cpu", path));
+      HEADROOM_ASSIGN_OR_RETURN(declared.cpu_limit_millis,
+                                Quantity(*resources, "limits", "cpu", path));
+      HEADROOM_ASSIGN_OR_RETURN(declared.memory_request_bytes,
+                                Quantity(*resources, "requests", "memory", path));
+      HEADROOM_ASSIGN_OR_RETURN(declared.memory_limit_bytes,
+                                Quantity(*resources, "limits", "memory", path));
+    }
+    out.push_back(std::move(declared));
+  }
+  return out;
+}
+
+std::string EncodeDeclaredAnnotation(const std::vector<DeclaredResources>& containers) {
+  json list = json::array();
+  for (const DeclaredResources& c : containers) {
+    json requests = json::object();
+    json limits = json::object();
+    if (c.cpu_request_millis) requests["cpu"] = FormatCpuMillis(*c.cpu_request_millis);
+    if (c.memory_request_bytes) requests["memory"] = FormatMemoryBytes(*c.memory_request_bytes);
+    if (c.cpu_limit_millis) limits["cpu"] = FormatCpuMillis(*c.cpu_limit_millis);
+    if (c.memory_limit_bytes) limits["memory"] = FormatMemoryBytes(*c.memory_limit_bytes);
+    json resources = json::object();
+    if (!requests.empty()) resources["requests"] = std::move(requests);
+    if (!limits.empty()) resources["limits"] = std::move(limits);
+    list.push_back({{"name", c.name}, {"resources", std::move(resources)}});
+  }
+  return list.dump();
+}
+
+absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredAnnotation(absl::string_view text) {
+  // A nesting limit well above the shape's four levels: a hostile annotation cannot recurse.
+  int depth = 0;
+  bool too_deep = false;
+  json list = json::parse(
+      text.begin(), text.end(),
+      [&](int, json::parse_event_t event, json&) {
+        if (event == json::parse_event_t::object_start ||
+            event == json::parse_event_t::array_start) {
+          too_deep = too_deep || ++depth > 16;
+        } else if (event == json::parse_event_t::object_end ||
+                   event == json::parse_event_t::array_end) {
+          --depth;
+        }
+        return !too_deep;
+      },
+      /*allow_exceptions=*/false);
+  if (too_deep || list.is_discarded() || !list.is_array()) {
+    return absl::InvalidArgumentError("headroom.dev/declared: not a list of containers");
+  }
+  return DecodeDeclaredResources(json{{"spec", {{"containers", std::move(list)}}}}, "containers");
+}
+
+std::vector<ContainerResourceSpec> ResourceSpecs(const std::vector<DeclaredResources>& containers) {
+  std::vector<ContainerResourceSpec> specs;
+  specs.reserve(containers.size());
+  for (const DeclaredResources& c : containers) {
+    specs.push_back(
+        {c.cpu_request_millis, c.cpu_limit_millis, c.memory_request_bytes, c.memory_limit_bytes});
+  }
+  return specs;
+}
+
+}  // namespace headroom::extender

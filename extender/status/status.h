@@ -1,0 +1,141 @@
+#pragma once
+
+// What headroom sees and does, for people: GET /api/v1/status (the cluster, every reported
+// node, the largest workloads), GET /api/v1/explain?pod=NAMESPACE/NAME (one pod in words and
+// numbers), read by the page under /ui (status_page.h) and by `headroom status` and
+// `headroom explain`. Built from the cluster view (node reports), the pod watch (declared
+// requests, annotations) and the action journal; the sizing shown is the admission webhook's
+// own (shared/node_actions.h's SizeNewContainer through the guard rails and the workload's
+// tuning), so the page says what headroom would really do.
+//
+// Bounded: the status is built at most once per `cache_for` (a flood of GETs costs one build),
+// lists at most `max_workloads` workloads (the largest by declared CPU), and keeps
+// `history_points` samples of the cluster totals (one per Sample call: a day at one a minute).
+
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "extender/kube/pod_index.h"
+#include "extender/view/action_journal.h"
+#include "extender/view/cluster_view.h"
+#include "nlohmann/json.hpp"
+#include "shared/guard_rails.h"
+#include "shared/hpa.h"
+#include "shared/resource.h"
+#include "shared/workload_policy.h"
+
+namespace headroom::extender {
+
+// One node as the status shows it.
+struct NodeStatus {
+  std::string name;
+  ResourceAmounts allocatable;
+  ResourceAmounts declared;         // the pods' requests as declared (before headroom)
+  ResourceAmounts requested;        // the pods' requests now
+  ResourceAmounts base_sum;         // sum of the pods' bases (daily peak of the P75)
+  ResourceAmounts shared_headroom;  // the pods' shared headroom (placement.h)
+  ResourceAmounts projected;        // base_sum + shared_headroom
+  int pods = 0;
+  bool fits = true;  // projected within allocatable
+  bool cordoned = false;
+  std::string cordon_reason;
+  double load = 0;
+  absl::Duration report_age;
+};
+
+struct ClusterTotals {
+  int nodes = 0;
+  int pods = 0;
+  ResourceAmounts allocatable;
+  ResourceAmounts declared;
+  ResourceAmounts requested;
+  ResourceAmounts projected;
+  // How many average nodes each sum fills (the larger of CPU and memory).
+  double nodes_declared = 0;
+  double nodes_projected = 0;
+};
+
+NodeStatus NodeStatusOf(const NodeFootprint& footprint, const ResourceAmounts& declared,
+                        const ResourceAmounts& requested, absl::Duration report_age);
+ClusterTotals TotalsOf(const std::vector<NodeStatus>& nodes);
+// 1 - projected / declared, per resource (0 when nothing is declared).
+double Saving(int64_t declared, int64_t projected);
+
+class StatusBoard {
+ public:
+  struct Options {
+    absl::Duration cache_for = absl::Seconds(5);
+    size_t max_workloads = 500;
+    size_t history_points = 1440;
+    size_t actions_per_workload = 5;
+    GuardRailConfig guard;  // the webhook's (guard.allow_below_declared: the default)
+    PolicyDefaults defaults;
+    std::function<std::optional<HpaScaling>(const std::string&)> hpa_for;  // optional
+    HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;
+    // Namespaces headroom never changes (--admission-exclude-namespaces).
+    std::vector<std::string> excluded_namespaces;
+  };
+
+  // `pods` may be null (no Kubernetes API): declared requests then come from the reports.
+  StatusBoard(ClusterView& view, const PodIndex* pods, const ActionJournal& journal,
+              Options options, std::function<absl::Time()> clock = absl::Now);
+
+  // The status document (cached for options.cache_for).
+  std::string StatusJson();
+  // One container as the status shows it: sized once, written as JSON and as words.
+  struct ContainerStatus {
+    std::string name;
+    SizedValues declared;
+    SizedValues recommended;
+    std::string blocked;  // why left as declared; "" when sized
+    std::vector<std::string> reasons;
+    std::optional<ClusterView::ContainerStats> stats;
+  };
+
+  // One pod explained; NotFound when neither a report nor the API knows it.
+  absl::StatusOr<nlohmann::json> Explain(const std::string& pod_namespace, const std::string& name);
+  // Appends the cluster totals now to the history (call once a minute).
+  void Sample();
+
+ private:
+  nlohmann::json Build(absl::Time now);
+  std::vector<NodeStatus> Nodes(const std::vector<NodeReport>& reports, absl::Time now);
+  // The largest workloads; `total` gets how many there are in all.
+  nlohmann::json Workloads(const std::vector<NodeReport>& reports, size_t* total);
+  // The pod's requests as declared and now, from the API when it knows the pod.
+  std::pair<ResourceAmounts, ResourceAmounts> PodRequests(const ReportedPod& pod) const;
+  using Counts = absl::flat_hash_map<std::string, WorkloadCount>;
+  WorkloadPolicy PolicyFor(const std::optional<ApiPod>& api, const Counts& counts,
+                           std::string* workload_key) const;
+  // Why headroom leaves the pod's resources as declared ("" when it sizes them).
+  std::string SizingBlocked(const std::string& pod_namespace, const WorkloadPolicy& policy) const;
+  // One container sized as the webhook would size a new replica (or left as declared, why
+  // in `blocked`).
+  ContainerStatus SizeContainer(const std::string& workload_key, const std::string& container,
+                                const SizedValues& declared, const WorkloadPolicy& policy,
+                                const std::string& blocked) const;
+
+  ClusterView& view_;
+  const PodIndex* pods_;
+  const ActionJournal& journal_;
+  const Options options_;
+  std::function<absl::Time()> clock_;
+
+  absl::Mutex mu_;
+  std::string cached_ ABSL_GUARDED_BY(mu_);
+  absl::Time cached_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  struct HistoryPoint {
+    absl::Time at;
+    ClusterTotals totals;
+  };
+  std::deque<HistoryPoint> history_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace headroom::extender
