@@ -18,12 +18,12 @@
 
 #include "absl/strings/escaping.h"
 #include "benchmark/benchmark.h"
-#include "kubelet-hook/mux_codec.h"
 #include "kubelet-hook/node_checkpoint.h"
 #include "kubelet-hook/node_state.h"
 #include "kubelet-hook/nri_plugin.h"
-#include "kubelet-hook/trunk_connection.h"
-#include "kubelet-hook/ttrpc_codec.h"
+#include "kubelet-hook/transport/mux_codec.h"
+#include "kubelet-hook/transport/trunk_connection.h"
+#include "kubelet-hook/transport/ttrpc_codec.h"
 #include "nlohmann/json.hpp"
 #include "spdlog/spdlog.h"
 

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "kubelet-hook/mux_codec.h"
 #include "kubelet-hook/node_state.h"
 #include "kubelet-hook/nri_plugin.h"
-#include "kubelet-hook/ttrpc_codec.h"
+#include "kubelet-hook/transport/mux_codec.h"
+#include "kubelet-hook/transport/ttrpc_codec.h"
 #include "spdlog/spdlog.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -18,8 +18,8 @@
 #include "kubelet-hook/node_checkpoint.h"
 #include "kubelet-hook/node_loop.h"
 #include "kubelet-hook/node_reporter.h"
-#include "kubelet-hook/nri_stub.h"
 #include "kubelet-hook/sampler.h"
+#include "kubelet-hook/transport/nri_stub.h"
 #include "spdlog/spdlog.h"
 
 namespace headroom::nri {

@@ -14,7 +14,7 @@
 #include "grpcpp/security/credentials.h"
 #include "kubelet-hook/node_state.h"
 #include "kubelet-hook/nri_plugin.h"
-#include "kubelet-hook/plugin_runner.h"
+#include "kubelet-hook/transport/plugin_runner.h"
 #include "shared/resource.h"
 
 namespace headroom::nri {

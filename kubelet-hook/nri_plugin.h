@@ -17,7 +17,7 @@
 #include "kubelet-hook/container_policy.h"
 #include "kubelet-hook/node_state.h"
 #include "kubelet-hook/nri_resources.h"
-#include "kubelet-hook/nri_stub.h"
+#include "kubelet-hook/transport/nri_stub.h"
 #include "nri/v1alpha1/api.pb.h"
 #include "shared/reason.h"
 

@@ -24,7 +24,7 @@
 #include "kubelet-hook/cgroup_reader.h"
 #include "kubelet-hook/kernel_oom_log.h"
 #include "kubelet-hook/node_state.h"
-#include "kubelet-hook/nri_stub.h"
+#include "kubelet-hook/transport/nri_stub.h"
 #include "shared/guard_rails.h"
 #include "shared/node_optimizer.h"
 #include "shared/oom_policy.h"

@@ -56,6 +56,12 @@ for room in "${!rooms[@]}"; do
     fi
   done < <(git grep -nE '^#include "extender/' -- "extender/$room" || true)
 done
+# kubelet-hook/transport/ (the NRI wire) includes nothing else of kubelet-hook/.
+while IFS=: read -r file line include; do
+  echo "$file:$line: kubelet-hook/transport/ may include only itself ($include)"
+  bad=1
+done < <(git grep -nE '^#include "kubelet-hook/' -- kubelet-hook/transport |
+  grep -v '#include "kubelet-hook/transport/' || true)
 # Every folder of extender/ is a room this script knows (a new one must be placed above).
 for dir in extender/*/; do
   room=$(basename "$dir")

@@ -19,13 +19,13 @@
 #include "kubelet-hook/cgroup_reader.h"
 #include "kubelet-hook/container_policy.h"
 #include "kubelet-hook/kernel_oom_log.h"
-#include "kubelet-hook/mux_codec.h"
 #include "kubelet-hook/node_checkpoint.h"
 #include "kubelet-hook/node_state.h"
-#include "kubelet-hook/plugin_runner.h"
 #include "kubelet-hook/sampler.h"
-#include "kubelet-hook/trunk_connection.h"
-#include "kubelet-hook/ttrpc_codec.h"
+#include "kubelet-hook/transport/mux_codec.h"
+#include "kubelet-hook/transport/plugin_runner.h"
+#include "kubelet-hook/transport/trunk_connection.h"
+#include "kubelet-hook/transport/ttrpc_codec.h"
 
 namespace headroom::nri {
 namespace {

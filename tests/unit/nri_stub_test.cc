@@ -1,13 +1,13 @@
-// The NRI stub (kubelet-hook/nri_stub.h): the subscribed events follow the handlers that are
-// set, each call reaches its typed handler, and what it cannot decode fails open.
+// The NRI stub (kubelet-hook/transport/nri_stub.h): the subscribed events follow the handlers that
+// are set, each call reaches its typed handler, and what it cannot decode fails open.
 
-#include "kubelet-hook/nri_stub.h"
+#include "kubelet-hook/transport/nri_stub.h"
 
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "kubelet-hook/ttrpc_codec.h"
+#include "kubelet-hook/transport/ttrpc_codec.h"
 
 namespace headroom::nri {
 namespace {

@@ -16,7 +16,7 @@
 #include "extender/scheduler/extender_wire.h"
 #include "kubelet-hook/node_state.h"
 #include "kubelet-hook/nri_plugin.h"
-#include "kubelet-hook/ttrpc_codec.h"  // ttrpc::Request
+#include "kubelet-hook/transport/ttrpc_codec.h"  // ttrpc::Request
 #include "shared/annotations.h"
 
 namespace headroom {

@@ -14,9 +14,9 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "kubelet-hook/loop_ports.h"
-#include "kubelet-hook/nri_stub.h"
-#include "kubelet-hook/trunk_connection.h"
+#include "kubelet-hook/transport/nri_stub.h"
+#include "kubelet-hook/transport/runtime_updates.h"
+#include "kubelet-hook/transport/trunk_connection.h"
 
 namespace headroom::nri {
 

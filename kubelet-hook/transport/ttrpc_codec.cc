@@ -1,9 +1,9 @@
-#include "kubelet-hook/ttrpc_codec.h"
+#include "kubelet-hook/transport/ttrpc_codec.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "kubelet-hook/big_endian.h"
+#include "kubelet-hook/transport/big_endian.h"
 
 namespace headroom::nri {
 

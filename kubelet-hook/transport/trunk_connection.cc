@@ -1,4 +1,4 @@
-#include "kubelet-hook/trunk_connection.h"
+#include "kubelet-hook/transport/trunk_connection.h"
 
 #include <sys/socket.h>
 #include <unistd.h>

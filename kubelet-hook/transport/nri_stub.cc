@@ -1,9 +1,9 @@
-#include "kubelet-hook/nri_stub.h"
+#include "kubelet-hook/transport/nri_stub.h"
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "kubelet-hook/ttrpc_codec.h"
+#include "kubelet-hook/transport/ttrpc_codec.h"
 #include "spdlog/spdlog.h"
 
 namespace headroom::nri {

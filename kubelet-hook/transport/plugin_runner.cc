@@ -1,4 +1,4 @@
-#include "kubelet-hook/plugin_runner.h"
+#include "kubelet-hook/transport/plugin_runner.h"
 
 #include <sys/socket.h>
 #include <sys/un.h>

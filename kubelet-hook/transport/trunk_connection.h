@@ -18,8 +18,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "kubelet-hook/mux_codec.h"
-#include "kubelet-hook/ttrpc_codec.h"
+#include "kubelet-hook/transport/mux_codec.h"
+#include "kubelet-hook/transport/ttrpc_codec.h"
 
 namespace headroom::nri {
 
