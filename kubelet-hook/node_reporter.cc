@@ -9,11 +9,12 @@
 #include <map>
 #include <set>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/blocking_counter.h"
-#include "codec/report_proto.h"
+#include "codec/report_codec.h"
 #include "io/atomic_file.h"
 #include "io/bearer_token.h"
 #include "kubelet-hook/container_policy.h"
@@ -25,58 +26,51 @@ namespace headroom::nri {
 headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::string& node_name,
                                          ResourceAmounts allocatable, std::optional<double> load1,
                                          int cpus, absl::Time now) {
-  headroom::v1::NodeReport report;
-  report.set_node(node_name);
-  report.set_reported_at_unix_millis(absl::ToUnixMillis(now));
-  report.mutable_allocatable()->set_cpu_millis(allocatable.cpu_millis);
-  report.mutable_allocatable()->set_memory_bytes(allocatable.memory_bytes);
-  if (load1.has_value()) report.set_load1(*load1);
-  report.set_cpus(cpus);
+  NodeReport report;
+  report.node = node_name;
+  report.reported_at = now;
+  report.allocatable = allocatable;
+  report.load1 = load1;
+  report.cpus = cpus;
   // The last measurement of the sized pods (a pod gone since only makes it larger than the
   // rest need, never smaller); pods that came since are not in it.
   const std::optional<NodeState::SharedHeadroomRecord> shared = state.SharedHeadroom();
-  const std::vector<TrackedContainer> containers = state.Containers();
-  if (shared.has_value()) {
-    report.mutable_shared_headroom()->set_cpu_millis(shared->shared_headroom.cpu_millis);
-    report.mutable_shared_headroom()->set_memory_bytes(shared->shared_headroom.memory_bytes);
-  }
-  std::map<std::string, headroom::v1::PodReport*> pods;
-  for (const TrackedContainer& c : containers) {
-    headroom::v1::PodReport*& pod = pods[c.pod_id];
-    if (pod == nullptr) {
-      pod = report.add_pods();
-      pod->set_in_shared_headroom(shared.has_value() && shared->pod_ids.contains(c.pod_id));
-      pod->set_namespace_(c.pod_namespace);
-      pod->set_name(c.pod_name);
-      pod->set_uid(c.pod_uid);
-      pod->set_workload_key(c.workload_key);
-      pod->set_daemonset(c.daemonset);
-      pod->set_ranking(codec::RankingToProto(c.ranking));
+  if (shared.has_value()) report.shared_headroom = shared->shared_headroom;
+  absl::flat_hash_map<std::string, size_t> pod_index;  // pod id -> its place in report.pods
+  for (const TrackedContainer& c : state.Containers()) {
+    const auto [it, added] = pod_index.try_emplace(c.pod_id, report.pods.size());
+    if (added) {
+      ReportedPod pod;
+      pod.pod_namespace = c.pod_namespace;
+      pod.name = c.pod_name;
+      pod.uid = c.pod_uid;
+      pod.workload_key = c.workload_key;
+      pod.daemonset = c.daemonset;
+      pod.ranking = c.ranking;
+      pod.in_shared_headroom = shared.has_value() && shared->pod_ids.contains(c.pod_id);
+      report.pods.push_back(std::move(pod));
     }
+    ReportedPod& pod = report.pods[it->second];
     // Declared requests as the runtime knows them (kubelet's, before headroom): CPU from
     // shares, memory from the limit.
     const ResourceAmounts declared = RuntimeRequests(c.declared);
-    pod->mutable_requests()->set_cpu_millis(pod->requests().cpu_millis() + declared.cpu_millis);
-    pod->mutable_requests()->set_memory_bytes(pod->requests().memory_bytes() +
-                                              declared.memory_bytes);
-    headroom::v1::ContainerReport* container = pod->add_containers();
-    container->set_name(c.name);
-    container->set_history_seconds(absl::ToInt64Seconds(state.History(c.stats_key, now)));
-    container->mutable_requests()->set_cpu_millis(declared.cpu_millis);
-    container->mutable_requests()->set_memory_bytes(declared.memory_bytes);
-    container->mutable_limits()->set_memory_bytes(c.declared.memory_limit_bytes.value_or(0));
-    container->set_memory_in_use_bytes(c.memory_usage_bytes);
-    if (std::optional<CpuStats> cpu = state.CpuHistory(c.stats_key, now); cpu.has_value()) {
-      codec::CpuStatsToProto(*cpu, *container->mutable_cpu());
-    }
+    pod.requests = SaturatingSum(pod.requests, declared);
+    ContainerDemand container;
+    container.name = c.name;
+    container.history = state.History(c.stats_key, now);
+    container.declared_requests = declared;
+    container.declared_limits.memory_bytes = c.declared.memory_limit_bytes.value_or(0);
+    container.memory_in_use_bytes = c.memory_usage_bytes;
+    container.cpu = state.CpuHistory(c.stats_key, now);
     // An OOM kill is reported even before the first sample (a container killed in its first
     // seconds): the extender sizes the workload's next pod from it.
     if (std::optional<MemoryStats> memory = state.MemoryHistory(c.stats_key, now);
         memory.has_value() && (memory->peak_bytes > 0 || memory->oom_bytes > 0)) {
-      codec::MemoryStatsToProto(*memory, *container->mutable_memory());
+      container.memory = memory;
     }
+    pod.containers.push_back(std::move(container));
   }
-  return report;
+  return codec::NodeReportToProto(report);
 }
 
 absl::StatusOr<std::vector<std::string>> ResolveAddresses(const std::string& host) {
