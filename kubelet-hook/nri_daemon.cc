@@ -3,7 +3,6 @@
 #include <iostream>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -11,6 +10,7 @@
 #include "absl/synchronization/notification.h"
 #include "app/daemon.h"
 #include "app/metrics.h"
+#include "app/service_group.h"
 #include "io/daemon_signals.h"
 #include "io/http_server.h"
 #include "kubelet-hook/cgroup_reader.h"
@@ -153,9 +153,7 @@ std::unique_ptr<KernelLogOomSource> OpenKernelLog(const std::string& path) {
   return *std::move(opened);
 }
 
-}  // namespace
-
-int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
+void LogMemoryBudget(const NriDaemonConfig& config) {
   spdlog::info(
       "memory budget {} MiB ({}): statistics of at most {} workload containers, kept {} after "
       "their last container on the node",
@@ -164,6 +162,22 @@ int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
           ? absl::StrCat("of a ", *config.memory_limit_bytes >> 20, " MiB container limit")
           : std::string("no container limit"),
       config.retention.max_workloads, absl::FormatDuration(config.retention.idle));
+}
+
+NodeLoopOptions LoopOptionsOf(const NriDaemonConfig& config) {
+  NodeLoopOptions options;
+  options.node_name = config.node_name;
+  options.allocatable = config.allocatable;
+  options.interval = config.interval;
+  options.oom_poll_interval = config.oom_poll_interval;
+  options.retention = config.retention;
+  return options;
+}
+
+}  // namespace
+
+int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
+  LogMemoryBudget(config);
   NodeState state;
   if (!config.state_dir.empty()) {
     app::RecoverCheckpoint(
@@ -188,12 +202,6 @@ int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
     reporter = std::make_unique<NodeReporter>(config.extender, config.report_credentials,
                                               config.token_file, replicas);
   }
-  NodeLoopOptions loop_options;
-  loop_options.node_name = config.node_name;
-  loop_options.allocatable = config.allocatable;
-  loop_options.interval = config.interval;
-  loop_options.oom_poll_interval = config.oom_poll_interval;
-  loop_options.retention = config.retention;
   NodeLoopParts parts;
   parts.state = &state;
   parts.sampler = &sampler;
@@ -206,7 +214,7 @@ int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
   }
   parts.load1 = ReadLoad1;
   parts.clock = [] { return absl::Now(); };
-  NodeLoop loop(loop_options, std::move(parts));
+  NodeLoop loop(LoopOptionsOf(config), std::move(parts));
 
   std::unique_ptr<io::HttpServer> http;
   if (config.http_address) {
@@ -224,17 +232,20 @@ int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
     stopping.Notify();
     runner.Stop();
   });
-  std::thread http_thread([&] {
-    if (http) (void)http->Serve();
-  });
-  std::thread loop_thread([&] { loop.Run(stopping); });
-
+  // Started in this order, stopped in the reverse: the loop's last round, then the probes.
+  app::ServiceGroup services;
+  if (http) {
+    services.Add({"probes", [&http] { (void)http->Serve(); }, [&http] { http->Stop(); }});
+  }
+  services.Add({"node loop", [&] { loop.Run(stopping); },
+                [&stopping] {
+                  if (!stopping.HasBeenNotified()) stopping.Notify();
+                }});
+  services.Start();
   const absl::Status ended = runner.Run();
   // A pre-launched plugin's connection ended: the runtime restarts it.
   if (!stop.stopped()) stop.Stop(absl::StrCat("nri: ", ended.message()));
-  loop_thread.join();
-  if (http) http->Stop();
-  http_thread.join();
+  services.Stop();
   if (!config.state_dir.empty()) {
     if (absl::Status saved = SaveNodeCheckpoint(state, config.state_dir, absl::Now());
         !saved.ok()) {
