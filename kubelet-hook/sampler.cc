@@ -120,6 +120,39 @@ void Sampler::Sample(absl::Time now) {
   }
 }
 
+namespace {
+
+// A pod of the node as the optimisation reads it: each container's history and the values the
+// runtime shows; optimisable once every container has CPU and memory history.
+PodDemand PodDemandOf(const NodeState& state, const std::string& pod_id,
+                      const std::vector<const TrackedContainer*>& members, absl::Time now) {
+  PodDemand pod;
+  pod.pod_namespace = members.front()->pod_namespace;
+  pod.name = members.front()->pod_name.empty() ? pod_id : members.front()->pod_name;
+  pod.daemonset = members.front()->daemonset;
+  pod.ranking = members.front()->ranking;
+  bool all_history = true;
+  for (const TrackedContainer* c : members) {
+    ContainerDemand demand;
+    demand.name = c->name.empty() ? c->id : c->name;
+    demand.cpu = state.CpuHistory(c->stats_key, now);
+    demand.memory = state.MemoryHistory(c->stats_key, now);
+    if (demand.memory.has_value() && demand.memory->peak_bytes == 0) demand.memory.reset();
+    demand.history = state.History(c->stats_key, now);
+    // The runtime shows the CPU request as shares and no memory request: the limit stands in.
+    demand.declared_requests = RuntimeRequests(c->declared);
+    demand.declared_limits.memory_bytes = c->declared.memory_limit_bytes.value_or(0);
+    all_history = all_history && demand.cpu.has_value() && demand.memory.has_value();
+    pod.requests.cpu_millis += demand.declared_requests.cpu_millis;
+    pod.requests.memory_bytes += demand.declared_requests.memory_bytes;
+    pod.containers.push_back(std::move(demand));
+  }
+  pod.optimizable = all_history && !members.front()->excluded;
+  return pod;
+}
+
+}  // namespace
+
 OptimizeOutcome Sampler::Optimize(absl::Time now) {
   absl::MutexLock lock(&mu_);
   OptimizeOutcome outcome;
@@ -132,29 +165,7 @@ OptimizeOutcome Sampler::Optimize(absl::Time now) {
   node.allocatable = allocatable_;
   std::vector<std::vector<const TrackedContainer*>> pod_members;
   for (const auto& [pod_id, members] : by_pod) {
-    PodDemand pod;
-    pod.pod_namespace = members.front()->pod_namespace;
-    pod.name = members.front()->pod_name.empty() ? pod_id : members.front()->pod_name;
-    pod.daemonset = members.front()->daemonset;
-    pod.ranking = members.front()->ranking;
-    bool all_history = true;
-    for (const TrackedContainer* c : members) {
-      ContainerDemand demand;
-      demand.name = c->name.empty() ? c->id : c->name;
-      demand.cpu = state_.CpuHistory(c->stats_key, now);
-      demand.memory = state_.MemoryHistory(c->stats_key, now);
-      if (demand.memory.has_value() && demand.memory->peak_bytes == 0) demand.memory.reset();
-      demand.history = state_.History(c->stats_key, now);
-      // The runtime shows the CPU request as shares and no memory request: the limit stands in.
-      demand.declared_requests = RuntimeRequests(c->declared);
-      demand.declared_limits.memory_bytes = c->declared.memory_limit_bytes.value_or(0);
-      all_history = all_history && demand.cpu.has_value() && demand.memory.has_value();
-      pod.requests.cpu_millis += demand.declared_requests.cpu_millis;
-      pod.requests.memory_bytes += demand.declared_requests.memory_bytes;
-      pod.containers.push_back(std::move(demand));
-    }
-    pod.optimizable = all_history && !members.front()->excluded;
-    node.pods.push_back(std::move(pod));
+    node.pods.push_back(PodDemandOf(state_, pod_id, members, now));
     pod_members.push_back(members);
   }
   outcome.pods = node.pods.size();

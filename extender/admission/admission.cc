@@ -149,10 +149,9 @@ void AppendAnnotationWrites(json& patch, AnnotationsAt at, const AnnotationWrite
   }
 }
 
-}  // namespace
-
-absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const StatsLookup& stats,
-                                                  const AdmissionOptions& options) {
+// The review's request, after the checks every review must pass; sets the decision's
+// apiVersion, uid and an empty patch.
+absl::StatusOr<const json*> CheckReview(const json& review, AdmissionDecision& decision) {
   if (!review.is_object()) return absl::InvalidArgumentError("expected an AdmissionReview object");
   if (StringField(review, "kind") != "AdmissionReview") {
     return absl::InvalidArgumentError("kind: expected AdmissionReview");
@@ -168,85 +167,53 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   if (request == nullptr || !request->is_object()) {
     return absl::InvalidArgumentError("request: required");
   }
-  AdmissionDecision decision;
   decision.api_version = api_version;
   decision.uid = StringField(*request, "uid");
   if (decision.uid.empty()) return absl::InvalidArgumentError("request.uid: required");
   decision.patch = json::array();
+  return request;
+}
 
-  const std::string operation = StringField(*request, "operation");
-  const std::string resource_name = StringField(ObjectField(*request, "resource"), "resource");
-  if (operation != "CREATE" || resource_name != "pods" ||
-      !StringField(*request, "subResource").empty()) {
-    return Skip(std::move(decision),
-                absl::StrCat("not a pod creation (", operation, " ", resource_name, ")"));
-  }
-  const json* object = Field(*request, "object");
-  if (object == nullptr || !object->is_object()) {
-    return Skip(std::move(decision), "request.object: no pod");
-  }
-  const json& metadata = ObjectField(*object, "metadata");
-  std::string pod_namespace = StringField(metadata, "namespace");
-  if (pod_namespace.empty()) pod_namespace = StringField(*request, "namespace");
-  if (pod_namespace.empty()) pod_namespace = "default";
+// The pod being created: its namespace (the request's when the object has none), its name
+// (generateName + "*" before it has one) and controlling owner. Sets the decision's pod and
+// workload key.
+struct AdmittedPod {
+  std::string pod_namespace;
+  std::optional<ControllerRef> owner;
+  Annotations annotations;
+};
+
+AdmittedPod IdentifyPod(const json& request, const json& metadata, AdmissionDecision& decision) {
+  AdmittedPod pod;
+  pod.pod_namespace = StringField(metadata, "namespace");
+  if (pod.pod_namespace.empty()) pod.pod_namespace = StringField(request, "namespace");
+  if (pod.pod_namespace.empty()) pod.pod_namespace = "default";
   std::string name = StringField(metadata, "name");
   if (name.empty()) name = StringField(metadata, "generateName") + "*";
-  decision.pod = absl::StrCat(pod_namespace, "/", name);
+  decision.pod = absl::StrCat(pod.pod_namespace, "/", name);
   const json* owners = Field(metadata, "ownerReferences");
-  const std::optional<ControllerRef> owner =
-      owners != nullptr ? ControllingOwner(*owners) : std::nullopt;
+  pod.owner = owners != nullptr ? ControllingOwner(*owners) : std::nullopt;
   const json* labels = Field(metadata, "labels");
   decision.workload_key = WorkloadKeyFromController(
-      pod_namespace, name, labels != nullptr ? WorkloadKeyLabels(*labels) : PodLabels{}, owner);
-
-  if (std::find(options.excluded_namespaces.begin(), options.excluded_namespaces.end(),
-                pod_namespace) != options.excluded_namespaces.end()) {
-    return Skip(std::move(decision), absl::StrCat("namespace ", pod_namespace, " is excluded"));
-  }
-  Annotations annotations;
+      pod.pod_namespace, name, labels != nullptr ? WorkloadKeyLabels(*labels) : PodLabels{},
+      pod.owner);
   if (const json* found = Field(metadata, "annotations"); found != nullptr && found->is_object()) {
     for (const auto& [key, value] : found->items()) {
-      if (value.is_string()) annotations[key] = value.get<std::string>();
+      if (value.is_string()) pod.annotations[key] = value.get<std::string>();
     }
   }
-  PolicyDefaults defaults;
-  defaults.allow_below_declared = options.guard.allow_below_declared;
-  const std::string owner_kind = owner.has_value() ? owner->kind : "";
-  WorkloadPolicy policy =
-      ResolveWorkloadPolicy({}, annotations, owner_kind, std::nullopt, defaults);
-  for (const Reason& warning : policy.warnings) decision.warnings.push_back(warning.message);
-  // A resource an HPA scales on by utilisation is kept (its reason reaches the guard rails').
-  if (options.hpa_for) {
-    (void)KeepForHpa(options.hpa_for(decision.workload_key), options.hpa_mode, policy.tuning);
-  }
-  // The pod's workload key, decided here from its owner, goes on the pod for headroom-nri
-  // (shared/workload_key.h), replacing any value the pod came with. A pod without an owner
-  // and without a name yet (generateName) is left to the node, which names it as we would;
-  // a pod annotated headroom.dev/disable is left entirely alone.
-  AnnotationWrites writes;
-  if (const auto it = annotations.find(kWorkloadAnnotation);
-      !policy.disabled && (owner.has_value() || !StringField(metadata, "name").empty()) &&
-      (it == annotations.end() || it->second != decision.workload_key)) {
-    writes.emplace_back(kWorkloadAnnotation, decision.workload_key);
-  }
-  const auto skip = [&](std::string why) {
-    AdmissionDecision skipped = Skip(std::move(decision), std::move(why));
-    AppendAnnotationWrites(skipped.patch, WhereAnnotations(*object), writes);
-    return skipped;
-  };
-  if (std::string why = SizingBlockedBy(policy); !why.empty()) {
-    return skip(std::move(why));
-  }
+  return pod;
+}
 
-  absl::StatusOr<std::vector<DeclaredResources>> containers =
-      DecodeDeclaredResources(*object, "containers");
-  if (!containers.ok()) {
-    return skip(absl::StrCat("unreadable pod: ", containers.status().message()));
-  }
-  std::vector<std::string> notes;
-  std::string warming;  // why containers kept their declared values, for the skip message
-  for (size_t i = 0; i < containers->size(); ++i) {
-    const DeclaredResources& before = (*containers)[i];
+// Sizes each container from its workload's history: a patch operation and a note for each
+// that changes. Returns why a container kept its declared values while warming up ("": none).
+std::string SizeContainers(const json& object, const std::vector<DeclaredResources>& containers,
+                           const StatsLookup& stats, const WorkloadPolicy& policy,
+                           const AdmissionOptions& options, AdmissionDecision& decision,
+                           std::vector<std::string>& notes) {
+  std::string warming;
+  for (size_t i = 0; i < containers.size(); ++i) {
+    const DeclaredResources& before = containers[i];
     bool from_history = false;
     std::vector<Reason> reasons;
     const DeclaredResources after = Sized(before, stats(decision.workload_key, before.name), policy,
@@ -256,7 +223,7 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
     }
     if (after == before) continue;
     // Decoding succeeded, so spec.containers[i] exists and is an object.
-    const json& container = object->at("spec").at("containers").at(i);
+    const json& container = object.at("spec").at("containers").at(i);
     const json& original = ObjectField(container, "resources");
     decision.patch.push_back({{"op", "add"},
                               {"path", absl::StrCat("/spec/containers/", i, "/resources")},
@@ -269,6 +236,66 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
     decision.changes.push_back(
         {before.name, Describe(before), Describe(after), from_history, std::move(reasons)});
   }
+  return warming;
+}
+
+}  // namespace
+
+absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const StatsLookup& stats,
+                                                  const AdmissionOptions& options) {
+  AdmissionDecision decision;
+  absl::StatusOr<const json*> request = CheckReview(review, decision);
+  if (!request.ok()) return request.status();
+  const std::string operation = StringField(**request, "operation");
+  const std::string resource_name = StringField(ObjectField(**request, "resource"), "resource");
+  if (operation != "CREATE" || resource_name != "pods" ||
+      !StringField(**request, "subResource").empty()) {
+    return Skip(std::move(decision),
+                absl::StrCat("not a pod creation (", operation, " ", resource_name, ")"));
+  }
+  const json* object = Field(**request, "object");
+  if (object == nullptr || !object->is_object()) {
+    return Skip(std::move(decision), "request.object: no pod");
+  }
+  const json& metadata = ObjectField(*object, "metadata");
+  const AdmittedPod pod = IdentifyPod(**request, metadata, decision);
+  if (std::find(options.excluded_namespaces.begin(), options.excluded_namespaces.end(),
+                pod.pod_namespace) != options.excluded_namespaces.end()) {
+    return Skip(std::move(decision), absl::StrCat("namespace ", pod.pod_namespace, " is excluded"));
+  }
+  PolicyDefaults defaults;
+  defaults.allow_below_declared = options.guard.allow_below_declared;
+  WorkloadPolicy policy = ResolveWorkloadPolicy(
+      {}, pod.annotations, pod.owner.has_value() ? pod.owner->kind : "", std::nullopt, defaults);
+  for (const Reason& warning : policy.warnings) decision.warnings.push_back(warning.message);
+  // A resource an HPA scales on by utilisation is kept (its reason reaches the guard rails').
+  if (options.hpa_for) {
+    (void)KeepForHpa(options.hpa_for(decision.workload_key), options.hpa_mode, policy.tuning);
+  }
+  // The pod's workload key, decided here from its owner, goes on the pod for headroom-nri
+  // (shared/workload_key.h), replacing any value the pod came with. A pod without an owner
+  // and without a name yet (generateName) is left to the node, which names it as we would;
+  // a pod annotated headroom.dev/disable is left entirely alone.
+  AnnotationWrites writes;
+  if (const auto it = pod.annotations.find(kWorkloadAnnotation);
+      !policy.disabled && (pod.owner.has_value() || !StringField(metadata, "name").empty()) &&
+      (it == pod.annotations.end() || it->second != decision.workload_key)) {
+    writes.emplace_back(kWorkloadAnnotation, decision.workload_key);
+  }
+  const auto skip = [&](std::string why) {
+    AdmissionDecision skipped = Skip(std::move(decision), std::move(why));
+    AppendAnnotationWrites(skipped.patch, WhereAnnotations(*object), writes);
+    return skipped;
+  };
+  if (std::string why = SizingBlockedBy(policy); !why.empty()) return skip(std::move(why));
+  absl::StatusOr<std::vector<DeclaredResources>> containers =
+      DecodeDeclaredResources(*object, "containers");
+  if (!containers.ok()) {
+    return skip(absl::StrCat("unreadable pod: ", containers.status().message()));
+  }
+  std::vector<std::string> notes;
+  const std::string warming =
+      SizeContainers(*object, *containers, stats, policy, options, decision, notes);
   if (decision.changes.empty()) {
     return skip(warming.empty()
                     ? absl::StrCat("no history for ", decision.workload_key, " and no CPU limit")
@@ -279,7 +306,7 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   writes.emplace_back(kAdmissionAnnotation, decision.annotation);
   // A declared annotation already there (a pod re-created from a headroom-sized spec) holds
   // the original values: keep it.
-  if (!annotations.contains(kDeclaredAnnotation)) {
+  if (!pod.annotations.contains(kDeclaredAnnotation)) {
     writes.emplace_back(kDeclaredAnnotation, decision.declared);
   }
   AppendAnnotationWrites(decision.patch, WhereAnnotations(*object), writes);

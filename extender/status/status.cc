@@ -404,6 +404,26 @@ void StatusBoard::Sample() {
   while (history_.size() > options_.history_points) history_.pop_front();
 }
 
+namespace {
+
+// "runs on NODE: projected cpu .. of .., memory .. of .. (bases .. + one shared headroom ..);
+// load .., not cordoned".
+std::string NodeWords(const NodeStatus& node) {
+  return absl::StrCat(
+      "runs on ", node.name, ": projected cpu ", FormatCpuMillis(node.projected.cpu_millis), " of ",
+      FormatCpuMillis(node.allocatable.cpu_millis), ", memory ",
+      FormatMemoryBytes(node.projected.memory_bytes), " of ",
+      FormatMemoryBytes(node.allocatable.memory_bytes), " (bases ",
+      FormatCpuMillis(node.base_sum.cpu_millis), " / ",
+      FormatMemoryBytes(node.base_sum.memory_bytes), " + one shared headroom ",
+      FormatCpuMillis(node.shared_headroom.cpu_millis), " / ",
+      FormatMemoryBytes(node.shared_headroom.memory_bytes), "); ",
+      node.cordoned ? absl::StrCat("load-cordoned: ", node.cordon_reason)
+                    : absl::StrCat("load ", absl::StrFormat("%.2f", node.load), ", not cordoned"));
+}
+
+}  // namespace
+
 absl::StatusOr<json> StatusBoard::Explain(const std::string& pod_namespace,
                                           const std::string& name) {
   const absl::Time now = clock_();
@@ -434,18 +454,7 @@ absl::StatusOr<json> StatusBoard::Explain(const std::string& pod_namespace,
     out["node"] = found->node;
     if (footprint[0].has_value()) {
       const NodeStatus node = NodeStatusOf(*footprint[0], {}, {}, now - found->reported_at);
-      words.push_back(absl::StrCat(
-          "runs on ", node.name, ": projected cpu ", FormatCpuMillis(node.projected.cpu_millis),
-          " of ", FormatCpuMillis(node.allocatable.cpu_millis), ", memory ",
-          FormatMemoryBytes(node.projected.memory_bytes), " of ",
-          FormatMemoryBytes(node.allocatable.memory_bytes), " (bases ",
-          FormatCpuMillis(node.base_sum.cpu_millis), " / ",
-          FormatMemoryBytes(node.base_sum.memory_bytes), " + one shared headroom ",
-          FormatCpuMillis(node.shared_headroom.cpu_millis), " / ",
-          FormatMemoryBytes(node.shared_headroom.memory_bytes), "); ",
-          node.cordoned
-              ? absl::StrCat("load-cordoned: ", node.cordon_reason)
-              : absl::StrCat("load ", absl::StrFormat("%.2f", node.load), ", not cordoned")));
+      words.push_back(NodeWords(node));
     }
   } else {
     words.push_back(
