@@ -3,8 +3,8 @@
 // kube-scheduler's HTTP extender protocol (k8s.io/kube-scheduler/extender/v1), JSON codecs:
 // - ExtenderArgs: {"Pod": v1.Pod, "Nodes": v1.NodeList | null, "NodeNames": [..] | null};
 //   `Nodes` is sent when the extender is configured nodeCacheCapable=false, `NodeNames` when
-//   true. Keys are Go field names; Pod and Node are ordinary Kubernetes JSON, of which only
-//   what headroom needs is read.
+//   true. Keys are Go field names; Pod and Node are ordinary Kubernetes JSON, read by the one
+//   v1.Pod/v1.Node decoder (kube/pod_decoder.h), which reads only what headroom needs.
 // - ExtenderFilterResult: the same mode as the request (the surviving Node objects passed
 //   through unchanged, or their names), FailedNodes / FailedAndUnresolvableNodes maps and
 //   Error; absent values are `null`, as Go's encoding/json writes them, except NodeNames,
