@@ -17,17 +17,22 @@ declare -A allowed=(
   [extender]="shared codec io app"
   [kubelet-hook]="shared codec io app"
 )
-project="shared|codec|io|sim|app|cli|extender|kubelet-hook"
 bad=0
-for folder in "${!allowed[@]}"; do
+# check PREFIX PART ALLOWED: an include of PREFIX<target>/... or PREFIX<file> in PREFIX<PART>/
+# must name PART itself or one of ALLOWED.
+check() {
+  local prefix=$1 part=$2 allowed=$3 pattern=${4:-$1}
   while IFS=: read -r file line include; do
-    target=$(sed -E 's/.*#include "([^/]+)\/.*/\1/' <<<"$include")
-    [[ $target == "$folder" ]] && continue
-    if [[ " ${allowed[$folder]} " != *" $target "* ]]; then
-      echo "$file:$line: $folder/ may not include $target/ ($include)"
+    target=$(sed -E "s|^#include \"${prefix}([^/\"]+).*|\1|" <<<"$include")
+    [[ $target == "$part" ]] && continue
+    if [[ " $allowed " != *" $target "* ]]; then
+      echo "$file:$line: ${prefix}$part/ may not include ${prefix}$target ($include)"
       bad=1
     fi
-  done < <(git grep -nE "^#include \"($project)/" -- "$folder" || true)
+  done < <(git grep -nE "^#include \"$pattern" -- "${prefix}$part" || true)
+}
+for folder in "${!allowed[@]}"; do
+  check "" "$folder" "${allowed[$folder]}" "(shared|codec|io|sim|app|cli|extender|kubelet-hook)/"
 done
 
 # The rooms of extender/ (extender/README.md): the lower rooms, then the areas, which sit side
@@ -46,22 +51,9 @@ declare -A rooms=(
   [status]="$below"
   [repack]="$below"
 )
-for room in "${!rooms[@]}"; do
-  while IFS=: read -r file line include; do
-    target=$(sed -E 's/.*#include "extender\/([^/"]+)\/.*/\1/' <<<"$include")
-    [[ $target == "$room" ]] && continue
-    if [[ " ${rooms[$room]} " != *" $target "* ]]; then
-      echo "$file:$line: extender/$room/ may not include extender/$target/ ($include)"
-      bad=1
-    fi
-  done < <(git grep -nE '^#include "extender/' -- "extender/$room" || true)
-done
+for room in "${!rooms[@]}"; do check "extender/" "$room" "${rooms[$room]}"; done
 # kubelet-hook/transport/ (the NRI wire) includes nothing else of kubelet-hook/.
-while IFS=: read -r file line include; do
-  echo "$file:$line: kubelet-hook/transport/ may include only itself ($include)"
-  bad=1
-done < <(git grep -nE '^#include "kubelet-hook/' -- kubelet-hook/transport |
-  grep -v '#include "kubelet-hook/transport/' || true)
+check "kubelet-hook/" "transport" ""
 # Every folder of extender/ is a room this script knows (a new one must be placed above).
 for dir in extender/*/; do
   room=$(basename "$dir")
