@@ -39,190 +39,188 @@ constexpr char kHtml[] = R"HTML(<!DOCTYPE html>
     <table id="workloads"><thead><tr><th>workload</th><th>replicas</th><th>declared per pod</th><th>headroom per pod</th><th>history</th><th>OOM</th><th>sizing</th><th>last action</th></tr></thead><tbody></tbody></table>
   </section>
 </main>
-<script src="/ui/app.js"></script>
+<script type="module" src="/ui/app.js"></script>
 </body>
 </html>
 )HTML";
 
-constexpr char kScript[] = R"JS('use strict';
-(function () {
-  const $ = (id) => document.getElementById(id);
-  const SVG = 'http://www.w3.org/2000/svg';
-  function el(tag, text, cls) {
-    const node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    if (cls) node.className = cls;
-    return node;
+constexpr char kScript[] = R"JS(// A module (strict, its own scope): small functions, each drawing one part of the page.
+const $ = (id) => document.getElementById(id);
+const SVG = 'http://www.w3.org/2000/svg';
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (cls) node.className = cls;
+  return node;
+}
+function cores(millis) {
+  if (millis < 1000) return Math.round(millis) + 'm';
+  return (millis / 1000).toFixed(millis < 10000 ? 2 : 1);
+}
+function bytes(value) {
+  const gi = value / 1073741824;
+  if (gi >= 1) return gi.toFixed(gi < 10 ? 2 : 1) + 'Gi';
+  return Math.round(value / 1048576) + 'Mi';
+}
+function pct(fraction) { return (fraction * 100).toFixed(0) + '%'; }
+function duration(seconds) {
+  if (seconds >= 86400) return (seconds / 86400).toFixed(1) + 'd';
+  if (seconds >= 3600) return (seconds / 3600).toFixed(1) + 'h';
+  if (seconds >= 60) return Math.round(seconds / 60) + 'm';
+  return seconds + 's';
+}
+function card(title, main, detail, cls) {
+  const box = el('div', null, 'card' + (cls ? ' ' + cls : ''));
+  box.appendChild(el('h3', title));
+  box.appendChild(el('p', main, 'big'));
+  box.appendChild(el('p', detail, 'detail'));
+  return box;
+}
+function cards(cluster) {
+  const host = $('cards');
+  host.replaceChildren(
+    card('CPU saved', pct(cluster.savings.cpu),
+         'declared ' + cores(cluster.declared.cpuMillis) + ' -> projected ' + cores(cluster.projected.cpuMillis) + ' of ' + cores(cluster.allocatable.cpuMillis),
+         cluster.savings.cpu > 0 ? 'good' : ''),
+    card('Memory saved', pct(cluster.savings.memory),
+         'declared ' + bytes(cluster.declared.memoryBytes) + ' -> projected ' + bytes(cluster.projected.memoryBytes) + ' of ' + bytes(cluster.allocatable.memoryBytes),
+         cluster.savings.memory > 0 ? 'good' : ''),
+    card('Nodes worth', cluster.nodesWorth.declared.toFixed(1) + ' -> ' + cluster.nodesWorth.projected.toFixed(1),
+         'average nodes the declared and the projected requests fill'),
+    card('Cluster', cluster.nodes + ' nodes', cluster.pods + ' pods reported'));
+}
+function line(points, color, label) {
+  const path = document.createElementNS(SVG, 'polyline');
+  path.setAttribute('points', points.map((p) => p[0].toFixed(1) + ',' + p[1].toFixed(1)).join(' '));
+  path.setAttribute('fill', 'none');
+  path.setAttribute('stroke', color);
+  path.setAttribute('stroke-width', '2');
+  // Requested equals declared until headroom changes a request: dashed, both stay visible.
+  if (label === 'requested') path.setAttribute('stroke-dasharray', '6 4');
+  const title = document.createElementNS(SVG, 'title');
+  title.textContent = label;
+  path.appendChild(title);
+  return path;
+}
+function text(x, y, content, anchor) {
+  const node = document.createElementNS(SVG, 'text');
+  node.setAttribute('x', x);
+  node.setAttribute('y', y);
+  if (anchor) node.setAttribute('text-anchor', anchor);
+  node.textContent = content;
+  return node;
+}
+function chart(svg, history, pick, scale) {
+  svg.replaceChildren();
+  if (history.length < 2) {
+    svg.appendChild(text(300, 110, 'collecting: one point a minute', 'middle'));
+    return;
   }
-  function cores(millis) {
-    if (millis < 1000) return Math.round(millis) + 'm';
-    return (millis / 1000).toFixed(millis < 10000 ? 2 : 1);
+  const series = [
+    ['declared', '#b04a4a', (h) => pick(h.declared)],
+    ['requested', '#c8a13a', (h) => pick(h.requested)],
+    ['projected', '#2f7d4f', (h) => pick(h.projected)],
+    ['allocatable', '#888888', (h) => pick(h.allocatable)],
+  ];
+  const t0 = history[0].at, t1 = history[history.length - 1].at;
+  let top = 0;
+  for (const h of history) for (const s of series) top = Math.max(top, s[2](h));
+  top = top > 0 ? top * 1.1 : 1;
+  const x = (t) => 50 + (540 * (t - t0)) / Math.max(1, t1 - t0);
+  const y = (v) => 190 - (170 * v) / top;
+  svg.appendChild(text(45, 25, (top / scale).toFixed(1), 'end'));
+  svg.appendChild(text(45, 194, '0', 'end'));
+  svg.appendChild(text(50, 212, new Date(t0 * 1000).toLocaleTimeString()));
+  svg.appendChild(text(590, 212, new Date(t1 * 1000).toLocaleTimeString(), 'end'));
+  series.forEach((s, i) => {
+    svg.appendChild(line(history.map((h) => [x(h.at), y(s[2](h))]), s[1], s[0]));
+    const key = text(60 + i * 130, 12, s[0]);
+    key.setAttribute('fill', s[1]);
+    svg.appendChild(key);
+  });
+}
+function bar(base, headroom, allocatable, over) {
+  const box = el('div', null, 'bar' + (over ? ' over' : ''));
+  const total = Math.max(allocatable, base + headroom, 1);
+  const b = el('span', null, 'base');
+  b.style.width = ((100 * base) / total).toFixed(1) + '%';
+  const h = el('span', null, 'headroom');
+  h.style.width = ((100 * headroom) / total).toFixed(1) + '%';
+  box.append(b, h);
+  return box;
+}
+function cell(row, content, cls) {
+  const td = el('td', null, cls);
+  if (content instanceof Node) td.appendChild(content); else td.textContent = String(content);
+  row.appendChild(td);
+  return td;
+}
+function nodes(list) {
+  const body = $('nodes').tBodies[0];
+  body.replaceChildren();
+  for (const n of list) {
+    const row = el('tr');
+    if (!n.fits || n.cordoned) row.className = 'blocked';
+    cell(row, n.name);
+    const cpu = el('div');
+    cpu.append(bar(n.baseSum.cpuMillis, n.sharedHeadroom.cpuMillis, n.allocatable.cpuMillis, n.projected.cpuMillis > n.allocatable.cpuMillis),
+               el('span', cores(n.projected.cpuMillis) + ' / ' + cores(n.allocatable.cpuMillis), 'num'));
+    cell(row, cpu);
+    const mem = el('div');
+    mem.append(bar(n.baseSum.memoryBytes, n.sharedHeadroom.memoryBytes, n.allocatable.memoryBytes, n.projected.memoryBytes > n.allocatable.memoryBytes),
+               el('span', bytes(n.projected.memoryBytes) + ' / ' + bytes(n.allocatable.memoryBytes), 'num'));
+    cell(row, mem);
+    cell(row, cores(n.declared.cpuMillis), 'num');
+    cell(row, bytes(n.declared.memoryBytes), 'num');
+    cell(row, n.pods, 'num');
+    cell(row, n.load.toFixed(2), 'num');
+    cell(row, n.cordoned ? 'load-cordoned: ' + n.cordonReason : (n.fits ? 'fits' : 'projection over allocatable'));
+    cell(row, duration(n.reportAgeSeconds), 'num');
+    body.appendChild(row);
   }
-  function bytes(value) {
-    const gi = value / 1073741824;
-    if (gi >= 1) return gi.toFixed(gi < 10 ? 2 : 1) + 'Gi';
-    return Math.round(value / 1048576) + 'Mi';
+  if (list.length === 0) {
+    const row = el('tr');
+    const td = cell(row, 'no node has reported yet');
+    td.colSpan = 9;
+    body.appendChild(row);
   }
-  function pct(fraction) { return (fraction * 100).toFixed(0) + '%'; }
-  function duration(seconds) {
-    if (seconds >= 86400) return (seconds / 86400).toFixed(1) + 'd';
-    if (seconds >= 3600) return (seconds / 3600).toFixed(1) + 'h';
-    if (seconds >= 60) return Math.round(seconds / 60) + 'm';
-    return seconds + 's';
+}
+function workloads(list, total) {
+  $('workload-note').textContent = 'The ' + list.length + ' largest of ' + total +
+    ' workloads by declared CPU. "headroom per pod" is what the admission webhook would give a new replica now, through the guard rails.';
+  const body = $('workloads').tBodies[0];
+  body.replaceChildren();
+  for (const w of list) {
+    const row = el('tr');
+    cell(row, w.key);
+    cell(row, w.replicas, 'num');
+    cell(row, cores(w.declared.cpuMillis) + ' / ' + bytes(w.declared.memoryBytes), 'num');
+    cell(row, cores(w.recommended.cpuMillis) + ' / ' + bytes(w.recommended.memoryBytes), 'num');
+    cell(row, duration(w.historySeconds), 'num');
+    cell(row, w.oomKilled ? 'yes' : '');
+    cell(row, w.sizing);
+    const last = w.actions.length ? w.actions[0].action + ' ' + w.actions[0].outcome + ': ' + w.actions[0].message : '';
+    cell(row, last, 'message');
+    body.appendChild(row);
   }
-  function card(title, main, detail, cls) {
-    const box = el('div', null, 'card' + (cls ? ' ' + cls : ''));
-    box.appendChild(el('h3', title));
-    box.appendChild(el('p', main, 'big'));
-    box.appendChild(el('p', detail, 'detail'));
-    return box;
-  }
-  function cards(cluster) {
-    const host = $('cards');
-    host.replaceChildren(
-      card('CPU saved', pct(cluster.savings.cpu),
-           'declared ' + cores(cluster.declared.cpuMillis) + ' -> projected ' + cores(cluster.projected.cpuMillis) + ' of ' + cores(cluster.allocatable.cpuMillis),
-           cluster.savings.cpu > 0 ? 'good' : ''),
-      card('Memory saved', pct(cluster.savings.memory),
-           'declared ' + bytes(cluster.declared.memoryBytes) + ' -> projected ' + bytes(cluster.projected.memoryBytes) + ' of ' + bytes(cluster.allocatable.memoryBytes),
-           cluster.savings.memory > 0 ? 'good' : ''),
-      card('Nodes worth', cluster.nodesWorth.declared.toFixed(1) + ' -> ' + cluster.nodesWorth.projected.toFixed(1),
-           'average nodes the declared and the projected requests fill'),
-      card('Cluster', cluster.nodes + ' nodes', cluster.pods + ' pods reported'));
-  }
-  function line(points, color, label) {
-    const path = document.createElementNS(SVG, 'polyline');
-    path.setAttribute('points', points.map((p) => p[0].toFixed(1) + ',' + p[1].toFixed(1)).join(' '));
-    path.setAttribute('fill', 'none');
-    path.setAttribute('stroke', color);
-    path.setAttribute('stroke-width', '2');
-    // Requested equals declared until headroom changes a request: dashed, both stay visible.
-    if (label === 'requested') path.setAttribute('stroke-dasharray', '6 4');
-    const title = document.createElementNS(SVG, 'title');
-    title.textContent = label;
-    path.appendChild(title);
-    return path;
-  }
-  function text(x, y, content, anchor) {
-    const node = document.createElementNS(SVG, 'text');
-    node.setAttribute('x', x);
-    node.setAttribute('y', y);
-    if (anchor) node.setAttribute('text-anchor', anchor);
-    node.textContent = content;
-    return node;
-  }
-  function chart(svg, history, pick, scale) {
-    svg.replaceChildren();
-    if (history.length < 2) {
-      svg.appendChild(text(300, 110, 'collecting: one point a minute', 'middle'));
-      return;
-    }
-    const series = [
-      ['declared', '#b04a4a', (h) => pick(h.declared)],
-      ['requested', '#c8a13a', (h) => pick(h.requested)],
-      ['projected', '#2f7d4f', (h) => pick(h.projected)],
-      ['allocatable', '#888888', (h) => pick(h.allocatable)],
-    ];
-    const t0 = history[0].at, t1 = history[history.length - 1].at;
-    let top = 0;
-    for (const h of history) for (const s of series) top = Math.max(top, s[2](h));
-    top = top > 0 ? top * 1.1 : 1;
-    const x = (t) => 50 + (540 * (t - t0)) / Math.max(1, t1 - t0);
-    const y = (v) => 190 - (170 * v) / top;
-    svg.appendChild(text(45, 25, (top / scale).toFixed(1), 'end'));
-    svg.appendChild(text(45, 194, '0', 'end'));
-    svg.appendChild(text(50, 212, new Date(t0 * 1000).toLocaleTimeString()));
-    svg.appendChild(text(590, 212, new Date(t1 * 1000).toLocaleTimeString(), 'end'));
-    series.forEach((s, i) => {
-      svg.appendChild(line(history.map((h) => [x(h.at), y(s[2](h))]), s[1], s[0]));
-      const key = text(60 + i * 130, 12, s[0]);
-      key.setAttribute('fill', s[1]);
-      svg.appendChild(key);
-    });
-  }
-  function bar(base, headroom, allocatable, over) {
-    const box = el('div', null, 'bar' + (over ? ' over' : ''));
-    const total = Math.max(allocatable, base + headroom, 1);
-    const b = el('span', null, 'base');
-    b.style.width = ((100 * base) / total).toFixed(1) + '%';
-    const h = el('span', null, 'headroom');
-    h.style.width = ((100 * headroom) / total).toFixed(1) + '%';
-    box.append(b, h);
-    return box;
-  }
-  function cell(row, content, cls) {
-    const td = el('td', null, cls);
-    if (content instanceof Node) td.appendChild(content); else td.textContent = String(content);
-    row.appendChild(td);
-    return td;
-  }
-  function nodes(list) {
-    const body = $('nodes').tBodies[0];
-    body.replaceChildren();
-    for (const n of list) {
-      const row = el('tr');
-      if (!n.fits || n.cordoned) row.className = 'blocked';
-      cell(row, n.name);
-      const cpu = el('div');
-      cpu.append(bar(n.baseSum.cpuMillis, n.sharedHeadroom.cpuMillis, n.allocatable.cpuMillis, n.projected.cpuMillis > n.allocatable.cpuMillis),
-                 el('span', cores(n.projected.cpuMillis) + ' / ' + cores(n.allocatable.cpuMillis), 'num'));
-      cell(row, cpu);
-      const mem = el('div');
-      mem.append(bar(n.baseSum.memoryBytes, n.sharedHeadroom.memoryBytes, n.allocatable.memoryBytes, n.projected.memoryBytes > n.allocatable.memoryBytes),
-                 el('span', bytes(n.projected.memoryBytes) + ' / ' + bytes(n.allocatable.memoryBytes), 'num'));
-      cell(row, mem);
-      cell(row, cores(n.declared.cpuMillis), 'num');
-      cell(row, bytes(n.declared.memoryBytes), 'num');
-      cell(row, n.pods, 'num');
-      cell(row, n.load.toFixed(2), 'num');
-      cell(row, n.cordoned ? 'load-cordoned: ' + n.cordonReason : (n.fits ? 'fits' : 'projection over allocatable'));
-      cell(row, duration(n.reportAgeSeconds), 'num');
-      body.appendChild(row);
-    }
-    if (list.length === 0) {
-      const row = el('tr');
-      const td = cell(row, 'no node has reported yet');
-      td.colSpan = 9;
-      body.appendChild(row);
-    }
-  }
-  function workloads(list, total) {
-    $('workload-note').textContent = 'The ' + list.length + ' largest of ' + total +
-      ' workloads by declared CPU. "headroom per pod" is what the admission webhook would give a new replica now, through the guard rails.';
-    const body = $('workloads').tBodies[0];
-    body.replaceChildren();
-    for (const w of list) {
-      const row = el('tr');
-      cell(row, w.key);
-      cell(row, w.replicas, 'num');
-      cell(row, cores(w.declared.cpuMillis) + ' / ' + bytes(w.declared.memoryBytes), 'num');
-      cell(row, cores(w.recommended.cpuMillis) + ' / ' + bytes(w.recommended.memoryBytes), 'num');
-      cell(row, duration(w.historySeconds), 'num');
-      cell(row, w.oomKilled ? 'yes' : '');
-      cell(row, w.sizing);
-      const last = w.actions.length ? w.actions[0].action + ' ' + w.actions[0].outcome + ': ' + w.actions[0].message : '';
-      cell(row, last, 'message');
-      body.appendChild(row);
-    }
-  }
-  function render(status) {
-    $('generated').textContent = 'as of ' + status.generatedAt + (status.apiConnected ? '' : ' (no Kubernetes API: declared = requested)');
-    cards(status.cluster);
-    chart($('chart-cpu'), status.history, (a) => a.cpuMillis, 1000);
-    chart($('chart-memory'), status.history, (a) => a.memoryBytes, 1073741824);
-    nodes(status.nodes);
-    workloads(status.workloads, status.workloadsTotal);
-    $('error').hidden = true;
-  }
-  function refresh() {
-    fetch('/api/v1/status', { cache: 'no-store' })
-      .then((r) => { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); })
-      .then(render)
-      .catch((e) => { const box = $('error'); box.textContent = 'cannot read /api/v1/status: ' + e.message; box.hidden = false; });
-  }
-  refresh();
-  setInterval(refresh, 30000);
-})();
+}
+function render(status) {
+  $('generated').textContent = 'as of ' + status.generatedAt + (status.apiConnected ? '' : ' (no Kubernetes API: declared = requested)');
+  cards(status.cluster);
+  chart($('chart-cpu'), status.history, (a) => a.cpuMillis, 1000);
+  chart($('chart-memory'), status.history, (a) => a.memoryBytes, 1073741824);
+  nodes(status.nodes);
+  workloads(status.workloads, status.workloadsTotal);
+  $('error').hidden = true;
+}
+function refresh() {
+  fetch('/api/v1/status', { cache: 'no-store' })
+    .then((r) => { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); })
+    .then(render)
+    .catch((e) => { const box = $('error'); box.textContent = 'cannot read /api/v1/status: ' + e.message; box.hidden = false; });
+}
+refresh();
+setInterval(refresh, 30000);
 )JS";
 
 constexpr char kStyle[] =
