@@ -44,7 +44,8 @@ constexpr char kHtml[] = R"HTML(<!DOCTYPE html>
 </html>
 )HTML";
 
-constexpr char kScript[] = R"JS(// A module (strict, its own scope): small functions, each drawing one part of the page.
+constexpr char kScript[] =
+    R"JS(// A module (strict, its own scope): small functions, each drawing one part of the page.
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
 function el(tag, text, cls) {

@@ -2,11 +2,12 @@
 // shared/node_actions.h), the API pod decoder (pod_index.h), the declared annotation and the
 // request bodies (actuator.h).
 
+#include "extender/actuation/actuation_plan.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "extender/actuation/actuation_plan.h"
 #include "extender/actuation/actuator.h"
 #include "extender/kube/pod_index.h"
 

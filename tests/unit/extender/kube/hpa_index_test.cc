@@ -1,12 +1,12 @@
 // HPA detection (codec/hpa_json.h), the keep rule (shared/hpa.h) and the index the webhook and
 // the actuator ask (extender/kube/hpa_index.h).
 
-#include "shared/hpa.h"
+#include "extender/kube/hpa_index.h"
 
 #include "codec/hpa_json.h"
-#include "extender/kube/hpa_index.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "shared/hpa.h"
 
 namespace headroom {
 namespace {

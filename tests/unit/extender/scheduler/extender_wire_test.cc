@@ -2,6 +2,8 @@
 // checked against nlohmann::json on the same inputs; and the one Pod decoder, reached from a
 // scheduler request and from an API object alike.
 
+#include "extender/scheduler/extender_wire.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,7 +14,6 @@
 
 #include "extender/json/json_spans.h"
 #include "extender/json/json_writer.h"
-#include "extender/scheduler/extender_wire.h"
 #include "extender/view/node_name_key.h"
 #include "nlohmann/json.hpp"
 
