@@ -237,10 +237,9 @@ int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
   if (http) {
     services.Add({"probes", [&http] { (void)http->Serve(); }, [&http] { http->Stop(); }});
   }
-  services.Add({"node loop", [&] { loop.Run(stopping); },
-                [&stopping] {
-                  if (!stopping.HasBeenNotified()) stopping.Notify();
-                }});
+  // The loop returns once the stop handler above has notified `stopping` (it always has, or
+  // is about to, by the time the services stop); notifying here too could notify twice.
+  services.Add({"node loop", [&] { loop.Run(stopping); }, nullptr});
   services.Start();
   const absl::Status ended = runner.Run();
   // A pre-launched plugin's connection ended: the runtime restarts it.
