@@ -51,23 +51,9 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
       report.pods.push_back(std::move(pod));
     }
     ReportedPod& pod = report.pods[it->second];
-    // Declared requests as the runtime knows them (kubelet's, before headroom): CPU from
-    // shares, memory from the limit.
-    const ResourceAmounts declared = RuntimeRequests(c.declared);
-    pod.requests = SaturatingSum(pod.requests, declared);
-    ContainerDemand container;
-    container.name = c.name;
-    container.history = state.History(c.stats_key, now);
-    container.declared_requests = declared;
-    container.declared_limits.memory_bytes = c.declared.memory_limit_bytes.value_or(0);
-    container.memory_in_use_bytes = c.memory_usage_bytes;
-    container.cpu = state.CpuHistory(c.stats_key, now);
-    // An OOM kill is reported even before the first sample (a container killed in its first
-    // seconds): the extender sizes the workload's next pod from it.
-    if (std::optional<MemoryStats> memory = state.MemoryHistory(c.stats_key, now);
-        memory.has_value() && (memory->peak_bytes > 0 || memory->oom_bytes > 0)) {
-      container.memory = memory;
-    }
+    // Declared requests as the runtime knows them (kubelet's, before headroom).
+    ContainerDemand container = TrackedDemand(state, c, now);
+    pod.requests = SaturatingSum(pod.requests, container.declared_requests);
     pod.containers.push_back(std::move(container));
   }
   return codec::NodeReportToProto(report);

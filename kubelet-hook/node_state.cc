@@ -288,6 +288,22 @@ std::optional<NodeState::SharedHeadroomRecord> NodeState::SharedHeadroom() const
   return shared_headroom_;
 }
 
+ContainerDemand TrackedDemand(const NodeState& state, const TrackedContainer& container,
+                              absl::Time now) {
+  ContainerDemand demand;
+  demand.name = container.name;
+  demand.history = state.History(container.stats_key, now);
+  demand.declared_requests = RuntimeRequests(container.declared);
+  demand.declared_limits.memory_bytes = container.declared.memory_limit_bytes.value_or(0);
+  demand.memory_in_use_bytes = container.memory_usage_bytes;
+  demand.cpu = state.CpuHistory(container.stats_key, now);
+  if (std::optional<MemoryStats> memory = state.MemoryHistory(container.stats_key, now);
+      memory.has_value() && (memory->peak_bytes > 0 || memory->oom_bytes > 0)) {
+    demand.memory = memory;
+  }
+  return demand;
+}
+
 ResourcePlan PlanTrackedContainer(const NodeState& state, const TrackedContainer& container,
                                   const GuardRailConfig& guard, absl::Time now, bool running) {
   ContainerPolicyInput input;

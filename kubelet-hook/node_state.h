@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "kubelet-hook/container_policy.h"
 #include "shared/eviction_ranking.h"
+#include "shared/footprint.h"
 #include "shared/guard_rails.h"
 #include "shared/node_headroom.h"
 #include "shared/usage_stats.h"
@@ -195,6 +196,14 @@ class NodeState {
   std::map<std::string, ContainerRecord> restored_containers_ ABSL_GUARDED_BY(mu_);
   std::optional<SharedHeadroomRecord> shared_headroom_ ABSL_GUARDED_BY(mu_);
 };
+
+// `container` as the node's optimisation and its report read it: its workload's history on
+// this node, the CPU request the runtime shows (from shares) and the memory limit standing in
+// for the memory request (the runtime shows none), the memory in use. Memory statistics are
+// present once the container peaked or was OOM-killed (an OOM kill in its first seconds still
+// sizes the workload's next pod).
+ContainerDemand TrackedDemand(const NodeState& state, const TrackedContainer& container,
+                              absl::Time now);
 
 // The plan for `container` from its workload's statistics on this node (container_policy.h),
 // against its current resources; `running` is false for a container being created (no shrink

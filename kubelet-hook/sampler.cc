@@ -133,15 +133,10 @@ PodDemand PodDemandOf(const NodeState& state, const std::string& pod_id,
   pod.ranking = members.front()->ranking;
   bool all_history = true;
   for (const TrackedContainer* c : members) {
-    ContainerDemand demand;
-    demand.name = c->name.empty() ? c->id : c->name;
-    demand.cpu = state.CpuHistory(c->stats_key, now);
-    demand.memory = state.MemoryHistory(c->stats_key, now);
+    ContainerDemand demand = TrackedDemand(state, *c, now);
+    if (demand.name.empty()) demand.name = c->id;
+    // The optimisation sizes from memory the container used; an OOM kill alone is the report's.
     if (demand.memory.has_value() && demand.memory->peak_bytes == 0) demand.memory.reset();
-    demand.history = state.History(c->stats_key, now);
-    // The runtime shows the CPU request as shares and no memory request: the limit stands in.
-    demand.declared_requests = RuntimeRequests(c->declared);
-    demand.declared_limits.memory_bytes = c->declared.memory_limit_bytes.value_or(0);
     all_history = all_history && demand.cpu.has_value() && demand.memory.has_value();
     pod.requests.cpu_millis += demand.declared_requests.cpu_millis;
     pod.requests.memory_bytes += demand.declared_requests.memory_bytes;

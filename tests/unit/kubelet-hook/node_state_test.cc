@@ -106,5 +106,43 @@ TEST(ForgetWorkloads, TheIdleTimeSurvivesARestart) {
   EXPECT_EQ(after.ForgetWorkloads(kStart + absl::Hours(25), {absl::Hours(24), 100}).idle, 1u);
 }
 
+// A tracked container as the optimisation and the report read it (TrackedDemand).
+TEST(TrackedDemand, RuntimeValuesHistoryAndMemoryOnceItPeakedOrWasKilled) {
+  TrackedContainer c;
+  c.id = "c1";
+  c.name = "app";
+  c.stats_key = "ns/Deployment/web#app";
+  c.declared = {512, std::nullopt, std::nullopt, 256 << 20};  // shares 512, limit 256Mi
+  c.memory_usage_bytes = 48 << 20;
+  struct Case {
+    const char* name;
+    bool cpu;
+    bool memory;
+    bool oom;
+    bool want_memory;
+  };
+  for (const Case& k : {Case{"nothing recorded", false, false, false, false},
+                        Case{"cpu only", true, false, false, false},
+                        Case{"an OOM kill only", false, false, true, true},
+                        Case{"memory sampled", true, true, false, true}}) {
+    NodeState state;
+    state.Upsert(c);
+    const absl::Time now = kStart + absl::Hours(30);
+    for (int h = 0; h <= 30; ++h) {  // one sample an hour
+      if (k.cpu) state.AddCpuSample(c.stats_key, kStart + absl::Hours(h), 100);
+      if (k.memory) state.AddMemorySample(c.stats_key, kStart + absl::Hours(h), 64 << 20);
+    }
+    if (k.oom) state.RecordOom(c.stats_key, now, 300 << 20);
+    const ContainerDemand demand = TrackedDemand(state, c, now);
+    EXPECT_EQ(demand.name, "app") << k.name;
+    EXPECT_EQ(demand.declared_requests, (ResourceAmounts{500, 256 << 20})) << k.name;
+    EXPECT_EQ(demand.declared_limits, (ResourceAmounts{0, 256 << 20})) << k.name;
+    EXPECT_EQ(demand.memory_in_use_bytes, 48 << 20) << k.name;
+    EXPECT_EQ(demand.cpu.has_value(), k.cpu) << k.name;
+    EXPECT_EQ(demand.memory.has_value(), k.want_memory) << k.name;
+    if (k.oom) EXPECT_EQ(demand.memory->oom_bytes, 300 << 20) << k.name;
+  }
+}
+
 }  // namespace
 }  // namespace headroom::nri

@@ -851,5 +851,34 @@ TEST(Sampler, RecordsKernelLoggedKillsOfContainersWhoseCgroupIsGone) {
   EXPECT_EQ(sampler.stats().ooms, 1u);
 }
 
+// The node optimisation sizes a container from memory it used: one whose only memory record is
+// an OOM kill is not optimised yet (its report still carries the kill: TrackedDemand).
+TEST(Sampler, AContainerKnownOnlyByAnOomKillIsNotOptimised) {
+  const CgroupReader reader("/nonexistent-cgroup-root", CgroupVersion::kV1);
+  const absl::Time start = absl::FromUnixSeconds(1795300000);
+  const absl::Time now = start + absl::Hours(30);
+  for (const bool memory_sampled : {false, true}) {
+    NodeState state;
+    TrackedContainer c;
+    c.id = "c1";
+    c.name = "app";
+    c.pod_id = "pod-1";
+    c.pod_namespace = "ns";
+    c.pod_name = "p";
+    c.stats_key = "ns/Deployment/web#app";
+    c.declared = {512, std::nullopt, std::nullopt, 256 * kMi};
+    state.Upsert(c);
+    for (int h = 0; h <= 30; ++h) {
+      state.AddCpuSample(c.stats_key, start + absl::Hours(h), 100);
+      if (memory_sampled) state.AddMemorySample(c.stats_key, start + absl::Hours(h), 64 * kMi);
+    }
+    state.RecordOom(c.stats_key, now, 300 * kMi);
+    Sampler sampler(state, reader, GuardRailConfig{}, {4000, 8 * 1024 * kMi});
+    const OptimizeOutcome outcome = sampler.Optimize(now);
+    EXPECT_EQ(outcome.pods, 1u);
+    EXPECT_EQ(outcome.optimized_containers, memory_sampled ? 1u : 0u) << memory_sampled;
+  }
+}
+
 }  // namespace
 }  // namespace headroom::nri
