@@ -2,6 +2,7 @@
 // counter and the latency histogram, on every filter and prioritize call.
 
 #include "benchmark/benchmark.h"
+#include "extender/scheduler/scheduler_metrics.h"
 #include "extender/serving/metrics.h"
 
 namespace headroom::extender {
@@ -21,8 +22,8 @@ void BM_ObserveRequest(benchmark::State& state) {
 BENCHMARK(BM_ObserveRequest)->Threads(1)->Threads(4);
 
 void BM_CountRejection(benchmark::State& state) {
-  Metrics& metrics = Shared();
-  for (auto _ : state) metrics.CountRejection("InsufficientCpu");
+  static SchedulerMetrics scheduler(Shared());
+  for (auto _ : state) scheduler.CountRejection("InsufficientCpu");
 }
 BENCHMARK(BM_CountRejection);
 

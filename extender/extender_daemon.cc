@@ -11,13 +11,17 @@
 #include "absl/synchronization/notification.h"
 #include "app/daemon.h"
 #include "app/service_group.h"
+#include "extender/actuation/actuation_metrics.h"
 #include "extender/actuation/cordon_taint.h"
+#include "extender/admission/admission_metrics.h"
 #include "extender/kube/api_nodes.h"
 #include "extender/kube/hpa_index.h"
 #include "extender/kube/list_watcher.h"
 #include "extender/kube/pod_index.h"
 #include "extender/kube/pod_placements.h"
+#include "extender/reports/report_metrics.h"
 #include "extender/reports/report_service.h"
+#include "extender/scheduler/scheduler_metrics.h"
 #include "extender/serving/admin_authorizer.h"
 #include "extender/serving/metrics.h"
 #include "extender/serving/tls_certificate.h"
@@ -86,10 +90,22 @@ LeaseApi LeaseApiOver(io::KubeClient& client) {
 // Every part of the daemon, declared in the order they are built (and destroyed in reverse).
 struct Parts {
   explicit Parts(const ExtenderConfig& config)
-      : view(config.view), placements(view), api_nodes(view) {}
+      : view(config.view),
+        scheduler_metrics(metrics),
+        admission_metrics(metrics),
+        actuation_metrics(metrics),
+        report_metrics(metrics),
+        placements(view),
+        api_nodes(view) {}
 
   ClusterView view;
   Metrics metrics;
+  // Every area's counters, declared at the start whether or not the area runs, so /metrics
+  // lists each family (with HELP and TYPE) for dashboards and alerts.
+  SchedulerMetrics scheduler_metrics;
+  AdmissionMetrics admission_metrics;
+  ActuationMetrics actuation_metrics;
+  ReportMetrics report_metrics;
   ServerOptions options;  // the HTTP routes each area adds to
   std::unique_ptr<ReloadingCertificate> certificate, webhook_certificate;
   KubeClients kube;

@@ -57,8 +57,8 @@ void ExtenderHttpServer::Healthy(const io::HttpRequest&, io::HttpResponse& respo
 
 void ExtenderHttpServer::Admit(const io::HttpRequest& request, io::HttpResponse& response) {
   const bool apply = !options_.mutation_enabled || options_.mutation_enabled();
-  response =
-      ServeAdmission(request.body, view_, options_.admission, apply, metrics_, options_.journal);
+  response = ServeAdmission(request.body, view_, options_.admission, apply, admission_metrics_,
+                            options_.journal);
 }
 
 namespace {
@@ -103,8 +103,8 @@ void ExtenderHttpServer::Filter(const io::HttpRequest& request, io::HttpResponse
   ThreadArgs args;
   if (!args.Decode("filter", request, /*keep_node_objects=*/true, response)) return;
   const FilterOutcome outcome = FilterNodes(*args, view_, clock_());
-  for (const std::string& code : outcome.rejection_codes) metrics_.CountRejection(code);
-  metrics_.CountUnknownNodes(outcome.unknown_nodes);
+  for (const std::string& code : outcome.rejection_codes) scheduler_metrics_.CountRejection(code);
+  scheduler_metrics_.CountUnknownNodes(outcome.unknown_nodes);
   for (const auto& [node, reason] : outcome.result.failed) {
     spdlog::debug("filter {}/{}: {} rejected: {}", LogText(args->pod.pod_namespace),
                   LogText(args->pod.name), LogText(node), LogText(reason));

@@ -27,7 +27,9 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "extender/admission/admission.h"
+#include "extender/admission/admission_metrics.h"
 #include "extender/repack/repack_endpoint.h"
+#include "extender/scheduler/scheduler_metrics.h"
 #include "extender/serving/admin_authorizer.h"
 #include "extender/serving/metrics.h"
 #include "extender/serving/rate_limit.h"
@@ -115,6 +117,8 @@ class ExtenderHttpServer {
 
   ClusterView& view_;
   Metrics& metrics_;
+  SchedulerMetrics scheduler_metrics_{metrics_};
+  AdmissionMetrics admission_metrics_{metrics_};
   ServerOptions options_;
   std::function<absl::Time()> clock_;
   std::unique_ptr<io::HttpServer> server_;

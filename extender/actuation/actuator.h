@@ -31,6 +31,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "extender/actuation/actuation_metrics.h"
 #include "extender/actuation/actuation_plan.h"
 #include "extender/actuation/actuator_state.h"
 #include "extender/kube/pod_index.h"
@@ -129,7 +130,7 @@ class Actuator {
   ClusterView& view_;
   PodIndex& pods_;
   io::KubeClient& kube_;
-  Metrics& metrics_;
+  ActuationMetrics metrics_;
   const Options options_;
   std::shared_ptr<spdlog::logger> logger_;
   const absl::Time started_ = absl::Now();

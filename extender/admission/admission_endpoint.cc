@@ -8,8 +8,8 @@
 namespace headroom::extender {
 
 io::HttpResponse ServeAdmission(const std::string& body, const ClusterView& view,
-                                const AdmissionOptions& options, bool apply, Metrics& metrics,
-                                ActionJournal* journal) {
+                                const AdmissionOptions& options, bool apply,
+                                AdmissionMetrics& metrics, ActionJournal* journal) {
   const absl::Status nesting = CheckJsonNesting(body);
   const nlohmann::json review =
       nesting.ok() ? nlohmann::json::parse(body, nullptr, false) : nlohmann::json();

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "extender/admission/admission.h"
-#include "extender/serving/metrics.h"
+#include "extender/admission/admission_metrics.h"
 #include "extender/view/action_journal.h"
 #include "extender/view/cluster_view.h"
 #include "io/http_server.h"
@@ -18,7 +18,7 @@ namespace headroom::extender {
 
 // `journal` (may be null) records each pod the webhook sized.
 io::HttpResponse ServeAdmission(const std::string& body, const ClusterView& view,
-                                const AdmissionOptions& options, bool apply, Metrics& metrics,
-                                ActionJournal* journal = nullptr);
+                                const AdmissionOptions& options, bool apply,
+                                AdmissionMetrics& metrics, ActionJournal* journal = nullptr);
 
 }  // namespace headroom::extender

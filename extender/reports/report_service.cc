@@ -41,7 +41,9 @@ ReportServiceImpl::ReportServiceImpl(ClusterView& view, ReportServiceOptions opt
     : view_(view),
       options_(std::move(options)),
       clock_(std::move(clock)),
-      queue_(options_.queue, clock_) {}
+      queue_(options_.queue, clock_) {
+  if (options_.metrics != nullptr) metrics_.emplace(*options_.metrics);
+}
 
 std::string ReportServiceImpl::PeerAddress(const grpc::ServerContextBase* context) const {
   if (context == nullptr) return "(no peer)";
@@ -50,7 +52,7 @@ std::string ReportServiceImpl::PeerAddress(const grpc::ServerContextBase* contex
 }
 
 void ReportServiceImpl::Count(const std::string& outcome) {
-  if (options_.metrics != nullptr) options_.metrics->CountReport(outcome);
+  if (metrics_.has_value()) metrics_->CountReport(outcome);
 }
 
 grpc::Status ReportServiceImpl::CheckCaller(const grpc::ServerContextBase* context,
@@ -175,7 +177,7 @@ grpc::Status ReportServiceImpl::Handle(const grpc::ServerContextBase* context,
         "trusted: {}{}",
         node, unverified->size(), report->pods.size(), LogText(absl::StrJoin(shown, "; ")),
         unverified->size() > shown.size() ? "; ..." : "");
-    if (options_.metrics != nullptr) options_.metrics->CountUnverifiedPods(unverified->size());
+    if (metrics_.has_value()) metrics_->CountUnverifiedPods(unverified->size());
   }
   if (absl::Status applied = view_.ApplyReport(*report); !applied.ok()) {
     if (applied.code() == absl::StatusCode::kResourceExhausted) {
@@ -280,8 +282,9 @@ absl::StatusOr<RunningGrpcServer> StartReportServer(const std::string& address,
   door.max_connections_per_address = limits.max_connections_per_address;
   door.handshake_timeout = limits.handshake_timeout;
   if (metrics != nullptr) {
-    door.on_refused = [metrics](absl::string_view reason) {
-      metrics->CountRefusedReportConnection(std::string(reason));
+    door.on_refused = [counts =
+                           std::make_shared<ReportMetrics>(*metrics)](absl::string_view reason) {
+      counts->CountRefusedConnection(std::string(reason));
     };
   }
   grpc::Server* server = running.server.get();

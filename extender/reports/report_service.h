@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "extender/reports/report_front_door.h"
+#include "extender/reports/report_metrics.h"
 #include "extender/reports/report_queue.h"
 #include "extender/reports/report_verification.h"
 #include "extender/reports/reporter_identity.h"
@@ -69,6 +70,7 @@ class ReportServiceImpl final : public headroom::v1::ReportService::CallbackServ
 
   ClusterView& view_;
   ReportServiceOptions options_;
+  std::optional<ReportMetrics> metrics_;  // when options_.metrics
   std::function<absl::Time()> clock_;
   FrontDoorPeers peers_;
   LineBudget refusal_lines_{5, 20};  // refused callers' log lines a second

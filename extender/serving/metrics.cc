@@ -19,27 +19,6 @@ const app::FamilyHeader kRequests{"headroom_extender_requests_total",
                                   MetricType::Counter};
 const app::FamilyHeader kLatency{"headroom_extender_request_duration_seconds",
                                  "Time to answer a request.", MetricType::Histogram};
-const app::FamilyHeader kRejections{"headroom_extender_filter_rejections_total",
-                                    "Nodes rejected by filter, by reason.", MetricType::Counter};
-const app::FamilyHeader kAdmissions{"headroom_extender_admissions_total",
-                                    "Pod creations reviewed by the admission webhook, by outcome.",
-                                    MetricType::Counter};
-const app::FamilyHeader kActions{"headroom_extender_actions_total",
-                                 "Resizes and evictions the actuator decided, by outcome.",
-                                 MetricType::Counter};
-const app::FamilyHeader kReports{"headroom_extender_reports_total",
-                                 "Node reports received, by outcome.", MetricType::Counter};
-const app::FamilyHeader kRefusedReportConnections{
-    "headroom_extender_report_connections_refused_total",
-    "Connections to the report port refused or cut by its front door, by reason.",
-    MetricType::Counter};
-const app::FamilyHeader kUnverifiedPods{
-    "headroom_extender_unverified_pods_total",
-    "Reported pods the Kubernetes API does not confirm (counted on their node, never acted on).",
-    MetricType::Counter};
-const app::FamilyHeader kUnknownNodes{"headroom_extender_unknown_nodes_total",
-                                      "Nodes passed without a fresh report.", MetricType::Counter};
-
 template <typename Builder>
 auto& Registered(Builder builder, const app::FamilyHeader& header, prometheus::Registry& registry) {
   return builder.Name(header.name).Help(header.help).Register(registry);
@@ -50,15 +29,17 @@ auto& Registered(Builder builder, const app::FamilyHeader& header, prometheus::R
 Metrics::Metrics()
     : registry_(std::make_shared<prometheus::Registry>()),
       requests_(Registered(BuildCounter(), kRequests, *registry_)),
-      latency_(Registered(prometheus::BuildHistogram(), kLatency, *registry_)),
-      rejections_(Registered(BuildCounter(), kRejections, *registry_)),
-      admissions_(Registered(BuildCounter(), kAdmissions, *registry_)),
-      actions_(Registered(BuildCounter(), kActions, *registry_)),
-      reports_(Registered(BuildCounter(), kReports, *registry_)),
-      refused_report_connections_(
-          Registered(BuildCounter(), kRefusedReportConnections, *registry_)),
-      unverified_pods_(Registered(BuildCounter(), kUnverifiedPods, *registry_).Add({})),
-      unknown_nodes_(Registered(BuildCounter(), kUnknownNodes, *registry_).Add({})) {}
+      latency_(Registered(prometheus::BuildHistogram(), kLatency, *registry_)) {}
+
+prometheus::Family<prometheus::Counter>& Metrics::CounterFamily(const app::FamilyHeader& header) {
+  absl::MutexLock lock(&families_mu_);
+  prometheus::Family<prometheus::Counter>*& family = families_[header.name];
+  if (family == nullptr) {
+    family = &Registered(BuildCounter(), header, *registry_);
+    declared_.push_back(header);
+  }
+  return *family;
+}
 
 Metrics::RequestSeries Metrics::SeriesFor(const std::string& verb, int status) {
   absl::MutexLock lock(&series_mu_);
@@ -78,42 +59,20 @@ void Metrics::ObserveRequest(const std::string& verb, int status, absl::Duration
   series.latency->Observe(absl::ToDoubleSeconds(latency));
 }
 
-prometheus::Counter& Metrics::CounterFor(prometheus::Family<prometheus::Counter>& family,
-                                         const prometheus::Labels& labels) {
+LabelledCounter::LabelledCounter(Metrics& metrics, const app::FamilyHeader& header)
+    : family_(metrics.CounterFamily(header)) {}
+
+void LabelledCounter::Increment(const prometheus::Labels& labels, double by) {
   std::string key;
   for (const auto& [name, value] : labels) absl::StrAppend(&key, value, "\x1f");
-  absl::MutexLock lock(&series_mu_);
-  prometheus::Counter*& counter = counters_[{&family, std::move(key)}];
-  if (counter == nullptr) counter = &family.Add(labels);
-  return *counter;
-}
-
-void Metrics::CountRejection(const std::string& reason_code) {
-  CounterFor(rejections_, {{"reason", reason_code}}).Increment();
-}
-
-void Metrics::CountUnknownNodes(int count) {
-  if (count > 0) unknown_nodes_.Increment(count);
-}
-
-void Metrics::CountAdmission(const std::string& outcome) {
-  CounterFor(admissions_, {{"outcome", outcome}}).Increment();
-}
-
-void Metrics::CountAction(const std::string& action, const std::string& outcome) {
-  CounterFor(actions_, {{"action", action}, {"outcome", outcome}}).Increment();
-}
-
-void Metrics::CountReport(const std::string& outcome) {
-  CounterFor(reports_, {{"outcome", outcome}}).Increment();
-}
-
-void Metrics::CountRefusedReportConnection(const std::string& reason) {
-  CounterFor(refused_report_connections_, {{"reason", reason}}).Increment();
-}
-
-void Metrics::CountUnverifiedPods(size_t count) {
-  if (count > 0) unverified_pods_.Increment(static_cast<double>(count));
+  prometheus::Counter* counter = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    prometheus::Counter*& found = series_[std::move(key)];
+    if (found == nullptr) found = &family_.Add(labels);
+    counter = found;
+  }
+  counter->Increment(by);
 }
 
 std::string Metrics::Render(const ClusterGauges& cluster) const {
@@ -164,16 +123,12 @@ std::string Metrics::Render(const ClusterGauges& cluster) const {
                                        "Nodes whose allocatable the Kubernetes API supplied.",
                                        MetricType::Gauge, static_cast<double>(cluster.api_nodes)));
   }
-  static const std::vector<app::FamilyHeader> kDeclared = {kRequests,
-                                                           kLatency,
-                                                           kRejections,
-                                                           kAdmissions,
-                                                           kActions,
-                                                           kReports,
-                                                           kRefusedReportConnections,
-                                                           kUnverifiedPods,
-                                                           kUnknownNodes};
-  return app::ExpositionText({registry_.get()}, std::move(gauges), kDeclared);
+  std::vector<app::FamilyHeader> declared = {kRequests, kLatency};
+  {
+    absl::MutexLock lock(&families_mu_);
+    declared.insert(declared.end(), declared_.begin(), declared_.end());
+  }
+  return app::ExpositionText({registry_.get()}, std::move(gauges), declared);
 }
 
 }  // namespace headroom::extender

@@ -1,11 +1,12 @@
 #pragma once
 
-// headroom-extender's metrics, with prometheus-cpp (app/metrics.h): the counters and the
-// latency histogram live in a registry; the cluster gauges are read at each scrape.
+// headroom-extender's metrics, with prometheus-cpp (app/metrics.h): one registry, the request
+// counter and latency histogram every HTTP route shares, and the cluster gauges read at each
+// scrape. Each area owns its own counters (scheduler/scheduler_metrics.h,
+// admission/admission_metrics.h, actuation/actuation_metrics.h, reports/report_metrics.h),
+// registered here through CounterFamily.
 //   headroom_extender_requests_total{verb,code}
 //   headroom_extender_request_duration_seconds{verb} (histogram)
-//   headroom_extender_filter_rejections_total{reason}
-//   headroom_extender_unknown_nodes_total           nodes passed without a fresh report
 //   headroom_extender_nodes_reported
 //   headroom_extender_report_age_seconds{which="oldest"|"newest"}
 //   headroom_extender_pending_placements           placements no report covers yet
@@ -13,20 +14,9 @@
 //   headroom_extender_http_refused_busy_total       503s: no room for a body beside those in flight
 //   headroom_extender_pod_watch_synced, _lists_total, _errors_total, _placements_total
 //   headroom_extender_api_nodes                    nodes with allocatable from the API
-//   headroom_extender_admissions_total{outcome}    mutated | not_applied | unchanged | malformed
-//   headroom_extender_actions_total{action,outcome} resizes and evictions (actuator.h)
-//   headroom_extender_reports_total{outcome}       node reports: accepted | unauthenticated |
-//                                                  forbidden | invalid | unknown_node |
-//                                                  unavailable | throttled | busy (queue full) |
-//                                                  expired (deadline passed in the queue) |
-//                                                  over_limit (nodes or pods at their bound)
 //   headroom_extender_reported_pods                pods of every node's last report
 //   headroom_extender_report_queue_length          reports waiting for a worker
 //   headroom_extender_report_queue_longest_wait_seconds  the longest any report waited
-//   headroom_extender_unverified_pods_total        reported pods the API does not confirm
-//   headroom_extender_report_connections_refused_total{reason}  cut by the report port's
-//                                                  front door: connection_cap | address_cap |
-//                                                  handshake | http2_flood | http2_protocol
 
 #include <array>
 #include <cstdint>
@@ -34,11 +24,13 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "app/metrics.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/histogram.h"
@@ -55,13 +47,10 @@ class Metrics {
   Metrics();
 
   void ObserveRequest(const std::string& verb, int status, absl::Duration latency);
-  void CountRejection(const std::string& reason_code);
-  void CountUnknownNodes(int count);
-  void CountAdmission(const std::string& outcome);
-  void CountAction(const std::string& action, const std::string& outcome);
-  void CountReport(const std::string& outcome);
-  void CountUnverifiedPods(size_t count);
-  void CountRefusedReportConnection(const std::string& reason);
+
+  // The counter family `header` names, registered once (asking again returns the same family)
+  // and declared to the exposition, so it has HELP and TYPE before anything is counted.
+  prometheus::Family<prometheus::Counter>& CounterFamily(const app::FamilyHeader& header);
 
   struct ClusterGauges {
     size_t nodes_reported = 0;
@@ -94,26 +83,29 @@ class Metrics {
   // The series of (verb, status): prometheus-cpp finds a series by hashing its label map
   // (about 200 ns, measured by bench/metrics_bench.cc); this is looked up once.
   RequestSeries SeriesFor(const std::string& verb, int status);
-  // The counter of `family` with `labels`, found once (CountRejection runs per rejected node).
-  prometheus::Counter& CounterFor(prometheus::Family<prometheus::Counter>& family,
-                                  const prometheus::Labels& labels);
-
   std::shared_ptr<prometheus::Registry> registry_;
   absl::Mutex series_mu_;
   absl::flat_hash_map<std::pair<std::string, int>, RequestSeries> series_
       ABSL_GUARDED_BY(series_mu_);
-  // By family and label values.
-  absl::flat_hash_map<std::pair<const void*, std::string>, prometheus::Counter*> counters_
-      ABSL_GUARDED_BY(series_mu_);
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Histogram>& latency_;
-  prometheus::Family<prometheus::Counter>& rejections_;
-  prometheus::Family<prometheus::Counter>& admissions_;
-  prometheus::Family<prometheus::Counter>& actions_;
-  prometheus::Family<prometheus::Counter>& reports_;
-  prometheus::Family<prometheus::Counter>& refused_report_connections_;
-  prometheus::Counter& unverified_pods_;
-  prometheus::Counter& unknown_nodes_;
+  mutable absl::Mutex families_mu_;
+  absl::flat_hash_map<std::string, prometheus::Family<prometheus::Counter>*> families_
+      ABSL_GUARDED_BY(families_mu_);
+  std::vector<app::FamilyHeader> declared_ ABSL_GUARDED_BY(families_mu_);
+};
+
+// The series of one counter family an area owns, by label values, each found once
+// (prometheus-cpp finds a series by hashing its label map, about 200 ns).
+class LabelledCounter {
+ public:
+  LabelledCounter(Metrics& metrics, const app::FamilyHeader& header);
+  void Increment(const prometheus::Labels& labels, double by = 1);
+
+ private:
+  prometheus::Family<prometheus::Counter>& family_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, prometheus::Counter*> series_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace headroom::extender

@@ -11,7 +11,6 @@
 #include "extender/kube/pod_footprint.h"
 #include "extender/scheduler/extender_wire.h"
 #include "extender/scheduler/judge.h"
-#include "extender/serving/metrics.h"
 #include "extender/view/cluster_view.h"
 #include "extender/view/workload_checkpoint.h"
 #include "gmock/gmock.h"
@@ -566,46 +565,6 @@ TEST(WorkloadCheckpointTest, RoundTripsAndRefusesWhatItDidNotWrite) {
               "peakMillis":1}}}})"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("baseMillis")));
   EXPECT_THAT(DecodeWorkloads("{"), StatusIs(absl::StatusCode::kInvalidArgument));
-}
-
-TEST(MetricsTest, RendersCountersAndHistograms) {
-  Metrics metrics;
-  metrics.ObserveRequest("filter", 200, absl::Microseconds(300));
-  metrics.ObserveRequest("filter", 400, absl::Milliseconds(2));
-  metrics.CountRejection("InsufficientCpu");
-  metrics.CountUnknownNodes(3);
-  Metrics::ClusterGauges gauges;
-  gauges.nodes_reported = 2;
-  gauges.oldest_report_age = absl::Seconds(30);
-  gauges.newest_report_age = absl::Seconds(5);
-  std::string text = metrics.Render(gauges);
-  EXPECT_THAT(text, ::testing::Not(HasSubstr("pod_watch")));  // no API configured
-  gauges.pod_watch = {{true, 2, 1, 7}};
-  gauges.api_nodes = 3;
-  gauges.pending_placements = 4;
-  const std::string with_watch = metrics.Render(gauges);
-  EXPECT_THAT(with_watch, HasSubstr("headroom_extender_pod_watch_synced 1\n"));
-  EXPECT_THAT(with_watch, HasSubstr("headroom_extender_pod_watch_errors_total 1\n"));
-  EXPECT_THAT(with_watch, HasSubstr("headroom_extender_pod_watch_placements_total 7\n"));
-  EXPECT_THAT(with_watch, HasSubstr("headroom_extender_api_nodes 3\n"));
-  EXPECT_THAT(with_watch, HasSubstr("headroom_extender_pending_placements 4\n"));
-  EXPECT_THAT(text, HasSubstr("headroom_extender_requests_total{code=\"200\",verb=\"filter\"} 1"));
-  EXPECT_THAT(text, HasSubstr("headroom_extender_request_duration_seconds_bucket{verb=\"filter\","
-                              "le=\"0.0005\"} 1"));
-  EXPECT_THAT(text,
-              HasSubstr("headroom_extender_request_duration_seconds_count{verb=\"filter\"} 2"));
-  EXPECT_THAT(text,
-              HasSubstr("headroom_extender_filter_rejections_total{reason=\"InsufficientCpu\"} 1"));
-  EXPECT_THAT(text, HasSubstr("headroom_extender_unknown_nodes_total 3"));
-  EXPECT_THAT(text, HasSubstr("headroom_extender_report_age_seconds{which=\"oldest\"} 30\n"));
-}
-
-TEST(MetricsTest, AFamilyNothingCountedYetStillHasItsHelpAndType) {
-  const std::string text = Metrics().Render({});
-  EXPECT_THAT(text, HasSubstr("# TYPE headroom_extender_actions_total counter\n"));
-  EXPECT_THAT(text, HasSubstr("# HELP headroom_extender_admissions_total "));
-  EXPECT_THAT(text, HasSubstr("# TYPE headroom_extender_request_duration_seconds histogram\n"));
-  EXPECT_THAT(text, ::testing::Not(HasSubstr("headroom_extender_actions_total{")));
 }
 
 }  // namespace
