@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "shared/annotations.h"
+#include "shared/pod_identity.h"
 #include "shared/reason.h"
 
 namespace headroom {
@@ -33,9 +34,7 @@ enum class KoordStrategy { kCpuEvict, kBeCpuEvict, kCpuAllocatableEvict };
 
 absl::string_view KoordStrategyName(KoordStrategy strategy);  // "CPUEvict", ...
 
-struct KoordPod {
-  std::string pod_namespace;
-  std::string name;
+struct KoordPod : PodIdentity {
   int32_t priority = 0;                 // Pod.Spec.Priority
   std::optional<int32_t> sub_priority;  // finer-grained priority label, lower goes first
   bool best_effort = false;             // a BE (batch) pod

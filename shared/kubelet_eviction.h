@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "shared/pod_identity.h"
 
 namespace headroom {
 
@@ -32,9 +33,7 @@ struct ContainerResourceSpec {
 // The QoS class of a pod with these containers (init containers included).
 QosClass PodQosClass(const std::vector<ContainerResourceSpec>& containers);
 
-struct MemoryPressurePod {
-  std::string pod_namespace;
-  std::string name;
+struct MemoryPressurePod : PodIdentity {
   int32_t priority = 0;
   int64_t memory_usage_bytes = 0;
   int64_t memory_request_bytes = 0;  // sum over the pod's containers

@@ -45,6 +45,7 @@
 #include "absl/time/time.h"
 #include "shared/eviction_ranking.h"
 #include "shared/footprint.h"
+#include "shared/pod_identity.h"
 #include "shared/reason.h"
 #include "shared/resource.h"
 #include "shared/sizing.h"
@@ -60,9 +61,7 @@ struct OptimizeOptions {
   bool evict_for_cpu = false;
 };
 
-struct PodDemand {
-  std::string pod_namespace;
-  std::string name;
+struct PodDemand : PodIdentity {
   bool daemonset = false;
   EvictionRanking ranking = EvictionRanking::kLow;
   // Protected by the disruption policy (disruption.h): never chosen for eviction.

@@ -12,14 +12,12 @@
 #include "shared/eviction_ranking.h"
 #include "shared/footprint.h"
 #include "shared/node_optimizer.h"
+#include "shared/pod_identity.h"
 #include "shared/resource.h"
 
 namespace headroom {
 
-struct ReportedPod {
-  std::string pod_namespace;
-  std::string name;
-  std::string uid;
+struct ReportedPod : PodIdentity {
   std::string workload_key;
   bool daemonset = false;
   EvictionRanking ranking = EvictionRanking::kLow;

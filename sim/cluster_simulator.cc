@@ -334,7 +334,9 @@ class ClusterRun final : public ClusterActions {
         const int64_t memory = usage_.memory_bytes[pod][step_index_];
         total += memory;
         // OpenB's latency-sensitive pods get a higher priority than best-effort ones.
-        candidates.push_back({"sim", pods_[pod].name, pods_[pod].qos == "BE" ? 0 : 1000, memory,
+        candidates.push_back({{"sim", pods_[pod].name, ""},
+                              pods_[pod].qos == "BE" ? 0 : 1000,
+                              memory,
                               sizing_[pod].requests.memory_bytes});
       }
       if (total <= nodes_[n].allocatable.memory_bytes) continue;

@@ -28,6 +28,7 @@
 #include "shared/guard_rails.h"
 #include "shared/hpa.h"
 #include "shared/node_actions.h"
+#include "shared/pod_identity.h"
 
 namespace headroom::extender {
 
@@ -38,19 +39,13 @@ struct ContainerResize {
   ShrinkTimes last_shrink;  // remembered once the resize is applied
 };
 
-struct PlannedResize {
-  std::string pod_namespace;
-  std::string name;
-  std::string uid;
+struct PlannedResize : PodIdentity {
   std::string node;
   std::vector<ContainerResize> containers;  // only the containers that change
   std::string message;                      // the numbers, for the Event and the log
 };
 
-struct PlannedEviction {
-  std::string pod_namespace;
-  std::string name;
-  std::string uid;
+struct PlannedEviction : PodIdentity {
   std::string node;
   std::string reason;         // Event reason: NodeOverCommitted | OOMKilled
   std::string message;        // the numbers behind it

@@ -17,6 +17,7 @@
 #include "extender/kube/list_watcher.h"
 #include "extender/kube/pod_resources.h"
 #include "nlohmann/json.hpp"
+#include "shared/pod_identity.h"
 #include "shared/workload_key.h"
 #include "shared/workload_policy.h"
 
@@ -28,10 +29,7 @@ struct OomKill {
   absl::Time finished_at = absl::InfinitePast();
 };
 
-struct ApiPod {
-  std::string pod_namespace;
-  std::string name;
-  std::string uid;
+struct ApiPod : PodIdentity {
   std::string node;
   std::string owner_kind;  // the controller's kind; "" without one
   std::string owner_name;

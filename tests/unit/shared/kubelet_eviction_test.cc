@@ -47,11 +47,11 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(MemoryPressureRankTest, KubeletsOrder) {
   const std::vector<MemoryPressurePod> pods = {
-      {"ns", "guaranteed", 0, 500 * kMi, 1024 * kMi},        // under its request
-      {"ns", "besteffort", 0, 100 * kMi, 0},                 // 100Mi above a zero request
-      {"ns", "over-high-prio", 1000, 500 * kMi, 100 * kMi},  // 400Mi above, priority 1000
-      {"ns", "under-low-prio", -10, 100 * kMi, 500 * kMi},
-      {"ns", "over", 0, 300 * kMi, 100 * kMi},  // 200Mi above
+      {{"ns", "guaranteed"}, 0, 500 * kMi, 1024 * kMi},        // under its request
+      {{"ns", "besteffort"}, 0, 100 * kMi, 0},                 // 100Mi above a zero request
+      {{"ns", "over-high-prio"}, 1000, 500 * kMi, 100 * kMi},  // 400Mi above, priority 1000
+      {{"ns", "under-low-prio"}, -10, 100 * kMi, 500 * kMi},
+      {{"ns", "over"}, 0, 300 * kMi, 100 * kMi},  // 200Mi above
   };
   std::vector<std::string> order;
   for (size_t i : RankForMemoryPressure(pods)) order.push_back(pods[i].name);
@@ -61,7 +61,7 @@ TEST(MemoryPressureRankTest, KubeletsOrder) {
 }
 
 TEST(MemoryPressureRankTest, TiesKeepNameOrder) {
-  const std::vector<MemoryPressurePod> pods = {{"b", "x", 0, 2, 1}, {"a", "y", 0, 2, 1}};
+  const std::vector<MemoryPressurePod> pods = {{{"b", "x"}, 0, 2, 1}, {{"a", "y"}, 0, 2, 1}};
   EXPECT_THAT(RankForMemoryPressure(pods), ElementsAre(1u, 0u));
 }
 
