@@ -174,37 +174,6 @@ absl::StatusOr<const json*> CheckReview(const json& review, AdmissionDecision& d
   return request;
 }
 
-// The pod being created: its namespace (the request's when the object has none), its name
-// (generateName + "*" before it has one) and controlling owner. Sets the decision's pod and
-// workload key.
-struct AdmittedPod {
-  std::string pod_namespace;
-  std::optional<ControllerRef> owner;
-  Annotations annotations;
-};
-
-AdmittedPod IdentifyPod(const json& request, const json& metadata, AdmissionDecision& decision) {
-  AdmittedPod pod;
-  pod.pod_namespace = StringField(metadata, "namespace");
-  if (pod.pod_namespace.empty()) pod.pod_namespace = StringField(request, "namespace");
-  if (pod.pod_namespace.empty()) pod.pod_namespace = "default";
-  std::string name = StringField(metadata, "name");
-  if (name.empty()) name = StringField(metadata, "generateName") + "*";
-  decision.pod = absl::StrCat(pod.pod_namespace, "/", name);
-  const json* owners = Field(metadata, "ownerReferences");
-  pod.owner = owners != nullptr ? ControllingOwner(*owners) : std::nullopt;
-  const json* labels = Field(metadata, "labels");
-  decision.workload_key = WorkloadKeyFromController(
-      pod.pod_namespace, name, labels != nullptr ? WorkloadKeyLabels(*labels) : PodLabels{},
-      pod.owner);
-  if (const json* found = Field(metadata, "annotations"); found != nullptr && found->is_object()) {
-    for (const auto& [key, value] : found->items()) {
-      if (value.is_string()) pod.annotations[key] = value.get<std::string>();
-    }
-  }
-  return pod;
-}
-
 // Sizes each container from its workload's history: a patch operation and a note for each
 // that changes. Returns why a container kept its declared values while warming up ("": none).
 std::string SizeContainers(const json& object, const std::vector<DeclaredResources>& containers,
@@ -257,16 +226,29 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   if (object == nullptr || !object->is_object()) {
     return Skip(std::move(decision), "request.object: no pod");
   }
-  const json& metadata = ObjectField(*object, "metadata");
-  const AdmittedPod pod = IdentifyPod(**request, metadata, decision);
+  // The pod being created, by the one v1.Pod decoder: its namespace (the request's when the
+  // object has none), its name (or generateName before it has one), owner and annotations.
+  // Its containers are read as declared (DecodeDeclaredResources), to write them back.
+  absl::StatusOr<PodSpec> pod =
+      DecodePodObject(*object, {.default_namespace = StringField(**request, "namespace"),
+                                .require_name = false,
+                                .containers = false});
+  if (!pod.ok()) {
+    return Skip(std::move(decision), absl::StrCat("unreadable pod: ", pod.status().message()));
+  }
+  decision.pod = absl::StrCat(pod->pod_namespace, "/",
+                              pod->name.empty() ? pod->generate_name + "*" : pod->name);
+  decision.workload_key = pod->workload_key;
+  const Annotations annotations(pod->annotations.begin(), pod->annotations.end());
   if (std::find(options.excluded_namespaces.begin(), options.excluded_namespaces.end(),
-                pod.pod_namespace) != options.excluded_namespaces.end()) {
-    return Skip(std::move(decision), absl::StrCat("namespace ", pod.pod_namespace, " is excluded"));
+                pod->pod_namespace) != options.excluded_namespaces.end()) {
+    return Skip(std::move(decision),
+                absl::StrCat("namespace ", pod->pod_namespace, " is excluded"));
   }
   PolicyDefaults defaults;
   defaults.allow_below_declared = options.guard.allow_below_declared;
   WorkloadPolicy policy = ResolveWorkloadPolicy(
-      {}, pod.annotations, pod.owner.has_value() ? pod.owner->kind : "", std::nullopt, defaults);
+      {}, annotations, pod->owner.has_value() ? pod->owner->kind : "", std::nullopt, defaults);
   for (const Reason& warning : policy.warnings) decision.warnings.push_back(warning.message);
   // A resource an HPA scales on by utilisation is kept (its reason reaches the guard rails').
   if (options.hpa_for) {
@@ -277,9 +259,9 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   // and without a name yet (generateName) is left to the node, which names it as we would;
   // a pod annotated headroom.dev/disable is left entirely alone.
   AnnotationWrites writes;
-  if (const auto it = pod.annotations.find(kWorkloadAnnotation);
-      !policy.disabled && (pod.owner.has_value() || !StringField(metadata, "name").empty()) &&
-      (it == pod.annotations.end() || it->second != decision.workload_key)) {
+  if (const auto it = annotations.find(kWorkloadAnnotation);
+      !policy.disabled && (pod->owner.has_value() || !pod->name.empty()) &&
+      (it == annotations.end() || it->second != decision.workload_key)) {
     writes.emplace_back(kWorkloadAnnotation, decision.workload_key);
   }
   const auto skip = [&](std::string why) {
@@ -306,7 +288,7 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   writes.emplace_back(kAdmissionAnnotation, decision.annotation);
   // A declared annotation already there (a pod re-created from a headroom-sized spec) holds
   // the original values: keep it.
-  if (!pod.annotations.contains(kDeclaredAnnotation)) {
+  if (!annotations.contains(kDeclaredAnnotation)) {
     writes.emplace_back(kDeclaredAnnotation, decision.declared);
   }
   AppendAnnotationWrites(decision.patch, WhereAnnotations(*object), writes);

@@ -87,20 +87,24 @@ absl::StatusOr<simdjson::dom::element> Reparse(const json& value, absl::string_v
   return element;
 }
 
-}  // namespace
+// An empty object, for a pod being created without metadata (the webhook's test of it).
+simdjson::dom::element EmptyObject() {
+  static simdjson::dom::parser* const parser = new simdjson::dom::parser();
+  static const simdjson::dom::element empty = parser->parse(std::string_view("{}")).value();
+  return empty;
+}
 
-// A v1.Pod, read straight from simdjson's DOM (the request's Pod and, re-parsed, the API's).
-absl::StatusOr<PodSpec> DecodePodElement(simdjson::dom::element pod) {
-  if (!pod.is_object()) return InvalidField("Pod", "expected an object");
-  simdjson::dom::element metadata;
-  if (!Present(pod, "metadata", metadata) || !metadata.is_object()) {
-    return InvalidField("Pod.metadata", "required");
-  }
-  PodSpec spec;
+// The pod's metadata: its identity, annotations, controlling owner and workload key.
+absl::Status DecodePodMetadata(simdjson::dom::element metadata, const PodDecoding& decoding,
+                               PodSpec& spec) {
   spec.pod_namespace = std::string(StringMember(metadata, "namespace"));
+  if (spec.pod_namespace.empty()) spec.pod_namespace = decoding.default_namespace;
   if (spec.pod_namespace.empty()) spec.pod_namespace = "default";
   spec.name = std::string(StringMember(metadata, "name"));
-  if (spec.name.empty()) return InvalidField("Pod.metadata.name", "required");
+  spec.generate_name = std::string(StringMember(metadata, "generateName"));
+  if (spec.name.empty() && spec.generate_name.empty() && decoding.require_name) {
+    return InvalidField("Pod.metadata.name", "required");
+  }
   spec.uid = std::string(StringMember(metadata, "uid"));
   HEADROOM_RETURN_IF_ERROR(ForEachStringMember(
       metadata, "annotations", [&](std::string_view key, std::string_view value) {
@@ -113,21 +117,28 @@ absl::StatusOr<PodSpec> DecodePodElement(simdjson::dom::element pod) {
           labels.emplace_back(std::string(key), std::string(value));
         }
       }));
-  simdjson::dom::element owners;
-  spec.workload_key = WorkloadKeyFromController(spec.pod_namespace, spec.name, labels,
-                                                Present(metadata, "ownerReferences", owners)
-                                                    ? ControllingOwnerElement(owners)
-                                                    : std::nullopt);
+  if (simdjson::dom::element owners; Present(metadata, "ownerReferences", owners)) {
+    spec.owner = ControllingOwnerElement(owners);
+  }
+  spec.workload_key = WorkloadKeyFromController(
+      spec.pod_namespace, spec.name.empty() ? spec.generate_name + "*" : spec.name, labels,
+      spec.owner);
+  return absl::OkStatus();
+}
+
+// spec.containers: each one's name, requests and limits.
+absl::StatusOr<std::vector<ContainerSpec>> DecodeContainers(simdjson::dom::element pod) {
   simdjson::dom::element pod_spec;
   simdjson::dom::element containers_element;
   if (!Present(pod, "spec", pod_spec) || !Present(pod_spec, "containers", containers_element)) {
-    return spec;
+    return std::vector<ContainerSpec>();
   }
   simdjson::dom::array containers;
   if (containers_element.get(containers) != simdjson::SUCCESS) {
     return InvalidField("Pod.spec.containers", "expected an array");
   }
-  spec.containers.reserve(containers.size());
+  std::vector<ContainerSpec> out;
+  out.reserve(containers.size());
   size_t i = 0;
   for (simdjson::dom::element container : containers) {
     ContainerSpec c;
@@ -140,24 +151,48 @@ absl::StatusOr<PodSpec> DecodePodElement(simdjson::dom::element pod) {
       if (c.requests.cpu_millis == 0) c.requests.cpu_millis = c.limits.cpu_millis;
       if (c.requests.memory_bytes == 0) c.requests.memory_bytes = c.limits.memory_bytes;
     }
-    spec.containers.push_back(std::move(c));
+    out.push_back(std::move(c));
     ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
+// A v1.Pod, read straight from simdjson's DOM (the request's Pod and, re-parsed, the API's).
+absl::StatusOr<PodSpec> DecodePodElement(simdjson::dom::element pod, const PodDecoding& decoding) {
+  if (!pod.is_object()) return InvalidField("Pod", "expected an object");
+  simdjson::dom::element metadata;
+  if (!Present(pod, "metadata", metadata) || !metadata.is_object()) {
+    if (decoding.require_name) return InvalidField("Pod.metadata", "required");
+    metadata = EmptyObject();
+  }
+  PodSpec spec;
+  HEADROOM_RETURN_IF_ERROR(DecodePodMetadata(metadata, decoding, spec));
+  if (decoding.containers) {
+    HEADROOM_ASSIGN_OR_RETURN(spec.containers, DecodeContainers(pod));
   }
   return spec;
 }
 
-absl::StatusOr<PodSpec> DecodePodObject(const json& pod) {
+absl::StatusOr<PodSpec> DecodePodObject(const json& pod, const PodDecoding& decoding) {
   // Only what DecodePodElement reads is written out again: an API pod also carries managed
   // fields, status and the rest of its spec, which would triple the text to parse.
   static const FieldMask* const kRead = new FieldMask{
       {"metadata",
-       {{"namespace"}, {"name"}, {"uid"}, {"labels"}, {"annotations"}, {"ownerReferences"}}},
+       {{"namespace"},
+        {"name"},
+        {"generateName"},
+        {"uid"},
+        {"labels"},
+        {"annotations"},
+        {"ownerReferences"}}},
       {"spec", {{"containers"}}},
   };
   if (!pod.is_object()) return InvalidField("Pod", "expected an object");
   HEADROOM_ASSIGN_OR_RETURN(const simdjson::dom::element element,
                             Reparse(Project(pod, *kRead), "Pod"));
-  return DecodePodElement(element);
+  return DecodePodElement(element, decoding);
 }
 
 std::optional<ControllerRef> ControllingOwner(const json& owner_references) {

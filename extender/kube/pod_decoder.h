@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "shared/pod_identity.h"
 #include "shared/resource.h"
 #include "shared/workload_key.h"
 
@@ -27,15 +28,16 @@ struct ContainerSpec {
   ResourceAmounts limits;    // unset amounts are 0 (no limit)
 };
 
-struct PodSpec {
-  std::string pod_namespace;
-  std::string name;
-  std::string uid;
+struct PodSpec : PodIdentity {
   // The pod's workload key (shared/workload_key.h WorkloadKeyFromController):
   // "shop/Deployment/checkout", "namespace/Pod/name" without an owner.
   std::string workload_key;
   std::map<std::string, std::string> annotations;
   std::vector<ContainerSpec> containers;
+  // metadata.generateName: a pod being created may have no name yet (the webhook sees it so);
+  // its workload key then names it generateName + "*".
+  std::string generate_name;
+  std::optional<ControllerRef> owner;  // the controlling owner, if any
 };
 
 struct NodeSpec {
@@ -45,13 +47,25 @@ struct NodeSpec {
   std::optional<int> max_pods;
 };
 
-// A v1.Pod element of simdjson's DOM; InvalidArgument naming the field ("Pod.metadata.name").
-absl::StatusOr<PodSpec> DecodePodElement(simdjson::dom::element pod);
+// How much of a pod to read: the scheduler and the watches read it whole; the webhook reads the
+// pod being created, which may have no name yet, and its containers as declared
+// (pod_resources.h).
+struct PodDecoding {
+  std::string default_namespace = "default";  // for a pod without metadata.namespace
+  bool require_name = true;                   // else neither name nor generateName is an error
+  bool containers = true;                     // false: metadata only
+};
+
+// A v1.Pod element of simdjson's DOM; InvalidArgument naming the field ("Pod.metadata.name":
+// a pod needs a name or a generateName unless told otherwise).
+absl::StatusOr<PodSpec> DecodePodElement(simdjson::dom::element pod,
+                                         const PodDecoding& decoding = {});
 // A v1.Node element; fields are named "Nodes.items[<index>]...".
 absl::StatusOr<NodeSpec> DecodeNodeElement(simdjson::dom::element node, size_t index);
 
 // A v1.Pod object (from the request, or from the Kubernetes API), as headroom reads it.
-absl::StatusOr<PodSpec> DecodePodObject(const nlohmann::json& pod);
+absl::StatusOr<PodSpec> DecodePodObject(const nlohmann::json& pod,
+                                        const PodDecoding& decoding = {});
 // A v1.Node object: its name and status.allocatable (cpu, memory, pods) when present.
 absl::StatusOr<NodeSpec> DecodeNodeObject(const nlohmann::json& node);
 
