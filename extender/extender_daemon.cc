@@ -87,10 +87,29 @@ LeaseApi LeaseApiOver(io::KubeClient& client) {
   return api;
 }
 
+// The one sizing policy (SizingPolicy), in the words of the webhook and of the actuator.
+AdmissionOptions AdmissionOptionsOf(const ExtenderConfig& config) {
+  AdmissionOptions admission;
+  admission.excluded_namespaces = config.policy.excluded_namespaces;
+  admission.strip_cpu_limits = config.webhook.strip_cpu_limits;
+  admission.guard = config.policy.actions.guard;
+  admission.hpa_mode = config.policy.hpa_mode;
+  return admission;
+}
+
+Actuator::Options ActuatorOptionsOf(const ExtenderConfig& config) {
+  Actuator::Options actuator = config.actuation.actuator;
+  actuator.actions = config.policy.actions;
+  actuator.defaults.allow_below_declared = config.policy.actions.guard.allow_below_declared;
+  actuator.hpa_mode = config.policy.hpa_mode;
+  actuator.excluded_namespaces = config.policy.excluded_namespaces;
+  return actuator;
+}
+
 // Every part of the daemon, declared in the order they are built (and destroyed in reverse).
 struct Parts {
   explicit Parts(const ExtenderConfig& config)
-      : view(config.view),
+      : view(config.view.view),
         scheduler_metrics(metrics),
         admission_metrics(metrics),
         actuation_metrics(metrics),
@@ -135,12 +154,12 @@ struct Parts {
 
 absl::Status LoadCertificates(const ExtenderConfig& config, Parts& parts) {
   absl::StatusOr<std::unique_ptr<ReloadingCertificate>> certificate =
-      LoadCertificate(config.tls_cert_file, config.tls_key_file);
+      LoadCertificate(config.listener.tls_cert_file, config.listener.tls_key_file);
   if (!certificate.ok()) return certificate.status();
   parts.certificate = *std::move(certificate);
   parts.options.tls = parts.certificate.get();
   absl::StatusOr<std::unique_ptr<ReloadingCertificate>> webhook_certificate =
-      LoadCertificate(config.webhook_cert_file, config.webhook_key_file);
+      LoadCertificate(config.webhook.cert_file, config.webhook.key_file);
   if (!webhook_certificate.ok()) return webhook_certificate.status();
   parts.webhook_certificate = *std::move(webhook_certificate);
   return absl::OkStatus();
@@ -162,23 +181,23 @@ absl::Status ConnectApi(const ExtenderConfig& config, Parts& parts, spdlog::logg
 
 // Who may report a node.
 void SetUpReportAuth(const ExtenderConfig& config, Parts& parts, spdlog::logger& logger) {
-  if (config.report_auth == ReportAuth::kToken) {
+  if (config.reports.auth == ReportAuth::kToken) {
     io::KubeClient* client = parts.kube.reviews.get();
     parts.token_authenticator = std::make_unique<TokenAuthenticator>(
         [client](const std::string& body) {
           return client->Review("/apis/authentication.k8s.io/v1/tokenreviews", body,
                                 absl::Seconds(5));
         },
-        config.report_tokens);
-    if (config.grpc_tls.cert_file.empty()) {
+        config.reports.tokens);
+    if (config.reports.tls.cert_file.empty()) {
       logger.warn(
           "--report-auth=token over plaintext gRPC: tokens can be read on the network; set "
           "--grpc-tls-cert-file");
     }
-  } else if (config.report_auth == ReportAuth::kInsecure) {
+  } else if (config.reports.auth == ReportAuth::kInsecure) {
     logger.warn("--report-auth=insecure: anyone who can reach the gRPC port may report any node");
   }
-  parts.report_options.auth = config.report_auth;
+  parts.report_options.auth = config.reports.auth;
   parts.report_options.tokens = parts.token_authenticator.get();
   parts.report_options.metrics = &parts.metrics;
 }
@@ -187,7 +206,7 @@ void SetUpReportAuth(const ExtenderConfig& config, Parts& parts, spdlog::logger&
 // an HPA scaled it on both resources (nothing is sized that an HPA might read).
 void SetUpHpaWatch(const ExtenderConfig& config, Parts& parts,
                    const std::shared_ptr<spdlog::logger>& logger) {
-  if (!config.kube || config.server.admission.hpa_mode != HpaResourcesMode::kKeep) return;
+  if (!config.kube || config.policy.hpa_mode != HpaResourcesMode::kKeep) return;
   HpaIndex& hpas = parts.hpas;
   parts.hpa_watch = std::make_unique<ListWatcher>(
       *parts.kube.hpas, HpaWatch(),
@@ -238,7 +257,7 @@ void SetUpPodAndNodeWatches(const ExtenderConfig& config, Parts& parts,
                          p.placements.placements_recorded()}};
     gauges.api_nodes = p.view.ApiNodeCount();
   };
-  if (!config.verify_report_pods) return;
+  if (!config.reports.verify_pods) return;
   auto& api = p.report_options.api;
   api.find_pod = [&p](const std::string& pod_namespace, const std::string& name) {
     return p.pod_index.Find(pod_namespace, name);
@@ -250,7 +269,7 @@ void SetUpPodAndNodeWatches(const ExtenderConfig& config, Parts& parts,
 
 // Node reports over gRPC, and readiness (every node the API lists has reported).
 absl::Status StartReports(const ExtenderConfig& config, Parts& parts, spdlog::logger& logger) {
-  parts.report_options.queue = config.report_queue;
+  parts.report_options.queue = config.reports.queue;
   parts.reports = std::make_unique<ReportServiceImpl>(parts.view, parts.report_options);
   parts.options.add_gauges =
       [reports = parts.reports.get(),
@@ -260,15 +279,16 @@ absl::Status StartReports(const ExtenderConfig& config, Parts& parts, spdlog::lo
         gauges.reports_queued = queue.queued;
         gauges.report_queue_longest_wait = queue.longest_wait;
       };
-  absl::StatusOr<RunningGrpcServer> report_server =
-      StartReportServer(config.grpc_address, *parts.reports, config.grpc_tls, {}, &parts.metrics);
+  absl::StatusOr<RunningGrpcServer> report_server = StartReportServer(
+      config.reports.grpc_address, *parts.reports, config.reports.tls, {}, &parts.metrics);
   if (!report_server.ok()) return report_server.status();
   parts.report_server = *std::move(report_server);
   logger.info("node reports over gRPC on port {} ({})", parts.report_server.port,
-              config.grpc_tls.cert_file.empty()
+              config.reports.tls.cert_file.empty()
                   ? "plaintext"
-                  : (config.grpc_tls.client_ca_file.empty() ? "TLS" : "mutual TLS"));
-  parts.options.readiness = [&p = parts, started = absl::Now(), grace = config.ready_after] {
+                  : (config.reports.tls.client_ca_file.empty() ? "TLS" : "mutual TLS"));
+  parts.options.readiness = [&p = parts, started = absl::Now(),
+                             grace = config.listener.ready_after] {
     ReadinessFacts facts;
     facts.api = p.pod_watch != nullptr;
     facts.watches_listed = facts.api && p.pod_watch->synced() && p.node_watch->synced();
@@ -285,13 +305,13 @@ absl::Status StartReports(const ExtenderConfig& config, Parts& parts, spdlog::lo
 void SetUpStatus(const ExtenderConfig& config, Parts& parts) {
   parts.actuation.journal = &parts.journal;
   parts.options.journal = &parts.journal;
-  if (!config.status_api) return;
+  if (!config.status.api) return;
   StatusBoard::Options status_options;
-  status_options.guard = config.server.admission.guard;
-  status_options.defaults.allow_below_declared = config.server.admission.guard.allow_below_declared;
+  status_options.guard = config.policy.actions.guard;
+  status_options.defaults.allow_below_declared = config.policy.actions.guard.allow_below_declared;
   status_options.hpa_for = parts.options.admission.hpa_for;
-  status_options.hpa_mode = config.server.admission.hpa_mode;
-  status_options.excluded_namespaces = config.server.admission.excluded_namespaces;
+  status_options.hpa_mode = config.policy.hpa_mode;
+  status_options.excluded_namespaces = config.policy.excluded_namespaces;
   parts.status = std::make_unique<StatusBoard>(parts.view, config.kube ? &parts.pod_index : nullptr,
                                                parts.journal, status_options);
   parts.options.status = parts.status.get();
@@ -302,14 +322,14 @@ void SetUpStatus(const ExtenderConfig& config, Parts& parts) {
 void SetUpActuation(const ExtenderConfig& config, Parts& parts,
                     const std::shared_ptr<spdlog::logger>& logger) {
   Actuator::Options& actuation = parts.actuation;
-  if (config.election) {
-    parts.elector =
-        std::make_unique<LeaderElector>(*config.election, LeaseApiOver(*parts.kube.lease), logger);
+  if (config.actuation.election) {
+    parts.elector = std::make_unique<LeaderElector>(*config.actuation.election,
+                                                    LeaseApiOver(*parts.kube.lease), logger);
     actuation.may_act = [elector = parts.elector.get()] { return elector->IsLeader(); };
-    logger->info("leader election: Lease {}/{} as {}", config.election->lease_namespace,
-                 config.election->lease_name, config.election->identity);
+    logger->info("leader election: Lease {}/{} as {}", config.actuation.election->lease_namespace,
+                 config.actuation.election->lease_name, config.actuation.election->identity);
   }
-  if (config.actuate) {
+  if (config.actuation.actuate) {
     parts.actuator = std::make_unique<Actuator>(parts.view, parts.pod_index, *parts.kube.writes,
                                                 parts.metrics, actuation, logger);
     logger->info("actuator on: every {}{}{}", absl::FormatDuration(actuation.interval),
@@ -322,10 +342,10 @@ void SetUpActuation(const ExtenderConfig& config, Parts& parts,
                                     dry_run = actuation.dry_run] {
     return !dry_run && !KillSwitchEngaged(kill_switch);
   };
-  if (!config.cordon_taint) return;
+  if (!config.actuation.cordon_taint) return;
   CordonTainter::Options taint_options;
   taint_options.dry_run = actuation.dry_run;
-  taint_options.unknown_grace = config.view.report_stale_after;
+  taint_options.unknown_grace = config.view.view.report_stale_after;
   taint_options.may_act = [leader = actuation.may_act, kill_switch = actuation.kill_switch_file] {
     return (!leader || leader()) && !KillSwitchEngaged(kill_switch);
   };
@@ -350,10 +370,10 @@ absl::Status BindHttp(const ExtenderConfig& config, Parts& parts, spdlog::logger
   options.repack_authorizer = options.tls != nullptr ? parts.repack_authorizer.get() : nullptr;
   parts.server = std::make_unique<ExtenderHttpServer>(parts.view, parts.metrics, options);
   const absl::StatusOr<int> bound =
-      parts.server->Bind(config.http_address.host, config.http_address.port);
+      parts.server->Bind(config.listener.http_address.host, config.listener.http_address.port);
   if (!bound.ok()) return bound.status();
   parts.http_port = *bound;
-  if (!config.webhook_address) return absl::OkStatus();
+  if (!config.webhook.address) return absl::OkStatus();
   ServerOptions webhook_options = options;
   webhook_options.tls = parts.webhook_certificate.get();
   webhook_options.serve_admission = true;
@@ -362,9 +382,9 @@ absl::Status BindHttp(const ExtenderConfig& config, Parts& parts, spdlog::logger
   parts.webhook_server =
       std::make_unique<ExtenderHttpServer>(parts.view, parts.metrics, webhook_options);
   const absl::StatusOr<int> webhook_bound =
-      parts.webhook_server->Bind(config.webhook_address->host, config.webhook_address->port);
+      parts.webhook_server->Bind(config.webhook.address->host, config.webhook.address->port);
   if (!webhook_bound.ok()) return webhook_bound.status();
-  logger.info("admission webhook on https://{}:{}/admission/pods", config.webhook_address->host,
+  logger.info("admission webhook on https://{}:{}/admission/pods", config.webhook.address->host,
               *webhook_bound);
   return absl::OkStatus();
 }
@@ -398,10 +418,10 @@ void CheckpointRound(const ExtenderConfig& config, ClusterView& view, spdlog::lo
   view.ExpireWorkloads(absl::Now());
   if (const size_t expired = view.ExpireNodes(absl::Now()); expired > 0) {
     logger.info("forgot {} nodes that have not reported for {}", expired,
-                absl::FormatDuration(config.view.node_retention));
+                absl::FormatDuration(config.view.view.node_retention));
   }
-  if (config.state_dir.empty()) return;
-  if (absl::Status saved = SaveWorkloads(view, config.state_dir, absl::Now()); !saved.ok()) {
+  if (config.view.state_dir.empty()) return;
+  if (absl::Status saved = SaveWorkloads(view, config.view.state_dir, absl::Now()); !saved.ok()) {
     logger.error("checkpoint failed: {}", std::string(saved.message()));
   }
 }
@@ -413,7 +433,7 @@ void CheckpointRound(const ExtenderConfig& config, ClusterView& view, spdlog::lo
 void AddServices(const ExtenderConfig& config, Parts& parts, spdlog::logger& logger,
                  app::ServiceGroup& services) {
   services.Add(
-      EveryInterval("checkpoint", config.checkpoint_interval,
+      EveryInterval("checkpoint", config.view.checkpoint_interval,
                     [&config, &parts, &logger] { CheckpointRound(config, parts.view, logger); },
                     {.at_stop = true}));
   services.Add({"report server", nullptr,
@@ -422,7 +442,7 @@ void AddServices(const ExtenderConfig& config, Parts& parts, spdlog::logger& log
   if (parts.node_watch != nullptr) services.Add(Watch("node watch", *parts.node_watch));
   if (parts.hpa_watch != nullptr) services.Add(Watch("HPA watch", *parts.hpa_watch));
   if (parts.status != nullptr) {
-    services.Add(EveryInterval("status sampler", config.status_sample_interval,
+    services.Add(EveryInterval("status sampler", config.status.sample_interval,
                                [status = parts.status.get()] { status->Sample(); },
                                {.at_start = true}));
   }
@@ -467,13 +487,14 @@ void AddServices(const ExtenderConfig& config, Parts& parts, spdlog::logger& log
 absl::Status Build(const ExtenderConfig& config, Parts& parts,
                    const std::shared_ptr<spdlog::logger>& logger) {
   parts.options = config.server;
-  parts.actuation = config.actuation;
+  parts.options.admission = AdmissionOptionsOf(config);
+  parts.actuation = ActuatorOptionsOf(config);
   HEADROOM_RETURN_IF_ERROR(LoadCertificates(config, parts));
   HEADROOM_RETURN_IF_ERROR(ConnectApi(config, parts, *logger));
-  if (!config.state_dir.empty()) {
+  if (!config.view.state_dir.empty()) {
     app::RecoverCheckpoint(
-        config.state_dir, kWorkloadCheckpointFile,
-        [&] { return LoadWorkloads(parts.view, config.state_dir); }, "workload containers",
+        config.view.state_dir, kWorkloadCheckpointFile,
+        [&] { return LoadWorkloads(parts.view, config.view.state_dir); }, "workload containers",
         *logger);
   }
   SetUpReportAuth(config, parts, *logger);
@@ -502,8 +523,8 @@ int RunExtender(const ExtenderConfig& config, sigset_t stop_signals) {
     if (parts.webhook_server != nullptr) parts.webhook_server->Stop();
   });
   logger->info("listening on {}://{}:{} (filter and prioritize under \"{}\", scoring {})",
-               parts.options.tls != nullptr ? "https" : "http", config.http_address.host,
-               parts.http_port, parts.options.url_prefix, config.scoring_name);
+               parts.options.tls != nullptr ? "https" : "http", config.listener.http_address.host,
+               parts.http_port, parts.options.url_prefix, config.listener.scoring_name);
   services.Start();
   const absl::Status served = parts.server->Serve();
   stop.Stop(served.ok() ? "the HTTP server stopped" : std::string(served.message()));

@@ -28,36 +28,76 @@ inline constexpr char kExtenderUsage[] =
     "Usage: headroom-extender [--config=FILE] [--http-address=0.0.0.0:8888] [--url-prefix=] "
     "[--scoring=spread|pack|target] [--kubeconfig=FILE]\nSee docs/extender.md.";
 
-struct ExtenderConfig {
+// Each area's configuration, filled and validated once by the flags function of the same name
+// in extender_flags.cc; the daemon hands each area only its own.
+
+// The scheduler's listener: filter, prioritize, /metrics, /readyz and the status page.
+struct ListenerConfig {
   app::HostPort http_address;
-  // url_prefix, scoring, max_body_bytes and the admission options; the daemon adds the rest.
-  ServerOptions server;
-  std::string scoring_name;
   std::string tls_cert_file;  // empty: plain HTTP
   std::string tls_key_file;
-  std::optional<app::HostPort> webhook_address;
-  std::string webhook_cert_file;
-  std::string webhook_key_file;
-  std::optional<io::KubeConfig> kube;  // nullopt: no Kubernetes API
+  std::string scoring_name;  // as given, for the log
+  absl::Duration ready_after;
+};
+
+// What the webhook, the actuator and the status page size pods by: one policy for all three.
+struct SizingPolicy {
+  ActionConfig actions;  // guard rails (actions.guard), resize threshold, CPU eviction delay
+  HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;
+  std::vector<std::string> excluded_namespaces;
+};
+
+// The admission webhook's own HTTPS listener (the scheduler's listener serves it too when it
+// has TLS).
+struct WebhookConfig {
+  std::optional<app::HostPort> address;  // nullopt: no listener of its own
+  std::string cert_file;
+  std::string key_file;
+  bool strip_cpu_limits = true;
+};
+
+// Node reports over gRPC: who may send them and what they are checked against.
+struct ReportsConfig {
+  std::string grpc_address;
+  io::GrpcServerTls tls;
+  ReportAuth auth = ReportAuth::kToken;
+  TokenAuthenticator::Options tokens;
+  ReportQueueLimits queue;
+  bool verify_pods = true;
+};
+
+// The cluster view and its checkpoint.
+struct ViewConfig {
   ClusterView::Options view;
   std::string state_dir;  // empty: no checkpoint
   absl::Duration checkpoint_interval;
-  std::string grpc_address;
-  io::GrpcServerTls grpc_tls;
-  ReportAuth report_auth = ReportAuth::kToken;
-  TokenAuthenticator::Options report_tokens;
-  ReportQueueLimits report_queue;
-  bool verify_report_pods = true;
-  absl::Duration ready_after;
-  bool repack_api = false;
+};
+
+// GET /api/v1/status, /api/v1/explain and /ui (status/status.h).
+struct StatusConfig {
+  bool api = true;
+  absl::Duration sample_interval = absl::Minutes(1);  // the page's history
+};
+
+struct ActuationConfig {
   bool actuate = false;
-  bool cordon_taint = false;
-  bool status_api = true;  // GET /api/v1/status, /api/v1/explain and /ui (status.h)
-  absl::Duration status_sample_interval =
-      absl::Minutes(1);  // the page's history                     // the load cordon as a node
-                         // taint (cordon_taint.h)
+  bool cordon_taint = false;                     // the load cordon as a node taint
   std::optional<LeaderElectionConfig> election;  // with --actuate and --leader-elect
-  Actuator::Options actuation;
+  Actuator::Options actuator;                    // its policy fields come from SizingPolicy
+};
+
+struct ExtenderConfig {
+  // url_prefix, scoring and the body limits; the daemon adds the routes of each area.
+  ServerOptions server;
+  ListenerConfig listener;
+  std::optional<io::KubeConfig> kube;  // nullopt: no Kubernetes API
+  SizingPolicy policy;
+  WebhookConfig webhook;
+  ReportsConfig reports;
+  ViewConfig view;
+  StatusConfig status;
+  ActuationConfig actuation;
+  bool repack_api = false;  // POST <prefix>/repack on HTTPS listeners
 };
 
 // The configuration from the parsed flags and the environment (POD_NAMESPACE, the in-cluster
