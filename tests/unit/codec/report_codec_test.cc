@@ -5,7 +5,9 @@
 
 #include <string>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/status_matchers.h"
 
 namespace headroom::codec {
 namespace {
@@ -36,6 +38,60 @@ TEST(NodeReportFromProto, MaxPodsAndCpus) {
       EXPECT_EQ(report->max_pods, c.want_max_pods) << c.name;
     }
   }
+}
+
+using ::headroom::testing::IsOk;
+using ::headroom::testing::StatusIs;
+using ::testing::HasSubstr;
+
+const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+
+TEST(ReportCodecTest, JsonFormWithDefaults) {
+  absl::StatusOr<headroom::v1::NodeReport> proto = codec::ReportFromJson(
+      R"({"node":"n1","allocatable":{"cpuMillis":"4000","memoryBytes":"8589934592"},"cpus":4,
+          "pods":[{"name":"p","workloadKey":"ns/Deployment/p","ranking":"EVICTION_RANKING_HIGH",
+          "containers":[{"name":"c","cpu":{"baseMillis":"100","peakMillis":"300"},
+          "memory":{"baseBytes":"10","peakBytes":"20"}}]}]})");
+  ASSERT_THAT(proto, IsOk());
+  absl::StatusOr<NodeReport> report = codec::NodeReportFromProto(*proto, kNow);
+  ASSERT_THAT(report, IsOk());
+  EXPECT_EQ(report->reported_at, kNow);  // no time in the report: when it arrived
+  EXPECT_EQ(report->max_pods, 110);
+  EXPECT_FALSE(report->load1.has_value());  // unknown load never cordons
+  ASSERT_EQ(report->pods.size(), 1u);
+  EXPECT_EQ(report->pods[0].pod_namespace, "default");
+  EXPECT_EQ(report->pods[0].ranking, EvictionRanking::kHigh);
+  EXPECT_EQ(report->pods[0].containers[0].memory->max_7d_bytes, 20);  // defaults to peak
+  // ToProto and back keeps everything.
+  absl::StatusOr<NodeReport> again =
+      codec::NodeReportFromProto(codec::NodeReportToProto(*report), kNow + absl::Hours(1));
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(again->reported_at, kNow);
+  EXPECT_EQ(again->pods[0].containers[0].cpu->peak_millis, 300);
+  EXPECT_EQ(FootprintOf(again->pods[0], absl::ZeroDuration()).headroom.cpu_millis, 200);
+}
+
+TEST(ReportCodecTest, RefusesWhatThePluginCouldNotHaveSent) {
+  EXPECT_THAT(codec::ReportFromJson(R"({"node":"n","bogus":1})"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("bogus")));
+  EXPECT_THAT(codec::ReportFromJson("not json"), StatusIs(absl::StatusCode::kInvalidArgument));
+  headroom::v1::NodeReport proto;
+  EXPECT_THAT(codec::NodeReportFromProto(proto, kNow),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("node: required")));
+  proto.set_node("n");
+  proto.mutable_allocatable()->set_cpu_millis(-1);
+  EXPECT_THAT(codec::NodeReportFromProto(proto, kNow),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("node.allocatable")));
+  proto.mutable_allocatable()->set_cpu_millis(1000);
+  headroom::v1::PodReport* pod = proto.add_pods();
+  pod->set_name("p");
+  headroom::v1::ContainerReport* c = pod->add_containers();
+  c->set_name("c");
+  c->mutable_memory()->set_base_bytes(100);
+  c->mutable_memory()->set_peak_bytes(50);
+  EXPECT_THAT(
+      codec::NodeReportFromProto(proto, kNow),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("pods[0].containers[0].memory.max")));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "kubelet-hook/node_state.h"
 
 namespace headroom::nri {
 namespace {
@@ -56,6 +57,47 @@ TEST(NodeCheckpointText, CarriesLastLiveAndIsOneDocument) {
   EXPECT_EQ(decoded->containers.at("id-1").declared.memory_limit_bytes, 1 << 20);
   // Empty maps are still one valid document.
   ASSERT_TRUE(DecodeNodeCheckpoint(EncodeNodeCheckpoint({}, kStart)).ok());
+}
+
+constexpr int64_t kMi = 1024 * 1024;
+
+TEST(NodeCheckpoint, RoundTripsAndRejectsGarbage) {
+  NodeState state;
+  const absl::Time now = absl::FromUnixSeconds(1795331119);
+  state.RecordOom("ns/Pod/a#c", now, 32 * kMi);
+  state.SetSizedCpu("ns/Pod/a#c", 250);
+  state.AddMemorySample("ns/Pod/a#c", now - absl::Hours(30), 16 * kMi);
+  TrackedContainer container;
+  container.id = "c1";
+  container.declared = {1024, 50000, 100000, 256 * kMi};
+  container.last_shrink.cpu_request = now - absl::Minutes(20);
+  state.Upsert(container);
+  const std::string text =
+      EncodeNodeCheckpoint({state.Records(now), state.ContainerRecords()}, now);
+  absl::StatusOr<NodeCheckpoint> decoded = DecodeNodeCheckpoint(text);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  NodeState restored;
+  restored.Restore(decoded->workloads);
+  restored.RestoreContainers(decoded->containers);
+  EXPECT_EQ(restored.SizedCpu("ns/Pod/a#c"), 250);
+  ASSERT_TRUE(restored.MemoryHistory("ns/Pod/a#c", now).has_value());
+  EXPECT_EQ(restored.MemoryHistory("ns/Pod/a#c", now)->oom_bytes, 32 * kMi);
+  // The warm-up counts from the first sample before the restart.
+  EXPECT_EQ(restored.History("ns/Pod/a#c", now), absl::Hours(30));
+  ASSERT_TRUE(restored.RestoredContainer("c1").has_value());
+  EXPECT_EQ(restored.RestoredContainer("c1")->declared, container.declared);
+  // The shrink step survives the restart too.
+  EXPECT_EQ(restored.RestoredContainer("c1")->last_shrink.cpu_request, now - absl::Minutes(20));
+  EXPECT_EQ(EncodeNodeCheckpoint({restored.Records(now), decoded->containers}, now), text);
+  for (const char* bad : {"", "[]", "{\"version\": 2, \"workloads\": {}}",
+                          "{\"version\": 1, \"workloads\": {\"k\": {\"ooms\": [{}]}}}",
+                          // A negative amount is refused, never read as a 0 memory limit.
+                          "{\"version\": 1, \"workloads\": {\"k\": {\"memory\": {\"baseBytes\": 1, "
+                          "\"peakBytes\": 2, \"max7dBytes\": -3, \"oomBytes\": 0}}}}",
+                          "{\"version\": 1, \"workloads\": {}, \"containers\": {\"c\": "
+                          "{\"memoryLimitBytes\": -1}}}"}) {
+    EXPECT_EQ(DecodeNodeCheckpoint(bad).status().code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
 }
 
 }  // namespace

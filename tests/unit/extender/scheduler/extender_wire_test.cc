@@ -16,6 +16,8 @@
 #include "extender/json/json_writer.h"
 #include "extender/view/node_name_key.h"
 #include "nlohmann/json.hpp"
+#include "tests/file_contents.h"
+#include "tests/status_matchers.h"
 
 namespace headroom::extender {
 namespace {
@@ -380,6 +382,103 @@ TEST(ExtenderWireTest, APodDecodesTheSameFromARequestAndFromTheApi) {
   EXPECT_FALSE(DecodePodObject(nlohmann::json::array()).ok());
   EXPECT_FALSE(DecodePodObject(nlohmann::json{{"metadata", "x"}}).ok());
 }
+
+using ::headroom::testing::FileContents;
+using ::headroom::testing::IsOk;
+using ::headroom::testing::SourceFile;
+using ::headroom::testing::StatusIs;
+
+constexpr int64_t kGi = 1LL << 30;
+constexpr int64_t kMi = 1LL << 20;
+
+std::string Fixture(const std::string& name) {
+  return FileContents(SourceFile("tests/testdata/kube-scheduler-extender/" + name));
+}
+
+TEST(ExtenderWireTest, DecodesFullNodesMode) {
+  absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(Fixture("run1-002-filter.json"));
+  ASSERT_THAT(args, IsOk());
+  EXPECT_FALSE(args->node_cache_capable);
+  EXPECT_EQ(args->pod.name, "pod1");
+  EXPECT_EQ(args->pod.pod_namespace, "default");
+  EXPECT_EQ(args->pod.workload_key, "default/Pod/pod1");
+  ASSERT_EQ(args->pod.containers.size(), 1u);
+  EXPECT_EQ(args->pod.containers[0].requests, (ResourceAmounts{500, 256 * kMi}));
+  EXPECT_EQ(args->pod.containers[0].limits, (ResourceAmounts{1000, 512 * kMi}));
+  ASSERT_EQ(args->nodes.size(), 2u);
+  EXPECT_EQ(args->nodes[0].name, "node-a");
+  EXPECT_EQ(args->nodes[0].allocatable, (ResourceAmounts{4000, 8 * kGi}));
+  EXPECT_EQ(args->nodes[0].max_pods, 110);
+}
+
+TEST(ExtenderWireTest, DecodesNodeNamesMode) {
+  absl::StatusOr<ExtenderArgs> args = DecodeExtenderArgs(Fixture("run2-001-filter.json"));
+  ASSERT_THAT(args, IsOk());
+  EXPECT_TRUE(args->node_cache_capable);
+  ASSERT_EQ(args->nodes.size(), 2u);
+  EXPECT_FALSE(args->nodes[0].allocatable.has_value());
+}
+
+TEST(ExtenderWireTest, FilterResultMirrorsTheRequestMode) {
+  const ExtenderArgs full = *DecodeExtenderArgs(Fixture("run1-002-filter.json"));
+  FilterResult result;
+  result.passed = {"node-b"};
+  result.failed["node-a"] = "full";
+  const nlohmann::json out = nlohmann::json::parse(EncodeFilterResult(full, result));
+  EXPECT_TRUE(out["NodeNames"].is_null());
+  ASSERT_EQ(out["Nodes"]["items"].size(), 1u);
+  // The Node object goes back unchanged.
+  EXPECT_EQ(out["Nodes"]["items"][0],
+            nlohmann::json::parse(Fixture("run1-002-filter.json"))["Nodes"]["items"][1]);
+  EXPECT_EQ(out["FailedNodes"]["node-a"], "full");
+  EXPECT_EQ(out["Error"], "");
+
+  const ExtenderArgs names = *DecodeExtenderArgs(Fixture("run2-001-filter.json"));
+  const nlohmann::json none = nlohmann::json::parse(EncodeFilterResult(names, FilterResult{}));
+  EXPECT_TRUE(none["NodeNames"].is_array());  // never null: null means "no feasible node"
+  EXPECT_TRUE(none["Nodes"].is_null());
+  EXPECT_TRUE(none["FailedNodes"].is_object());
+}
+
+TEST(ExtenderWireTest, PrioritiesAreABareArray) {
+  EXPECT_EQ(EncodeHostPriorities({{"a", 10}, {"b", 0}}),
+            R"([{"Host":"a","Score":10},{"Host":"b","Score":0}])");
+}
+
+struct BadBody {
+  const char* name;
+  const char* body;
+  const char* message;
+};
+
+class BadArgsTest : public ::testing::TestWithParam<BadBody> {};
+
+TEST_P(BadArgsTest, IsRejectedWithTheField) {
+  EXPECT_THAT(DecodeExtenderArgs(GetParam().body),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(GetParam().message)));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, BadArgsTest,
+    ::testing::Values(
+        BadBody{"not_json", "{", "not valid JSON"}, BadBody{"array", "[]", "ExtenderArgs"},
+        BadBody{"no_pod", R"({"NodeNames":[]})", "Pod: required"},
+        BadBody{"no_name", R"({"Pod":{"metadata":{}},"NodeNames":[]})", "Pod.metadata.name"},
+        BadBody{"no_nodes", R"({"Pod":{"metadata":{"name":"p"}}})", "neither NodeNames"},
+        BadBody{"names_type", R"({"Pod":{"metadata":{"name":"p"}},"NodeNames":"a"})",
+                "NodeNames: expected an array"},
+        BadBody{"bad_quantity",
+                R"({"Pod":{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c",
+                "resources":{"requests":{"cpu":"lots"}}}]}},"NodeNames":[]})",
+                "Pod.spec.containers[0].resources.requests.cpu"},
+        BadBody{"annotations_type",
+                R"({"Pod":{"metadata":{"name":"p","annotations":[]}},"NodeNames":[]})",
+                "Pod.metadata.annotations: expected an object"},
+        BadBody{"labels_type", R"({"Pod":{"metadata":{"name":"p","labels":"x"}},"NodeNames":[]})",
+                "Pod.metadata.labels: expected an object"},
+        BadBody{"node_without_name", R"({"Pod":{"metadata":{"name":"p"}},"Nodes":{"items":[{}]}})",
+                "Nodes.items[0].metadata.name"}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 }  // namespace
 }  // namespace headroom::extender

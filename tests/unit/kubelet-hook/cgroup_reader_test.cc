@@ -1,0 +1,70 @@
+// cgroup paths from both drivers, the keyed and PSI files, and reading a cgroup v1 and v2 tree.
+
+#include "kubelet-hook/cgroup_reader.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/unit/kubelet-hook/nri_test_support.h"
+
+namespace headroom::nri {
+namespace {
+
+TEST(CgroupRelativeDir, HandlesBothDrivers) {
+  EXPECT_EQ(*CgroupRelativeDir("/kubepods/burstable/podabc/123"), "/kubepods/burstable/podabc/123");
+  EXPECT_EQ(*CgroupRelativeDir("kubepods-burstable-podabc.slice:cri-containerd:123"),
+            "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podabc.slice/"
+            "cri-containerd-123.scope");
+  EXPECT_FALSE(CgroupRelativeDir("").ok());
+  EXPECT_FALSE(CgroupRelativeDir("/kubepods/../etc").ok());
+  EXPECT_FALSE(CgroupRelativeDir("relative/path").ok());
+}
+
+TEST(CgroupFiles, ParseKeyedValuesAndPsi) {
+  EXPECT_EQ(KeyedValue("oom_kill_disable 0\nunder_oom 0\noom_kill 3\n", "oom_kill"), 3u);
+  EXPECT_EQ(KeyedValue("low 0\nhigh 0\nmax 9\noom 2\noom_kill 1\n", "oom"), 2u);
+  EXPECT_FALSE(KeyedValue("oom_kill x\n", "oom_kill").has_value());
+  EXPECT_EQ(PsiSomeTotal("some avg10=0.45 avg60=13.34 avg300=7.00 total=454171074\n"
+                         "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"),
+            454171074u);
+  EXPECT_FALSE(PsiSomeTotal("").has_value());
+}
+
+TEST_F(CgroupTreeTest, ReadsVersion1) {
+  Write("cpuacct/pods/c1/cpuacct.usage", "5000000000\n");
+  Write("memory/pods/c1/memory.usage_in_bytes", "104857600\n");
+  Write("memory/pods/c1/memory.stat", "cache 1\ntotal_inactive_file 4857600\n");
+  Write("memory/pods/c1/memory.max_usage_in_bytes", "209715200\n");
+  Write("memory/pods/c1/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
+  CgroupReader reader(root_.string());
+  ASSERT_EQ(reader.version(), CgroupVersion::kV1);
+  absl::StatusOr<CgroupSample> sample = reader.Read("/pods/c1");
+  ASSERT_TRUE(sample.ok()) << sample.status();
+  EXPECT_EQ(sample->cpu_usage_nanos, 5000000000u);
+  EXPECT_EQ(sample->memory_working_set_bytes, 100000000);
+  EXPECT_EQ(sample->memory_max_usage_bytes, 209715200);
+  EXPECT_EQ(sample->oom_kills, 2u);
+  EXPECT_FALSE(sample->cpu_waiting_micros.has_value());
+  EXPECT_EQ(*reader.ReadOomKills("/pods/c1"), 2u);
+  EXPECT_EQ(reader.Read("/pods/gone").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(CgroupTreeTest, ReadsVersion2) {
+  Write("cgroup.controllers", "cpu memory\n");
+  Write("pods/c1/cpu.stat", "usage_usec 2500000\nuser_usec 1\n");
+  Write("pods/c1/cpu.pressure", "some avg10=0 avg60=0 avg300=0 total=123\nfull total=0\n");
+  Write("pods/c1/memory.current", "1000\n");
+  Write("pods/c1/memory.stat", "anon 900\ninactive_file 100\n");
+  Write("pods/c1/memory.events", "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n");
+  CgroupReader reader(root_.string());
+  ASSERT_EQ(reader.version(), CgroupVersion::kV2);
+  absl::StatusOr<CgroupSample> sample = reader.Read("/pods/c1");
+  ASSERT_TRUE(sample.ok()) << sample.status();
+  EXPECT_EQ(sample->cpu_usage_nanos, 2500000000u);
+  EXPECT_EQ(sample->cpu_waiting_micros, 123u);
+  EXPECT_EQ(sample->memory_working_set_bytes, 900);
+  EXPECT_EQ(sample->oom_kills, 1u);
+}
+
+}  // namespace
+}  // namespace headroom::nri
