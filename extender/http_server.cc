@@ -224,9 +224,9 @@ void ExtenderHttpServer::Route() {
   const std::string& prefix = options_.url_prefix;
   const Entry table[] = {
       {true, "POST", prefix + "/filter", "filter", &ExtenderHttpServer::Filter,
-       io::HttpServer::Blocking::kNo},
+       io::HttpServer::Blocking::kLargeBodies},
       {true, "POST", prefix + "/prioritize", "prioritize", &ExtenderHttpServer::Prioritize,
-       io::HttpServer::Blocking::kNo},
+       io::HttpServer::Blocking::kLargeBodies},
       {options_.repack_authorizer != nullptr, "POST", prefix + "/repack", "repack",
        &ExtenderHttpServer::Repack, io::HttpServer::Blocking::kYes},
       {options_.serve_admission, "POST", "/admission/pods", "admission", &ExtenderHttpServer::Admit,

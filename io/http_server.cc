@@ -114,7 +114,7 @@ struct HttpServer::Impl {
 
   struct Route {
     HttpHandler handler;
-    bool blocking = false;
+    HttpServer::Blocking blocking = HttpServer::Blocking::kNo;
     size_t max_body_bytes = 0;  // 0: options.max_body_bytes
   };
 
@@ -437,7 +437,10 @@ class Session : public HttpServer::Impl::Deadlined,
     HttpResponse refusal;
     const HttpServer::Impl::Route* route = server_->Find(request, refusal);
     if (route == nullptr) return Respond(std::move(refusal), version, keep_alive);
-    if (!route->blocking) return Respond(server_->Run(*route, request), version, keep_alive);
+    const bool off_loop = route->blocking == HttpServer::Blocking::kYes ||
+                          (route->blocking == HttpServer::Blocking::kLargeBodies &&
+                           request.body.size() > server_->options.large_body_bytes);
+    if (!off_loop) return Respond(server_->Run(*route, request), version, keep_alive);
     // The request is read: no deadline while the handler runs (Respond sets the write's).
     deadline = std::chrono::steady_clock::time_point::max();
     auto gone = std::make_shared<std::atomic<bool>>(false);
@@ -612,7 +615,7 @@ HttpServer::~HttpServer() = default;
 
 void HttpServer::Route(const std::string& method, const std::string& path, HttpHandler handler,
                        Blocking blocking, size_t max_body_bytes) {
-  impl_->routes[path][method] = {std::move(handler), blocking == Blocking::kYes, max_body_bytes};
+  impl_->routes[path][method] = {std::move(handler), blocking, max_body_bytes};
 }
 
 uint64_t HttpServer::refused_busy() const { return impl_->refused_busy.load(); }

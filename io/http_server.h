@@ -77,6 +77,8 @@ struct HttpServerOptions {
   absl::Duration write_timeout = absl::Seconds(10);
   size_t max_connections = 1024;
   int threads = 2;
+  // A route with Blocking::kLargeBodies hands a body larger than this to the blocking pool.
+  size_t large_body_bytes = 1 << 20;
   // The body of an error the server answers by itself (400, 404, 405, 413, 431); by default
   // {"error": reason} as application/json.
   std::function<HttpResponse(int status, const std::string& reason)> error;
@@ -99,8 +101,12 @@ class HttpServer {
   // its connection and must not block for long; one that may (a solver run) is routed with
   // Blocking::kYes and runs on a separate pool of two threads, while the connection is
   // watched: HttpRequest::ClientGone() turns true if the client goes away meanwhile.
+  // Blocking::kLargeBodies: on the pool only when the body is larger than
+  // HttpServerOptions::large_body_bytes (decoding tens of MiB would hold the connection
+  // thread, and every other connection on it, for a tenth of a second or more), else on the
+  // connection's thread.
   // `max_body_bytes`: this route's own body limit (413 beyond); 0: the server's.
-  enum class Blocking { kNo, kYes };
+  enum class Blocking { kNo, kYes, kLargeBodies };
   void Route(const std::string& method, const std::string& path, HttpHandler handler,
              Blocking blocking = Blocking::kNo, size_t max_body_bytes = 0);
 

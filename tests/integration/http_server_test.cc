@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -370,6 +371,52 @@ TEST_F(HttpServerTest, ABlockingHandlerHoldsNoConnectionThread) {
   // The connection goes on after an answer from the pool.
   ASSERT_TRUE(slow.Send(Get("/healthz")));
   EXPECT_TRUE(absl::StartsWith(slow.ReadResponse(), "HTTP/1.1 200"));
+}
+
+// The scheduler's routes: a small body is answered on its connection's thread (no hand-off on
+// the hot path), a large one on the pool, so decoding it holds no connection thread.
+TEST_F(HttpServerTest, OnlyALargeBodyLeavesTheConnectionThread) {
+  HttpServerOptions options;
+  options.threads = 1;
+  options.large_body_bytes = 16;
+  std::atomic<bool> release{false};
+  std::atomic<bool> entered{false};
+  std::mutex mu;
+  std::vector<std::thread::id> threads;  // of each call, in order
+  Start(options, [&](HttpServer& server) {
+    server.Route(
+        "POST", "/filter",
+        [&](const HttpRequest& request, HttpResponse& response) {
+          {
+            std::lock_guard<std::mutex> lock(mu);
+            threads.push_back(std::this_thread::get_id());
+          }
+          if (request.body.size() > 16) {
+            entered = true;
+            while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          }
+          response.body = std::to_string(request.body.size());
+        },
+        HttpServer::Blocking::kLargeBodies);
+  });
+  Connection small(port_);
+  ASSERT_TRUE(small.Send(Post("/filter", "tiny")));
+  EXPECT_TRUE(absl::EndsWith(small.ReadResponse(), "4"));
+  Connection large(port_);
+  ASSERT_TRUE(large.Send(Post("/filter", std::string(100, 'x'))));
+  for (int i = 0; i < 200 && !entered; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(entered);
+  EXPECT_TRUE(Healthy()) << "a large body's handler must not hold the connection thread";
+  ASSERT_TRUE(small.Send(Post("/filter", "tiny")));
+  EXPECT_TRUE(absl::EndsWith(small.ReadResponse(), "4")) << "small bodies go on meanwhile";
+  release = true;
+  EXPECT_TRUE(absl::EndsWith(large.ReadResponse(), "100"));
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(threads.size(), 3u);
+  EXPECT_EQ(threads[0], threads[2]) << "both small bodies on the connection thread";
+  EXPECT_NE(threads[0], threads[1]) << "the large body on the pool";
 }
 
 TEST_F(HttpServerTest, ABlockingHandlerLearnsThatItsClientWentAway) {
