@@ -37,11 +37,13 @@ source e2e/check-lib.sh
 wait_port() { wait_for 10 port_open "$1" || { echo "nothing listening on $1" >&2; return 1; }; }
 
 client=./build/release/bench/extender_latency
+# HEADROOM_EXTENDER: another headroom-extender binary to measure (e.g. a previous commit's).
+extender="${HEADROOM_EXTENDER:-./build/release/extender/headroom-extender}"
 fixture=tests/testdata/kube-scheduler-extender/run1-002-filter.json
 results="$work/results.jsonl"
 for nodes in $sizes; do
   http=$(free_port); grpc=$(free_port); go_port=$(free_port)
-  ./build/release/extender/headroom-extender --http-address "127.0.0.1:$http" \
+  "$extender" --http-address "127.0.0.1:$http" \
     --grpc-address "127.0.0.1:$grpc" --report-auth=insecure --report-stale-after=1h --log-level warn & pids+=($!)
   ./build/release/bench/null_extender --address 127.0.0.1 --port 0 >"$work/null.port" & pids+=($!)
   "$client" --go-state "$work/state.json" --nodes "$nodes"

@@ -58,11 +58,13 @@ kubectl_ create namespace bench >/dev/null
 
 http_port=$(free_port)
 grpc_port=$(free_port)
+# HEADROOM_EXTENDER: another headroom-extender binary to measure (e.g. a previous commit's).
+extender="${HEADROOM_EXTENDER:-build/release/extender/headroom-extender}"
 # HEADROOM_BENCH_NO_API=1 runs the extender without the API (no pod and node watches), to
 # see what those cost the rest of this machine; headroom needs them in a real cluster.
 api_flags=(--kubeconfig "$work/admin.kubeconfig")
 [[ -n ${HEADROOM_BENCH_NO_API:-} ]] && api_flags=()
-build/release/extender/headroom-extender --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
+"$extender" --http-address "127.0.0.1:$http_port" --grpc-address "127.0.0.1:$grpc_port" \
   --report-auth=insecure --report-stale-after=1h "${api_flags[@]}" >"$work/extender.log" 2>&1 &
 pids+=($!)
 extender_pid=$!
@@ -76,7 +78,7 @@ read -r -a configs <<<"${HEADROOM_BENCH_CONFIGS:-alone null null-filter headroom
 noapi_port="" noapi_pid=""
 if [[ " ${configs[*]} " == *" headroom-noapi "* ]]; then
   noapi_port=$(free_port); noapi_grpc=$(free_port)
-  build/release/extender/headroom-extender --http-address "127.0.0.1:$noapi_port" \
+  "$extender" --http-address "127.0.0.1:$noapi_port" \
     --grpc-address "127.0.0.1:$noapi_grpc" --report-auth=insecure --report-stale-after=1h \
     >"$work/extender-noapi.log" 2>&1 &
   pids+=($!)
