@@ -164,6 +164,10 @@ ABSL_FLAG(bool, allow_below_declared, false,
 ABSL_FLAG(absl::Duration, blocked_eviction_backoff, absl::Minutes(5),
           "After an eviction is refused (e.g. by a PodDisruptionBudget), the pod is not tried "
           "again for this long.");
+ABSL_FLAG(absl::Duration, refused_resize_backoff, absl::Minutes(10),
+          "After the API refuses a resize (e.g. beyond the node's capacity, Kubernetes 1.36+), "
+          "the pod is not resized again for this long, doubled with each further refusal "
+          "(at most 16 times).");
 ABSL_FLAG(bool, oom_evict, true,
           "Evict a pod after an OOM kill so the webhook recreates it with the memory at OOM.");
 ABSL_FLAG(absl::Duration, oom_cooldown, absl::Minutes(5),
@@ -378,6 +382,10 @@ absl::Status ActuationFromFlags(ExtenderConfig& config) {
   actuator.interval = absl::GetFlag(FLAGS_actuation_interval);
   actuator.resizes_per_node_per_minute = absl::GetFlag(FLAGS_resizes_per_node_per_minute);
   actuator.blocked_eviction_backoff = absl::GetFlag(FLAGS_blocked_eviction_backoff);
+  actuator.refused_resize_backoff = absl::GetFlag(FLAGS_refused_resize_backoff);
+  if (actuator.refused_resize_backoff <= absl::ZeroDuration()) {
+    return Invalid("--refused-resize-backoff must be positive");
+  }
   actuator.oom_evict = absl::GetFlag(FLAGS_oom_evict);
   actuator.oom.cooldown = absl::GetFlag(FLAGS_oom_cooldown);
   if (actuator.interval <= absl::ZeroDuration()) {

@@ -57,7 +57,7 @@ start_extender() { # extra flags
     --webhook-address "127.0.0.1:$https_port" --webhook-tls-cert-file "$work/extender.crt" --webhook-tls-key-file "$work/extender.key" \
     --kubeconfig "$work/admin.kubeconfig" --log-level debug --actuate --actuation-interval 1s \
     --kill-switch-file "$work/kill-switch" --actuator-state-configmap default/headroom-extender-state \
-    --report-auth=insecure --verify-report-pods=false "$@" >>"$work/extender.log" 2>&1 &
+    --report-auth=insecure --verify-report-pods=false --refused-resize-backoff 5s "$@" >>"$work/extender.log" 2>&1 &
   extender_pid=$!
   wait_for 20 curl -sf --cacert "$work/ca.crt" "https://127.0.0.1:$https_port/healthz"
 }
@@ -240,7 +240,53 @@ killed() { [[ $(metric 'headroom_extender_actions_total{action="resize",outcome=
 wait_for 20 killed && [[ $(kubectl_ -n e2e get pod killed-pod -o jsonpath='{.spec.containers[0].resources.limits.cpu}') == 1 ]] &&
   [[ $(kubectl_ -n e2e get pod resizable -o jsonpath='{.spec.containers[0].resources.requests.cpu}') == 500m ]] &&
   pass "kill switch engaged: no resize, no webhook patch" || fail "the kill switch did not stop changes"
+
+# === 5b. A refused resize is asked again only after a backoff ===============================
+# An admission policy on pods/resize refuses resizable's resize (from Kubernetes 1.36 the API
+# refuses one beyond the node's capacity the same way). The actuator runs every second; with
+# --refused-resize-backoff 5s it asks once, then waits 5 s, then 10 s: one Event per try.
+cat >"$work/deny-resize.yaml" <<'YAML'
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: e2e-deny-resize}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/resize"]}
+  validations:
+  - {expression: "object.metadata.name != 'resizable'", message: "e2e refuses resizes of resizable"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: e2e-deny-resize}
+spec: {policyName: e2e-deny-resize, validationActions: [Deny]}
+YAML
+kubectl_ apply -f "$work/deny-resize.yaml" >/dev/null || fail "could not create the admission policy"
+resize_denied() { # (kubectl fails when refused: its output is read, not its status)
+  local out
+  out=$(kubectl_ -n e2e patch pod resizable --subresource resize --dry-run=server \
+    -p '{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"400m"}}}]}}' 2>&1) || true
+  [[ $out == *"e2e refuses resizes of resizable"* ]]
+}
+wait_for 30 resize_denied || fail "the admission policy never refused a resize"
+refused_count() { local n; n=$(metric 'headroom_extender_actions_total{action="resize",outcome="refused"}'); echo "${n:-0}"; }
+backoff_count() { local n; n=$(metric 'headroom_extender_actions_total{action="resize",outcome="backoff"}'); echo "${n:-0}"; }
+refused_before=$(refused_count)
 rm -f "$work/kill-switch"
+send_node_report
+refused_once() { [[ $(refused_count) -ge $((refused_before + 1)) ]]; }
+if wait_for 20 refused_once; then
+  sleep 3  # three more passes, inside the 5 s backoff
+  refused=$(( $(refused_count) - refused_before )); backoffs=$(backoff_count)
+  events=$(events_for resizable ResizeRefused | wc -l)
+  [[ $refused == 1 && $backoffs -ge 2 && $events == 1 ]] &&
+    pass "a refused resize is asked once, then backed off: $refused refusal, $backoffs passes in backoff, $events Event: $(events_for resizable ResizeRefused | head -1 | cut -c1-200)" ||
+    fail "a refused resize was asked again without a backoff: $refused refusals, $backoffs in backoff, $events Events"
+else
+  fail "the refused resize was not counted (see $work/extender.log)"
+fi
+kubectl_ delete -f "$work/deny-resize.yaml" >/dev/null
 
 # === 6. In-place resize through pods/resize, applied by the kubelet ========================
 resized_status() {

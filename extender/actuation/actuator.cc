@@ -168,9 +168,23 @@ void Actuator::RecordEvent(const std::string& pod_namespace, const std::string& 
   }
 }
 
+absl::Duration RefusedResizeBackoff(absl::Duration base, int refusals) {
+  const int doublings = std::clamp(refusals - 1, 0, 4);
+  return base * (1 << doublings);
+}
+
+bool ResizeRefusal(int http_status) {
+  return http_status >= 400 && http_status < 500 && http_status != 404 && http_status != 409;
+}
+
 void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
   const std::string what =
       absl::StrCat(resize.pod_namespace, "/", resize.name, ": ", resize.message);
+  if (const auto it = refused_resizes_.find(resize.uid);
+      it != refused_resizes_.end() && now < it->second.until) {
+    metrics_.CountAction("resize", "backoff");
+    return;
+  }
   if (Withheld("resize", what)) {
     Journal("resize", options_.dry_run ? "dry_run" : "kill_switch", resize.pod_namespace,
             resize.name, resize.message, now);
@@ -195,19 +209,10 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
     return;
   }
   if (written->status != 200) {
-    const std::string message = io::ApiStatusMessage(written->body);
-    logger_->warn("resize of {}/{} refused (HTTP {}): {}", resize.pod_namespace, resize.name,
-                  written->status, message);
-    metrics_.CountAction("resize", "refused");
-    Journal("resize", "refused", resize.pod_namespace, resize.name,
-            absl::StrCat("HTTP ", written->status, ": ", message, " (wanted ", resize.message, ")"),
-            now);
-    RecordEvent(
-        resize.pod_namespace, resize.name, resize.uid, "Warning", "ResizeRefused",
-        absl::StrCat("HTTP ", written->status, ": ", message, " (wanted ", resize.message, ")"),
-        now);
+    RecordRefusedResize(resize, written->status, io::ApiStatusMessage(written->body), now);
     return;
   }
+  refused_resizes_.erase(resize.uid);
   logger_->info("resized {}", what);
   metrics_.CountAction("resize", "applied");
   Journal("resize", "applied", resize.pod_namespace, resize.name, resize.message, now);
@@ -217,6 +222,28 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
     known = container.last_shrink;
   }
   RecordEvent(resize.pod_namespace, resize.name, resize.uid, "Normal", "Resized", resize.message,
+              now);
+}
+
+// The API refused a resize: said once per try (log, metric, journal, Event), and, when a
+// retry would meet the same refusal, not tried again for the backoff.
+void Actuator::RecordRefusedResize(const PlannedResize& resize, int status,
+                                   const std::string& message, absl::Time now) {
+  std::string retry = "retried next pass";
+  if (ResizeRefusal(status)) {
+    RefusedResize& refused = refused_resizes_[resize.uid];
+    ++refused.refusals;
+    const absl::Duration backoff =
+        RefusedResizeBackoff(options_.refused_resize_backoff, refused.refusals);
+    refused.until = now + backoff;
+    retry = absl::StrCat("not asked again for ", absl::FormatDuration(backoff));
+  }
+  const std::string detail =
+      absl::StrCat("HTTP ", status, ": ", message, " (wanted ", resize.message, "); ", retry);
+  logger_->warn("resize of {}/{} refused: {}", resize.pod_namespace, resize.name, detail);
+  metrics_.CountAction("resize", "refused");
+  Journal("resize", "refused", resize.pod_namespace, resize.name, detail, now);
+  RecordEvent(resize.pod_namespace, resize.name, resize.uid, "Warning", "ResizeRefused", detail,
               now);
 }
 
@@ -377,6 +404,11 @@ void Actuator::RunOnce(absl::Time now) {
   HandleOomKills(now, api.counts);
   // Forget what no longer matters, so the maps stay bounded.
   absl::erase_if(blocked_until_, [&](const auto& entry) { return entry.second < now; });
+  // A refusal is remembered for as long as the longest backoff after it, so that a pod
+  // refused again soon after its backoff ends waits longer; then forgotten.
+  absl::erase_if(refused_resizes_, [&](const auto& entry) {
+    return entry.second.until + RefusedResizeBackoff(options_.refused_resize_backoff, 5) < now;
+  });
   if (handled_oom_kills_.size() > 100000) handled_oom_kills_.clear();
   const absl::Duration interval = options_.actions.guard.shrink_interval;
   absl::erase_if(shrinks_, [&](const auto& entry) {

@@ -7,6 +7,11 @@
 //   `resizes_per_node_per_minute` per node; after each, it remembers when each value shrank
 //   (the guard rails' step bound), also in the state ConfigMap (actuator_state.h) with the
 //   eviction budgets' tokens, so neither a restart nor a new leader forgets them;
+// - a resize the API refuses (a 4xx other than 404 and 409: from Kubernetes 1.36 a resize
+//   beyond the node's capacity is rejected at admission instead of marked Infeasible; an
+//   admission policy may refuse one too) is not asked again for `refused_resize_backoff`,
+//   doubled with each further refusal of the same pod up to 16 times (RefusedResizeBackoff):
+//   one ResizeRefused Event per try, not one per pass;
 // - evictions only with POST pods/<name>/eviction, so PodDisruptionBudgets hold: a 429 from
 //   the API is recorded (EvictionBlocked) and the pod is not tried again for
 //   `blocked_eviction_backoff`; headroom never deletes a pod itself. Within the eviction
@@ -53,6 +58,13 @@ bool KillSwitchEngaged(const std::string& file);
 nlohmann::json PodEvent(const std::string& pod_namespace, const std::string& name,
                         const std::string& uid, const std::string& type, const std::string& reason,
                         const std::string& message, absl::Time now);
+// How long a pod is not resized after the API refused it `refusals` times in a row (1: the
+// first): `base`, doubled with each further refusal, at most 16 x `base`.
+absl::Duration RefusedResizeBackoff(absl::Duration base, int refusals);
+// Whether an API answer to pods/resize refuses it for reasons a retry next pass would meet
+// again: a 4xx other than 404 (the pod is gone) and 409 (it changed under us).
+bool ResizeRefusal(int http_status);
+
 // The strategic merge patch of pods/resize for `resize`.
 nlohmann::json ResizePatch(const PlannedResize& resize);
 // The policy/v1 Eviction body (with a UID precondition: never evict a namesake).
@@ -67,6 +79,7 @@ class Actuator {
     double resizes_per_node_per_minute = 10;
     EvictionBudgetConfig budget;
     absl::Duration blocked_eviction_backoff = absl::Minutes(5);
+    absl::Duration refused_resize_backoff = absl::Minutes(10);
     bool oom_evict = true;
     // OOM kills that finished longer ago than this before start-up are history, not events.
     absl::Duration oom_lookback = absl::Minutes(10);
@@ -104,6 +117,8 @@ class Actuator {
                const std::string& pod_namespace, const std::string& name,
                const std::string& message, absl::Time now);
   void Resize(const PlannedResize& resize, absl::Time now);
+  void RecordRefusedResize(const PlannedResize& resize, int status, const std::string& message,
+                           absl::Time now);
   // True when the pod was evicted, or would have been in dry run or under the kill switch.
   bool Evict(const PlannedEviction& eviction, absl::Time now);
   void HandleOomKills(absl::Time now, absl::flat_hash_map<std::string, WorkloadCount>& counts);
@@ -147,7 +162,12 @@ class Actuator {
   bool state_dirty_ = false;   // shrinks_ or recent_evictions_ changed since stored
   absl::flat_hash_map<std::string, std::string> shortfalls_;    // by node: the last one logged
   absl::flat_hash_map<std::string, absl::Time> blocked_until_;  // by pod UID
-  absl::flat_hash_set<std::string> handled_oom_kills_;          // killed container IDs
+  struct RefusedResize {
+    int refusals = 0;
+    absl::Time until;
+  };
+  absl::flat_hash_map<std::string, RefusedResize> refused_resizes_;  // by pod UID
+  absl::flat_hash_set<std::string> handled_oom_kills_;               // killed container IDs
   OomCooldownTracker oom_cooldown_;
   bool kill_switch_logged_ = false;
 };

@@ -1,6 +1,6 @@
 // The actuator's pure parts: what to resize or evict (extender/actuation/actuation_plan.h over
-// shared/node_actions.h), the API pod decoder (pod_index.h), the declared annotation and the
-// request bodies (actuator.h).
+// shared/node_actions.h), the API pod decoder (pod_index.h) and the declared annotation; the
+// actuator's request bodies are tested in actuator_test.cc.
 
 #include "extender/actuation/actuation_plan.h"
 
@@ -440,20 +440,6 @@ TEST(DecodeApiPod, ReadsResizeConditionsAndOomKills) {
   EXPECT_EQ(pod->oom_kills[0].container_id, "containerd://abc");
   EXPECT_EQ(pod->oom_kills[0].finished_at, absl::FromUnixSeconds(1795341600));
   EXPECT_FALSE(DecodeApiPod(json::parse(R"({"metadata": {"name": "x"}})")).ok());
-}
-
-TEST(ActuatorBodies, EvictionCarriesAUidPreconditionAndEventsNameThePod) {
-  const PlannedEviction eviction{"shop", "web-1", "u1", "n1", "OOMKilled", "container app"};
-  const json body = EvictionBody(eviction);
-  EXPECT_EQ(body["apiVersion"], "policy/v1");
-  EXPECT_EQ(body["kind"], "Eviction");
-  EXPECT_EQ(body["deleteOptions"]["preconditions"]["uid"], "u1");
-  const json event = PodEvent("shop", "web-1", "u1", "Warning", "EvictionBlocked", "why",
-                              absl::FromUnixSeconds(0));
-  EXPECT_EQ(event["involvedObject"]["name"], "web-1");
-  EXPECT_EQ(event["involvedObject"]["uid"], "u1");
-  EXPECT_EQ(event["metadata"]["namespace"], "shop");
-  EXPECT_EQ(event["lastTimestamp"], "1970-01-01T00:00:00Z");
 }
 
 }  // namespace
