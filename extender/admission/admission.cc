@@ -174,6 +174,23 @@ absl::StatusOr<const json*> CheckReview(const json& review, AdmissionDecision& d
   return request;
 }
 
+// The pod being created, by the one v1.Pod decoder: its namespace (the request's when the
+// object has none), its name (or generateName before it has one), owner and annotations. Its
+// containers are read as declared (DecodeDeclaredResources), to write them back. Sets the
+// decision's pod and workload key.
+absl::StatusOr<PodSpec> DecodeAdmittedPod(const json& request, const json& object,
+                                          AdmissionDecision& decision) {
+  absl::StatusOr<PodSpec> pod =
+      DecodePodObject(object, {.default_namespace = StringField(request, "namespace"),
+                               .require_name = false,
+                               .containers = false});
+  if (!pod.ok()) return pod.status();
+  decision.pod = absl::StrCat(pod->pod_namespace, "/",
+                              pod->name.empty() ? pod->generate_name + "*" : pod->name);
+  decision.workload_key = pod->workload_key;
+  return pod;
+}
+
 // Sizes each container from its workload's history: a patch operation and a note for each
 // that changes. Returns why a container kept its declared values while warming up ("": none).
 std::string SizeContainers(const json& object, const std::vector<DeclaredResources>& containers,
@@ -226,19 +243,10 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   if (object == nullptr || !object->is_object()) {
     return Skip(std::move(decision), "request.object: no pod");
   }
-  // The pod being created, by the one v1.Pod decoder: its namespace (the request's when the
-  // object has none), its name (or generateName before it has one), owner and annotations.
-  // Its containers are read as declared (DecodeDeclaredResources), to write them back.
-  absl::StatusOr<PodSpec> pod =
-      DecodePodObject(*object, {.default_namespace = StringField(**request, "namespace"),
-                                .require_name = false,
-                                .containers = false});
+  absl::StatusOr<PodSpec> pod = DecodeAdmittedPod(**request, *object, decision);
   if (!pod.ok()) {
     return Skip(std::move(decision), absl::StrCat("unreadable pod: ", pod.status().message()));
   }
-  decision.pod = absl::StrCat(pod->pod_namespace, "/",
-                              pod->name.empty() ? pod->generate_name + "*" : pod->name);
-  decision.workload_key = pod->workload_key;
   const Annotations annotations(pod->annotations.begin(), pod->annotations.end());
   if (std::find(options.excluded_namespaces.begin(), options.excluded_namespaces.end(),
                 pod->pod_namespace) != options.excluded_namespaces.end()) {
