@@ -27,7 +27,9 @@ fi
 # openssl makes the suite's certificates; PyYAML edits deploy/'s scheduler configuration.
 install_missing openssl python3-yaml curl
 
-binaries=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl)
+# HEADROOM_K8S_BINARIES: only these (e.g. "kube-apiserver kubectl" for a check that needs no
+# scheduler or kubelet).
+read -r -a binaries <<<"${HEADROOM_K8S_BINARIES:-kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl}"
 missing=()
 for binary in "${binaries[@]}"; do
   [ -x "$bin_dir/$binary" ] || missing+=("$binary")

@@ -6,6 +6,7 @@
 # extender_certificate, deploy_scheduler_config, deploy_webhook_config.
 # apiserver_disable_admission (optional): the apiserver's --disable-admission-plugins
 # (default ServiceAccount).
+# apiserver_extra_args (optional array): more kube-apiserver flags.
 
 source "$(dirname "${BASH_SOURCE[0]}")/../check-lib.sh"
 kubectl_() { "$k8s_bin/kubectl" --kubeconfig "$work/admin.kubeconfig" "$@"; }
@@ -53,7 +54,7 @@ EOF
     --service-account-issuer https://kubernetes.default.svc.cluster.local \
     --service-cluster-ip-range 10.96.0.0/16 --disable-admission-plugins "${apiserver_disable_admission:-ServiceAccount}" \
     --allow-privileged=true --max-requests-inflight 1000 --max-mutating-requests-inflight 500 \
-    --cert-dir "$work/apiserver-certs" >"$work/kube-apiserver.log" 2>&1 &
+    --cert-dir "$work/apiserver-certs" ${apiserver_extra_args[@]+"${apiserver_extra_args[@]}"} >"$work/kube-apiserver.log" 2>&1 &
   pids+=($!)
   wait_for 90 kubectl_ get --raw /readyz || die "kube-apiserver not ready (see $work/kube-apiserver.log)"
 }
