@@ -168,8 +168,11 @@ void Actuator::RecordEvent(const std::string& pod_namespace, const std::string& 
   }
 }
 
+// The backoff doubles at most this many times (16 x the base).
+constexpr int kMaxRefusedResizeDoublings = 4;
+
 absl::Duration RefusedResizeBackoff(absl::Duration base, int refusals) {
-  const int doublings = std::clamp(refusals - 1, 0, 4);
+  const int doublings = std::clamp(refusals - 1, 0, kMaxRefusedResizeDoublings);
   return base * (1 << doublings);
 }
 
@@ -407,7 +410,9 @@ void Actuator::RunOnce(absl::Time now) {
   // A refusal is remembered for as long as the longest backoff after it, so that a pod
   // refused again soon after its backoff ends waits longer; then forgotten.
   absl::erase_if(refused_resizes_, [&](const auto& entry) {
-    return entry.second.until + RefusedResizeBackoff(options_.refused_resize_backoff, 5) < now;
+    return entry.second.until + RefusedResizeBackoff(options_.refused_resize_backoff,
+                                                     kMaxRefusedResizeDoublings + 1) <
+           now;
   });
   if (handled_oom_kills_.size() > 100000) handled_oom_kills_.clear();
   const absl::Duration interval = options_.actions.guard.shrink_interval;
