@@ -4,6 +4,7 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "extender/actuation/cordon_taint.h"
 #include "extender/admission/admission_metrics.h"
 #include "extender/kube/api_nodes.h"
+#include "extender/kube/cluster_version.h"
 #include "extender/kube/hpa_index.h"
 #include "extender/kube/list_watcher.h"
 #include "extender/kube/pod_index.h"
@@ -128,6 +130,8 @@ struct Parts {
   ServerOptions options;  // the HTTP routes each area adds to
   std::unique_ptr<ReloadingCertificate> certificate, webhook_certificate;
   KubeClients kube;
+  // The cluster's release as its apiserver stated it at start; absent when it could not be read.
+  std::optional<KubeVersionVerdict> kube_version;
   // Node reports: who may send them and what they are checked against.
   std::unique_ptr<TokenAuthenticator> token_authenticator;
   ReportServiceOptions report_options;
@@ -165,6 +169,25 @@ absl::Status LoadCertificates(const ExtenderConfig& config, Parts& parts) {
   return absl::OkStatus();
 }
 
+// The cluster's release (cluster_version.h), logged; an apiserver that does not say leaves it
+// unknown, and nothing is refused for it.
+void ReadKubeVersion(io::KubeClient& client, Parts& parts, spdlog::logger& logger) {
+  const absl::StatusOr<std::string> body = client.Get("/version", absl::Seconds(5));
+  const absl::StatusOr<KubeVersion> version =
+      body.ok() ? ParseKubeVersion(*body) : absl::StatusOr<KubeVersion>(body.status());
+  if (!version.ok()) {
+    logger.warn("the cluster's Kubernetes release is unknown: {}",
+                std::string(version.status().message()));
+    return;
+  }
+  parts.kube_version = JudgeKubeVersion(*version);
+  if (parts.kube_version->fit == KubeVersionFit::kSupported) {
+    logger.info("{}", parts.kube_version->message);
+  } else {
+    logger.warn("{}", parts.kube_version->message);
+  }
+}
+
 absl::Status ConnectApi(const ExtenderConfig& config, Parts& parts, spdlog::logger& logger) {
   if (!config.kube) {
     logger.warn(
@@ -176,6 +199,7 @@ absl::Status ConnectApi(const ExtenderConfig& config, Parts& parts, spdlog::logg
   if (!connected.ok()) return connected.status();
   parts.kube = *std::move(connected);
   logger.info("watching bound pods and nodes at {}", parts.kube.pods->server());
+  ReadKubeVersion(*parts.kube.pods, parts, logger);
   return absl::OkStatus();
 }
 
@@ -329,7 +353,11 @@ void SetUpActuation(const ExtenderConfig& config, Parts& parts,
     logger->info("leader election: Lease {}/{} as {}", config.actuation.election->lease_namespace,
                  config.actuation.election->lease_name, config.actuation.election->identity);
   }
-  if (config.actuation.actuate) {
+  const bool too_old = parts.kube_version && parts.kube_version->fit == KubeVersionFit::kTooOld;
+  if (config.actuation.actuate && too_old) {
+    logger->error("actuator off: {}; scheduling and the webhook carry on",
+                  parts.kube_version->message);
+  } else if (config.actuation.actuate) {
     parts.actuator = std::make_unique<Actuator>(parts.view, parts.pod_index, *parts.kube.writes,
                                                 parts.metrics, actuation, logger);
     logger->info("actuator on: every {}{}{}", absl::FormatDuration(actuation.interval),

@@ -1,0 +1,97 @@
+#include "extender/kube/cluster_version.h"
+
+#include <cctype>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+
+namespace headroom::extender {
+namespace {
+
+// The leading decimal digits of `text` ("34+" -> 34); nullopt without any, or beyond 9999.
+std::optional<int> LeadingNumber(std::string_view text) {
+  int value = 0;
+  size_t digits = 0;
+  for (; digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])); ++digits) {
+    if (digits == 4) return std::nullopt;
+    value = value * 10 + (text[digits] - '0');
+  }
+  if (digits == 0) return std::nullopt;
+  return value;
+}
+
+std::optional<int> NumberMember(const nlohmann::json& object, const char* name) {
+  const auto it = object.find(name);
+  if (it == object.end() || !it->is_string()) return std::nullopt;
+  return LeadingNumber(it->get_ref<const std::string&>());
+}
+
+// "v1.34.3..." -> {1, 34}.
+bool ReadGitVersion(std::string_view git, KubeVersion& version) {
+  if (git.empty() || git.front() != 'v') return false;
+  git.remove_prefix(1);
+  const std::optional<int> major = LeadingNumber(git);
+  const size_t dot = git.find('.');
+  if (!major || dot == std::string_view::npos) return false;
+  const std::optional<int> minor = LeadingNumber(git.substr(dot + 1));
+  if (!minor) return false;
+  version.major = *major;
+  version.minor = *minor;
+  return true;
+}
+
+bool Older(const KubeMinor& a, const KubeMinor& b) {
+  return a.major != b.major ? a.major < b.major : a.minor < b.minor;
+}
+
+std::string Range() {
+  return absl::StrCat(kOldestSupportedKube.major, ".", kOldestSupportedKube.minor, "–",
+                      kNewestTestedKube.major, ".", kNewestTestedKube.minor);
+}
+
+}  // namespace
+
+absl::StatusOr<KubeVersion> ParseKubeVersion(std::string_view version_json) {
+  const nlohmann::json body = nlohmann::json::parse(version_json, nullptr, false);
+  if (!body.is_object()) {
+    return absl::InvalidArgumentError("the apiserver's /version is not a JSON object");
+  }
+  KubeVersion version;
+  if (const auto git = body.find("gitVersion"); git != body.end() && git->is_string()) {
+    version.git_version = git->get<std::string>();
+  }
+  const std::optional<int> major = NumberMember(body, "major");
+  const std::optional<int> minor = NumberMember(body, "minor");
+  if (major && minor) {
+    version.major = *major;
+    version.minor = *minor;
+    return version;
+  }
+  if (ReadGitVersion(version.git_version, version)) return version;
+  return absl::InvalidArgumentError(
+      "the apiserver's /version has neither numeric major and minor nor a gitVersion "
+      "vMAJOR.MINOR");
+}
+
+KubeVersionVerdict JudgeKubeVersion(const KubeVersion& version) {
+  const std::string release = version.git_version.empty()
+                                  ? absl::StrCat("v", version.major, ".", version.minor)
+                                  : version.git_version;
+  const KubeMinor line{version.major, version.minor};
+  if (Older(line, kOldestSupportedKube)) {
+    return {KubeVersionFit::kTooOld,
+            absl::StrCat("Kubernetes ", release, " is older than headroom supports (", Range(),
+                         "): it has no pods/resize subresource for in-place resize, which "
+                         "needs 1.33 or newer")};
+  }
+  if (Older(kNewestTestedKube, line)) {
+    return {KubeVersionFit::kNewerThanTested,
+            absl::StrCat("Kubernetes ", release, " is newer than headroom was tested on (", Range(),
+                         "); carrying on")};
+  }
+  return {KubeVersionFit::kSupported,
+          absl::StrCat("Kubernetes ", release, " (supported: ", Range(), ")")};
+}
+
+}  // namespace headroom::extender

@@ -1,0 +1,49 @@
+#pragma once
+
+// The Kubernetes releases headroom-extender supports, and the verdict on the cluster it talks
+// to (its apiserver's GET /version).
+//
+// - Oldest supported: 1.33, the first release that serves the pods/resize subresource with
+//   in-place resize on by default (beta); the actuator resizes through it and nothing else.
+//   On an older cluster the actuator stays off and says why; the scheduler extender and the
+//   webhook work on any release (their wire formats have not changed).
+// - Newest tested: 1.37 (the suites run 1.34.3; the scheduler extender and a refused resize
+//   were checked on 1.37.2, docs/install.md). A newer cluster is used, with a warning.
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace headroom::extender {
+
+struct KubeVersion {
+  int major = 0;
+  int minor = 0;
+  std::string git_version;  // as the apiserver states it, e.g. "v1.34.3" or "v1.33.5-gke.100"
+};
+
+// A release line, major.minor.
+struct KubeMinor {
+  int major = 0;
+  int minor = 0;
+};
+inline constexpr KubeMinor kOldestSupportedKube{1, 33};
+inline constexpr KubeMinor kNewestTestedKube{1, 37};
+
+// The body of GET /version ({"major":"1","minor":"34","gitVersion":"v1.34.3",...}). Managed
+// clusters write the minor with a suffix ("34+"); its leading digits count. Where major or
+// minor is missing or not a number, gitVersion's "vMAJOR.MINOR" is read instead.
+// InvalidArgument, naming what was wrong, when neither gives a version.
+absl::StatusOr<KubeVersion> ParseKubeVersion(std::string_view version_json);
+
+enum class KubeVersionFit { kSupported, kNewerThanTested, kTooOld };
+
+struct KubeVersionVerdict {
+  KubeVersionFit fit = KubeVersionFit::kSupported;
+  std::string message;  // one line for the log, naming the release and the supported range
+};
+
+KubeVersionVerdict JudgeKubeVersion(const KubeVersion& version);
+
+}  // namespace headroom::extender
