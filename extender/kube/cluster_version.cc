@@ -36,8 +36,7 @@ bool ReadGitVersion(std::string_view git, KubeVersion& version) {
   if (!major || dot == std::string_view::npos) return false;
   const std::optional<int> minor = LeadingNumber(git.substr(dot + 1));
   if (!minor) return false;
-  version.major = *major;
-  version.minor = *minor;
+  version.line = {*major, *minor};
   return true;
 }
 
@@ -45,9 +44,10 @@ bool Older(const KubeMinor& a, const KubeMinor& b) {
   return a.major != b.major ? a.major < b.major : a.minor < b.minor;
 }
 
+std::string LineText(const KubeMinor& line) { return absl::StrCat(line.major, ".", line.minor); }
+
 std::string Range() {
-  return absl::StrCat(kOldestSupportedKube.major, ".", kOldestSupportedKube.minor, "–",
-                      kNewestTestedKube.major, ".", kNewestTestedKube.minor);
+  return absl::StrCat(LineText(kOldestSupportedKube), "–", LineText(kNewestTestedKube));
 }
 
 }  // namespace
@@ -64,8 +64,7 @@ absl::StatusOr<KubeVersion> ParseKubeVersion(std::string_view version_json) {
   const std::optional<int> major = NumberMember(body, "major");
   const std::optional<int> minor = NumberMember(body, "minor");
   if (major && minor) {
-    version.major = *major;
-    version.minor = *minor;
+    version.line = {*major, *minor};
     return version;
   }
   if (ReadGitVersion(version.git_version, version)) return version;
@@ -75,15 +74,15 @@ absl::StatusOr<KubeVersion> ParseKubeVersion(std::string_view version_json) {
 }
 
 KubeVersionVerdict JudgeKubeVersion(const KubeVersion& version) {
-  const std::string release = version.git_version.empty()
-                                  ? absl::StrCat("v", version.major, ".", version.minor)
-                                  : version.git_version;
-  const KubeMinor line{version.major, version.minor};
+  const KubeMinor& line = version.line;
+  const std::string release =
+      version.git_version.empty() ? absl::StrCat("v", LineText(line)) : version.git_version;
   if (Older(line, kOldestSupportedKube)) {
     return {KubeVersionFit::kTooOld,
             absl::StrCat("Kubernetes ", release, " is older than headroom supports (", Range(),
                          "): it has no pods/resize subresource for in-place resize, which "
-                         "needs 1.33 or newer")};
+                         "needs ",
+                         LineText(kOldestSupportedKube), " or newer")};
   }
   if (Older(kNewestTestedKube, line)) {
     return {KubeVersionFit::kNewerThanTested,

@@ -17,12 +17,6 @@
 
 namespace headroom::extender {
 
-struct KubeVersion {
-  int major = 0;
-  int minor = 0;
-  std::string git_version;  // as the apiserver states it, e.g. "v1.34.3" or "v1.33.5-gke.100"
-};
-
 // A release line, major.minor.
 struct KubeMinor {
   int major = 0;
@@ -30,6 +24,11 @@ struct KubeMinor {
 };
 inline constexpr KubeMinor kOldestSupportedKube{1, 33};
 inline constexpr KubeMinor kNewestTestedKube{1, 37};
+
+struct KubeVersion {
+  KubeMinor line;
+  std::string git_version;  // as the apiserver states it, e.g. "v1.34.3" or "v1.33.5-gke.100"
+};
 
 // The body of GET /version ({"major":"1","minor":"34","gitVersion":"v1.34.3",...}). Managed
 // clusters write the minor with a suffix ("34+"); its leading digits count. Where major or

@@ -37,8 +37,8 @@ TEST(ParseKubeVersionTest, ReadsMajorMinorAndGitVersion) {
     SCOPED_TRACE(c.body);
     const absl::StatusOr<KubeVersion> version = ParseKubeVersion(c.body);
     ASSERT_TRUE(version.ok()) << version.status();
-    EXPECT_EQ(version->major, c.major);
-    EXPECT_EQ(version->minor, c.minor);
+    EXPECT_EQ(version->line.major, c.major);
+    EXPECT_EQ(version->line.minor, c.minor);
     EXPECT_EQ(version->git_version, c.git_version);
   }
 }
@@ -79,17 +79,18 @@ TEST(JudgeKubeVersionTest, SupportsOneThirtyThreeToOneThirtySeven) {
   };
   for (const JudgeCase& c : cases) {
     SCOPED_TRACE(testing::Message() << c.major << "." << c.minor);
-    EXPECT_EQ(JudgeKubeVersion({c.major, c.minor, ""}).fit, c.fit);
+    EXPECT_EQ(JudgeKubeVersion({{c.major, c.minor}, ""}).fit, c.fit);
   }
 }
 
 TEST(JudgeKubeVersionTest, MessageNamesTheReleaseTheRangeAndWhy) {
-  const KubeVersionVerdict old = JudgeKubeVersion({1, 32, "v1.32.9"});
+  const KubeVersionVerdict old = JudgeKubeVersion({{1, 32}, "v1.32.9"});
   EXPECT_THAT(old.message, HasSubstr("v1.32.9"));
   EXPECT_THAT(old.message, HasSubstr("1.33–1.37"));
   EXPECT_THAT(old.message, HasSubstr("pods/resize"));
-  EXPECT_THAT(JudgeKubeVersion({1, 38, ""}).message, HasSubstr("v1.38 is newer"));
-  EXPECT_THAT(JudgeKubeVersion({1, 34, "v1.34.3"}).message,
+  EXPECT_THAT(old.message, HasSubstr("needs 1.33 or newer"));
+  EXPECT_THAT(JudgeKubeVersion({{1, 38}, ""}).message, HasSubstr("v1.38 is newer"));
+  EXPECT_THAT(JudgeKubeVersion({{1, 34}, "v1.34.3"}).message,
               HasSubstr("Kubernetes v1.34.3 (supported: 1.33–1.37)"));
 }
 
