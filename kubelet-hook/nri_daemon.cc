@@ -190,10 +190,12 @@ int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
                cgroups.version() == CgroupVersion::kV2 ? "v2" : "v1 (node-level PSI only)",
                cgroups.root(), config.plugin.dry_run);
 
-  NriPlugin plugin(config.plugin, state, [] { return absl::Now(); });
-  NriStub stub(plugin.Handlers());
   std::unique_ptr<KernelLogOomSource> kernel_log = OpenKernelLog(config.kernel_log);
   Sampler sampler(state, cgroups, config.plugin.guard, config.allocatable, kernel_log.get());
+  NriPlugin plugin(
+      config.plugin, state, [] { return absl::Now(); },
+      [&sampler] { sampler.SettleLoggedOoms(absl::Now()); });
+  NriStub stub(plugin.Handlers());
   PluginRunner runner(config.runner, [&](const ttrpc::Request& r) { return stub.Handle(r); });
   std::unique_ptr<NodeReporter> reporter;
   if (!config.extender.empty()) {

@@ -33,8 +33,16 @@ void LogChange(absl::string_view event, const TrackedContainer& container,
 
 }  // namespace
 
-NriPlugin::NriPlugin(PluginConfig config, NodeState& state, std::function<absl::Time()> clock)
-    : config_(std::move(config)), state_(state), clock_(std::move(clock)) {}
+NriPlugin::NriPlugin(PluginConfig config, NodeState& state, std::function<absl::Time()> clock,
+                     std::function<void()> settle_ooms)
+    : config_(std::move(config)),
+      state_(state),
+      clock_(std::move(clock)),
+      settle_ooms_(std::move(settle_ooms)) {}
+
+void NriPlugin::SettleOoms() const {
+  if (settle_ooms_) settle_ooms_();
+}
 
 TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod, const napi::Container& container,
                                   std::vector<Reason>* warnings) const {
@@ -104,6 +112,7 @@ NriHandlers NriPlugin::Handlers() {
 
 napi::SynchronizeResponse NriPlugin::Synchronize(const std::vector<napi::PodSandbox>& pods,
                                                  const std::vector<napi::Container>& containers) {
+  SettleOoms();
   napi::SynchronizeResponse reply;
   const absl::Time now = clock_();
   size_t updates = 0;
@@ -147,6 +156,7 @@ napi::SynchronizeResponse NriPlugin::Synchronize(const std::vector<napi::PodSand
 
 napi::CreateContainerResponse NriPlugin::CreateContainer(
     const napi::CreateContainerRequest& request) {
+  SettleOoms();  // a restart's kill first: it raises this container's memory limit
   std::vector<Reason> warnings;
   TrackedContainer tracked = Track(request.pod(), request.container(), &warnings);
   for (const Reason& warning : warnings) {
@@ -203,10 +213,14 @@ napi::UpdateContainerResponse NriPlugin::UpdateContainer(
   return reply;
 }
 
-void NriPlugin::RemoveContainer(const napi::Container& container) { state_.Remove(container.id()); }
+void NriPlugin::RemoveContainer(const napi::Container& container) {
+  SettleOoms();
+  state_.Remove(container.id());
+}
 
 void NriPlugin::RemovePodSandbox(const napi::PodSandbox& pod) {
   if (pod.id().empty()) return;  // would match every container whose pod is unknown
+  SettleOoms();
   if (const size_t removed = state_.RemovePod(pod.id()); removed > 0) {
     spdlog::info("nri: pod {}/{} removed: forgot {} containers whose removal was not seen",
                  LogText(pod.namespace_()), LogText(pod.name()), removed);

@@ -33,7 +33,12 @@ struct PluginConfig {
 
 class NriPlugin {
  public:
-  NriPlugin(PluginConfig config, NodeState& state, std::function<absl::Time()> clock);
+  // `settle_ooms`, when given, is called before a handler replaces a container's record (a
+  // restart of the same container in the same pod) or forgets one, so that an OOM kill already
+  // in the kernel log is recorded against the container it killed, and the restart it caused
+  // is created with the raised memory limit (Sampler::SettleLoggedOoms).
+  NriPlugin(PluginConfig config, NodeState& state, std::function<absl::Time()> clock,
+            std::function<void()> settle_ooms = nullptr);
 
   // The handlers the stub calls: CreateContainer, UpdateContainer, RemoveContainer,
   // RemovePodSandbox and Synchronize (so the plugin subscribes to those four events).
@@ -61,7 +66,10 @@ class NriPlugin {
 
   const PluginConfig config_;
   NodeState& state_;
+  void SettleOoms() const;
+
   const std::function<absl::Time()> clock_;
+  const std::function<void()> settle_ooms_;
   std::atomic<uint64_t> adjustments_made_{0};
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -39,7 +40,7 @@ bool Sampler::RecordOomKill(const TrackedContainer& container, absl::Time now) {
   if (absl::StatusOr<CgroupSample> sample = cgroups_.Read(container.cgroups_path); sample.ok()) {
     memory = std::max(memory, sample->memory_max_usage_bytes);
   }
-  ++stats_.ooms;
+  ++ooms_;
   const OomDecision decision =
       oom_cooldown_.Evaluate(OomEvent{container.id, container.pod_name, now, memory},
                              OomGuards{false, container.excluded, false});
@@ -54,21 +55,38 @@ bool Sampler::RecordOomKill(const TrackedContainer& container, absl::Time now) {
 }
 
 SamplerStats Sampler::stats() const {
-  absl::MutexLock lock(&mu_);
-  return stats_;
+  SamplerStats stats;
+  {
+    absl::MutexLock lock(&mu_);
+    stats = stats_;
+  }
+  absl::MutexLock lock(&oom_mu_);
+  stats.ooms = ooms_;
+  return stats;
 }
 
 int Sampler::PollOoms(absl::Time now) {
-  absl::MutexLock lock(&mu_);
-  int recorded = 0;
-  if (kills_ == nullptr) {
-    for (const TrackedContainer& container : state_.Containers()) {
-      recorded += CheckOomCounter(container, now) ? 1 : 0;
-    }
-    return recorded;
+  absl::MutexLock lock(&oom_mu_);
+  int recorded = std::exchange(settled_since_poll_, 0);
+  if (kills_ != nullptr) return recorded + RecordLoggedKills(now);
+  for (const TrackedContainer& container : state_.Containers()) {
+    recorded += CheckOomCounter(container, now) ? 1 : 0;
   }
+  return recorded;
+}
+
+int Sampler::SettleLoggedOoms(absl::Time now) {
+  absl::MutexLock lock(&oom_mu_);
+  if (kills_ == nullptr) return 0;
+  const int recorded = RecordLoggedKills(now);
+  settled_since_poll_ += recorded;
+  return recorded;
+}
+
+int Sampler::RecordLoggedKills(absl::Time now) {
   const std::vector<std::string> killed = kills_->KilledCgroups();
   if (killed.empty()) return 0;
+  int recorded = 0;
   const std::vector<TrackedContainer> containers = state_.Containers();
   for (const std::string& cgroup : killed) {
     for (const TrackedContainer& container : containers) {

@@ -5,7 +5,9 @@
 //   or, without access to the kernel log, reads each container's oom_kill counter (which misses
 //   a container whose cgroup is deleted between two polls); each kill records the memory at OOM
 //   for its workload container, so the restarted container's CreateContainer gets
-//   limit = 2 x max(7-day max, memory at OOM);
+//   limit = 2 x max(7-day max, memory at OOM); SettleLoggedOoms does the kernel-log half at
+//   once, for the plugin to call before it replaces or forgets a container (a restart is often
+//   created within a second of the kill, before the next poll);
 // - Sample (every 60 s by default): reads every container's cgroup and feeds the statistics
 //   (CPU PSI-adjusted where the cgroup has cpu.pressure);
 // - Optimize: runs the per-node optimisation (shared/node_optimizer.h) over the node's pods,
@@ -72,8 +74,13 @@ class Sampler : public NodeSampling {
           ResourceAmounts allocatable, OomKillSource* kills = nullptr);
 
   // The number of OOM kills recorded (a kill within the cooldown of the last one is logged,
-  // not recorded).
+  // not recorded), counting those SettleLoggedOoms recorded since the last poll: the caller
+  // reports them at once.
   int PollOoms(absl::Time now) override;
+  // The kills the kernel has logged so far, recorded now (none without a kernel log: a cgroup
+  // counter is read by PollOoms only). The NRI plugin calls it before it replaces a container's
+  // record (a restart) or forgets one, so a kill is matched to the container it killed.
+  int SettleLoggedOoms(absl::Time now);
   void Sample(absl::Time now) override;
   OptimizeOutcome Optimize(absl::Time now) override;
   SamplerStats stats() const override;
@@ -81,18 +88,23 @@ class Sampler : public NodeSampling {
  private:
   // Each: whether an OOM kill was recorded.
   bool CheckOomCounter(const TrackedContainer& container, absl::Time now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(oom_mu_);
   bool RecordOomKill(const TrackedContainer& container, absl::Time now)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(oom_mu_);
+  int RecordLoggedKills(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(oom_mu_);
 
   NodeState& state_;
   const CgroupReader& cgroups_;
   const GuardRailConfig guard_;
   ResourceAmounts allocatable_;
   OomKillSource* kills_;
+  // Two locks, so that an NRI handler settling OOM kills never waits behind a whole sample.
+  mutable absl::Mutex oom_mu_;
+  OomCooldownTracker oom_cooldown_ ABSL_GUARDED_BY(oom_mu_);
+  uint64_t ooms_ ABSL_GUARDED_BY(oom_mu_) = 0;
+  int settled_since_poll_ ABSL_GUARDED_BY(oom_mu_) = 0;
   mutable absl::Mutex mu_;
-  OomCooldownTracker oom_cooldown_ ABSL_GUARDED_BY(mu_);
-  SamplerStats stats_ ABSL_GUARDED_BY(mu_);
+  SamplerStats stats_ ABSL_GUARDED_BY(mu_);  // all but ooms
 };
 
 // The node's allocatable from /proc (CPUs online x 1000 millicores, MemTotal); the flags

@@ -3,6 +3,7 @@
 
 #include "kubelet-hook/sampler.h"
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,6 +88,38 @@ TEST(Sampler, RecordsKernelLoggedKillsOfContainersWhoseCgroupIsGone) {
   EXPECT_FALSE(state.MemoryHistory("ns/Pod/calm#app", now).has_value());
   EXPECT_EQ(sampler.PollOoms(now), 0);  // each kill once
   EXPECT_EQ(sampler.stats().ooms, 1u);
+}
+
+// The kubelet restarts an OOM-killed container within a second, often before the next poll;
+// the restart replaces the killed container's record (same pod, same name). Settled first, the
+// kill is matched to the killed container and the restart is created with the raised limit;
+// the next poll still counts it, so the node loop reports it at once.
+TEST(Sampler, AKillIsSettledBeforeTheRestartReplacesTheKilledContainer) {
+  for (const bool settle : {false, true}) {
+    SCOPED_TRACE(settle ? "settled by the plugin" : "left to the next poll");
+    const CgroupReader reader("/nonexistent-cgroup-root", CgroupVersion::kV1);
+    NodeState state;
+    const absl::Time now = absl::FromUnixSeconds(1795331119);
+    FakeOomKills kills;
+    Sampler sampler(state, reader, GuardRailConfig{}, {4000, 8 * 1024 * kMi}, &kills);
+    std::function<void()> settle_ooms;
+    if (settle) settle_ooms = [&] { sampler.SettleLoggedOoms(now); };
+    NriPlugin plugin(
+        {}, state, [&] { return now; }, settle_ooms);
+    NriStub stub(plugin.Handlers());
+    Create(stub, CreateRequest("hog", "c-hog-1", 0, 32 * kMi));
+
+    kills.pending = {"/pods/c-hog-1"};
+    const napi::CreateContainerResponse restart =
+        Create(stub, CreateRequest("hog", "c-hog-2", 0, 32 * kMi));
+    EXPECT_FALSE(state.Get("c-hog-1").has_value());  // replaced by the restart
+
+    EXPECT_EQ(sampler.PollOoms(now), settle ? 1 : 0);
+    EXPECT_EQ(sampler.stats().ooms, settle ? 1u : 0u);
+    EXPECT_EQ(restart.adjust().linux().resources().memory().limit().value(),
+              settle ? 64 * kMi : 0);     // 2 x the memory at the kill; no adjustment otherwise
+    EXPECT_EQ(sampler.PollOoms(now), 0);  // reported once
+  }
 }
 
 // The node optimisation sizes a container from memory it used: one whose only memory record is
