@@ -57,15 +57,28 @@ ResourceFootprint ContainerFootprint(const ContainerDemand& container, Resource 
 }
 
 PodFootprint PodFootprintOf(const std::vector<ContainerDemand>& containers,
-                            absl::Duration min_history) {
+                            absl::Duration min_history, const PodLevelResources& pod_level) {
   PodFootprint pod;
+  bool all_trusted = true;
   for (const ContainerDemand& container : containers) {
     const ResourceFootprint cpu = ContainerFootprint(container, Resource::kCpu, min_history);
     const ResourceFootprint memory = ContainerFootprint(container, Resource::kMemory, min_history);
     pod.base.cpu_millis = SaturatingAdd(pod.base.cpu_millis, cpu.base);
     pod.base.memory_bytes = SaturatingAdd(pod.base.memory_bytes, memory.base);
     pod.headroom = CombineHeadroom(pod.headroom, {cpu.headroom, memory.headroom});
+    all_trusted = all_trusted && HasTrustedHistory(container, min_history);
   }
+  if (all_trusted && !containers.empty()) return pod;
+  const auto floor = [&](int64_t& base, int64_t& headroom, Resource resource) {
+    const int64_t request = pod_level.requests.Get(resource);
+    const int64_t limit = pod_level.limits.Get(resource);
+    // The API defaults a pod-level request to the limit when nothing else declares one.
+    const int64_t declared_base = request > 0 ? request : (base > 0 ? 0 : limit);
+    base = std::max(base, declared_base);
+    if (limit > base) headroom = std::max(headroom, limit - base);
+  };
+  floor(pod.base.cpu_millis, pod.headroom.cpu_millis, Resource::kCpu);
+  floor(pod.base.memory_bytes, pod.headroom.memory_bytes, Resource::kMemory);
   return pod;
 }
 

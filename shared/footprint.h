@@ -33,6 +33,7 @@
 
 #include "absl/time/time.h"
 #include "shared/placement.h"
+#include "shared/pod_level_resources.h"
 #include "shared/resource.h"
 #include "shared/usage_stats.h"
 
@@ -75,7 +76,11 @@ ResourceFootprint ContainerFootprint(const ContainerDemand& container, Resource 
                                      absl::Duration min_history);
 
 // Sum of the containers' bases, their headrooms combined (placement.h's CombineHeadroom).
+// A pod that declares pod-level resources (pod_level_resources.h) is, for each resource it
+// declares there, judged at least as it asks until every container is trusted: base >= the
+// pod-level request, base + headroom >= the pod-level limit (its containers often declare
+// nothing of their own, so the container rule alone would judge such a pod at 0).
 PodFootprint PodFootprintOf(const std::vector<ContainerDemand>& containers,
-                            absl::Duration min_history);
+                            absl::Duration min_history, const PodLevelResources& pod_level = {});
 
 }  // namespace headroom

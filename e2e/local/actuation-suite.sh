@@ -98,7 +98,7 @@ pod_json() { # NAME WORKLOAD_KEY CONTAINERS_JSON (uid read from the API when the
 # CPU limit removed -- web opted in below its declared requests. e2e/Deployment/safe has the
 # same history and did not: its requests stay as declared.
 web_history="$(stats 100 350 67108864 100663296 | sed 's/"max7dBytes":"100663296"/"max7dBytes":"125829120"/')"
-report history-node 8589934592 "[$(pod_json web-old e2e/Deployment/web "$web_history"),$(pod_json safe-old e2e/Deployment/safe "$web_history")]" ||
+report history-node 8589934592 "[$(pod_json web-old e2e/Deployment/web "$web_history"),$(pod_json safe-old e2e/Deployment/safe "$web_history"),$(pod_json pooled-old e2e/Deployment/pooled "$web_history")]" ||
   die "sending the history report (see $work/report.log)"
 deployment() { # NAME REPLICAS [POD_ANNOTATIONS_YAML]: declares 1 CPU / 1Gi, limits 2 CPU / 1Gi
   kubectl_ apply -f - >/dev/null <<YAML
@@ -148,6 +148,39 @@ declared=$(kubectl_ -n e2e get pod "$(web_pods | head -1)" -o jsonpath='{.metada
 annotation=$(kubectl_ -n e2e get pod "$(web_pods | head -1)" -o jsonpath='{.metadata.annotations.headroom\.dev/admission}')
 [[ $annotation == *"cpu 1/limit 2"*"cpu 350m/limit -"* ]] && pass "the pod's headroom.dev/admission annotation records the numbers: $annotation" ||
   fail "no headroom.dev/admission annotation with the numbers (got: $annotation)"
+
+# Pod-level resources (spec.resources, beta and on by default since 1.34): the container's
+# sized memory limit (250Mi, the floor) would be above the pod-level limit 200Mi, which the API
+# refuses -- no pod at all. The webhook caps it, sizes the pod-level requests to the container's
+# (opted in below its declared ones) and drops the pod-level CPU limit with the container's.
+kubectl_ apply -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: pooled, namespace: e2e}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: pooled}}
+  template:
+    metadata: {labels: {app: pooled}, annotations: {headroom.dev/allow-below-declared: "true"}}
+    spec:
+      resources:
+        requests: {cpu: "1", memory: 128Mi}
+        limits: {cpu: "2", memory: 200Mi}
+      containers:
+      - name: app
+        image: docker.io/library/busybox:local
+YAML
+pooled_pod() { kubectl_ -n e2e get pods -l app=pooled -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
+if wait_for 60 pooled_pod; then
+  pooled=$(kubectl_ -n e2e get pod "$(pooled_pod)" -o json)
+  got=$(python3 -c 'import json,sys; p=json.loads(sys.argv[1])["spec"]; print(p.get("resources"), p["containers"][0].get("resources"))' "$pooled")
+  want="{'limits': {'memory': '200Mi'}, 'requests': {'cpu': '350m', 'memory': '96Mi'}} {'limits': {'memory': '200Mi'}, 'requests': {'cpu': '350m', 'memory': '96Mi'}}"
+  [[ $got == "$want" ]] &&
+    pass "a pod with pod-level resources was created, sized at both levels within the API's bounds: pod and container requests cpu 350m memory 96Mi, memory limit capped at the pod's 200Mi, no CPU limit" ||
+    fail "pod-level pod sized as '$got', want '$want'"
+else
+  fail "the Deployment with pod-level resources made no pod: $(kubectl_ -n e2e get events --field-selector involvedObject.kind=ReplicaSet -o jsonpath='{.items[*].message}' | tail -c 400)"
+fi
 
 make_pod() { # NAME NODE [ANNOTATIONS_YAML] [LABELS_YAML]: a bare pod bound to NODE (namespace $NS or e2e)
   kubectl_ apply -f - >/dev/null <<YAML

@@ -50,7 +50,7 @@ PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
   demand.daemonset = demand.daemonset || api->owner_kind == "DaemonSet";
   demand.ranking = policy.ranking.ranking;
   // The API is authoritative for what the pod requests.
-  demand.requests = RequestsOf(api->containers);
+  demand.requests = EffectivePodRequests(RequestsOf(api->containers), api->pod_level);
   demand.optimizable = !reported.containers.empty() && SizingBlockedBy(policy).empty();
   state.allow_below_declared = policy.allow_below_declared;
   state.tuning = policy.tuning;

@@ -3,9 +3,11 @@
 #include <algorithm>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codec/json_lenient.h"
+#include "extender/admission/pod_level_sizing.h"
 #include "extender/kube/pod_decoder.h"
 #include "extender/kube/pod_resources.h"
 #include "shared/annotations.h"
@@ -191,22 +193,38 @@ absl::StatusOr<PodSpec> DecodeAdmittedPod(const json& request, const json& objec
   return pod;
 }
 
-// Sizes each container from its workload's history: a patch operation and a note for each
-// that changes. Returns why a container kept its declared values while warming up ("": none).
+// Sizes each container from its workload's history, and the pod level of a pod that declares
+// pod-level resources (pod_level_sizing.h): a patch operation and a note for each that changes.
+// Returns why a container kept its declared values while warming up ("": none).
 std::string SizeContainers(const json& object, const std::vector<DeclaredResources>& containers,
+                           const std::optional<DeclaredResources>& pod_level,
                            const StatsLookup& stats, const WorkloadPolicy& policy,
                            const AdmissionOptions& options, AdmissionDecision& decision,
                            std::vector<std::string>& notes) {
   std::string warming;
+  std::vector<DeclaredResources> sized(containers.size());
+  std::vector<bool> from_history(containers.size(), false);
+  std::vector<std::vector<Reason>> reasons(containers.size());
+  for (size_t i = 0; i < containers.size(); ++i) {
+    bool history = false;
+    sized[i] = Sized(containers[i], stats(decision.workload_key, containers[i].name), policy,
+                     options, history, reasons[i]);
+    from_history[i] = history;
+    for (const Reason& reason : reasons[i]) {
+      if (reason.code == "WarmingUp") {
+        warming = absl::StrCat(containers[i].name, ": ", reason.message);
+      }
+    }
+  }
+  std::optional<DeclaredResources> pod_after;
+  std::vector<Reason> pod_reasons;
+  if (pod_level.has_value()) {
+    pod_after = SizePodLevel(*pod_level, containers, sized,
+                             {options.strip_cpu_limits, policy.allow_below_declared}, pod_reasons);
+  }
   for (size_t i = 0; i < containers.size(); ++i) {
     const DeclaredResources& before = containers[i];
-    bool from_history = false;
-    std::vector<Reason> reasons;
-    const DeclaredResources after = Sized(before, stats(decision.workload_key, before.name), policy,
-                                          options, from_history, reasons);
-    for (const Reason& reason : reasons) {
-      if (reason.code == "WarmingUp") warming = absl::StrCat(before.name, ": ", reason.message);
-    }
+    const DeclaredResources& after = sized[i];
     if (after == before) continue;
     // Decoding succeeded, so spec.containers[i] exists and is an object.
     const json& container = object.at("spec").at("containers").at(i);
@@ -214,13 +232,34 @@ std::string SizeContainers(const json& object, const std::vector<DeclaredResourc
     decision.patch.push_back({{"op", "add"},
                               {"path", absl::StrCat("/spec/containers/", i, "/resources")},
                               {"value", ResourcesValue(original, after)}});
+    std::vector<Reason> container_reasons = reasons[i];
+    for (const Reason& reason : pod_reasons) {
+      if (absl::StartsWith(reason.message, absl::StrCat(before.name, ": ")) ||
+          reason.code == "PodLimitBound") {
+        container_reasons.push_back(reason);
+      }
+    }
     std::string guard_notes;
-    for (const Reason& reason : reasons) absl::StrAppend(&guard_notes, " [", reason.message, "]");
+    for (const Reason& reason : container_reasons) {
+      absl::StrAppend(&guard_notes, " [", reason.message, "]");
+    }
     notes.push_back(absl::StrCat(before.name, ": ", Describe(before), " -> ", Describe(after),
-                                 from_history ? " (from history)" : " (CPU limit removed)",
+                                 from_history[i] ? " (from history)" : " (CPU limit removed)",
                                  guard_notes));
+    decision.changes.push_back({before.name, Describe(before), Describe(after), from_history[i],
+                                std::move(container_reasons)});
+  }
+  if (pod_after.has_value() && *pod_after != *pod_level) {
+    const json& original = ObjectField(object.at("spec"), "resources");
+    decision.patch.push_back({{"op", "add"},
+                              {"path", "/spec/resources"},
+                              {"value", ResourcesValue(original, *pod_after)}});
+    notes.push_back(
+        absl::StrCat("pod level: ", Describe(*pod_level), " -> ", Describe(*pod_after)));
     decision.changes.push_back(
-        {before.name, Describe(before), Describe(after), from_history, std::move(reasons)});
+        {"(pod level)", Describe(*pod_level), Describe(*pod_after),
+         std::any_of(from_history.begin(), from_history.end(), [](bool b) { return b; }),
+         std::move(pod_reasons)});
   }
   return warming;
 }
@@ -283,9 +322,13 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   if (!containers.ok()) {
     return skip(absl::StrCat("unreadable pod: ", containers.status().message()));
   }
+  absl::StatusOr<std::optional<DeclaredResources>> pod_level = DecodePodLevelResources(*object);
+  if (!pod_level.ok()) {
+    return skip(absl::StrCat("unreadable pod: ", pod_level.status().message()));
+  }
   std::vector<std::string> notes;
   const std::string warming =
-      SizeContainers(*object, *containers, stats, policy, options, decision, notes);
+      SizeContainers(*object, *containers, *pod_level, stats, policy, options, decision, notes);
   if (decision.changes.empty()) {
     return skip(warming.empty()
                     ? absl::StrCat("no history for ", decision.workload_key, " and no CPU limit")

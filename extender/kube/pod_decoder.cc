@@ -157,6 +157,22 @@ absl::StatusOr<std::vector<ContainerSpec>> DecodeContainers(simdjson::dom::eleme
   return out;
 }
 
+// spec.resources: the pod-level requests and limits, requests defaulted as the API does.
+absl::StatusOr<PodLevelResources> DecodePodLevel(simdjson::dom::element pod,
+                                                 const std::vector<ContainerSpec>& containers) {
+  simdjson::dom::element pod_spec;
+  simdjson::dom::element resources;
+  if (!Present(pod, "spec", pod_spec) || !Present(pod_spec, "resources", resources)) {
+    return PodLevelResources{};
+  }
+  PodLevelResources level;
+  HEADROOM_ASSIGN_OR_RETURN(level.requests, Amounts(resources, "requests", "Pod.spec.resources"));
+  HEADROOM_ASSIGN_OR_RETURN(level.limits, Amounts(resources, "limits", "Pod.spec.resources"));
+  ResourceAmounts summed;
+  for (const ContainerSpec& c : containers) summed = SaturatingSum(summed, c.requests);
+  return WithDefaultedRequests(level, summed);
+}
+
 }  // namespace
 
 // A v1.Pod, read straight from simdjson's DOM (the request's Pod and, re-parsed, the API's).
@@ -171,6 +187,7 @@ absl::StatusOr<PodSpec> DecodePodElement(simdjson::dom::element pod, const PodDe
   HEADROOM_RETURN_IF_ERROR(DecodePodMetadata(metadata, decoding, spec));
   if (decoding.containers) {
     HEADROOM_ASSIGN_OR_RETURN(spec.containers, DecodeContainers(pod));
+    HEADROOM_ASSIGN_OR_RETURN(spec.pod_level, DecodePodLevel(pod, spec.containers));
   }
   return spec;
 }
@@ -187,7 +204,7 @@ absl::StatusOr<PodSpec> DecodePodObject(const json& pod, const PodDecoding& deco
         {"labels"},
         {"annotations"},
         {"ownerReferences"}}},
-      {"spec", {{"containers"}}},
+      {"spec", {{"containers"}, {"resources"}}},
   };
   if (!pod.is_object()) return InvalidField("Pod", "expected an object");
   HEADROOM_ASSIGN_OR_RETURN(const simdjson::dom::element element,

@@ -4,7 +4,7 @@
 // scheduler's ExtenderArgs (scheduler/extender_wire.h, straight from simdjson's DOM) and from
 // the API's watches and admission reviews (nlohmann documents, cut to the fields read and
 // parsed again by the same code). Only what headroom needs is read: a pod's identity, workload
-// key, annotations and container resources; a node's name and allocatable.
+// key, annotations, container resources and pod-level resources; a node's name and allocatable.
 
 #include <simdjson.h>
 
@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "shared/pod_identity.h"
+#include "shared/pod_level_resources.h"
 #include "shared/resource.h"
 #include "shared/workload_key.h"
 
@@ -34,6 +35,8 @@ struct PodSpec : PodIdentity {
   std::string workload_key;
   std::map<std::string, std::string> annotations;
   std::vector<ContainerSpec> containers;
+  // spec.resources (Kubernetes 1.34+), its requests defaulted as the API does.
+  PodLevelResources pod_level;
   // metadata.generateName: a pod being created may have no name yet (the webhook sees it so);
   // its workload key then names it generateName + "*".
   std::string generate_name;

@@ -19,6 +19,12 @@ std::string ResizeBlockedBy(const ApiPod& pod, const WorkloadPolicy& policy) {
   if (std::string why = SizingBlockedBy(policy); !why.empty()) return why;
   if (pod.mirror) return "a static pod's mirror cannot be resized";
   if (pod.terminating) return "terminating";
+  if (pod.pod_level.Any()) {
+    // Its containers share the pod-level amounts: a container resized alone could break the
+    // pod-level bounds (the API refuses it), and pod-level resize is beta only from 1.36.
+    return "the pod declares pod-level resources (spec.resources); headroom sizes those at "
+           "admission only";
+  }
   if (!pod.resize_pending.empty()) {
     return absl::StrCat("a resize is pending (", pod.resize_pending,
                         pod.resize_message.empty() ? "" : ": ", pod.resize_message, ")");

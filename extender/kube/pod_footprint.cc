@@ -24,7 +24,7 @@ PodFootprint CandidateFootprint(const PodSpec& pod, const ClusterView& view) {
     demand.declared_limits = c.limits;
     containers.push_back(std::move(demand));
   }
-  return PodFootprintOf(containers, view.min_history());
+  return PodFootprintOf(containers, view.min_history(), pod.pod_level);
 }
 
 }  // namespace headroom::extender

@@ -42,6 +42,9 @@ absl::StatusOr<ApiPod> DecodeApiPod(const json& object) {
       metadata.contains("deletionTimestamp") && !metadata.at("deletionTimestamp").is_null();
   HEADROOM_ASSIGN_OR_RETURN(pod.containers, DecodeDeclaredResources(object, "containers"));
   HEADROOM_ASSIGN_OR_RETURN(pod.init_containers, DecodeDeclaredResources(object, "initContainers"));
+  HEADROOM_ASSIGN_OR_RETURN(const std::optional<DeclaredResources> pod_level,
+                            DecodePodLevelResources(object));
+  pod.pod_level = PodLevelOf(pod_level);
   const json& status = ObjectField(object, "status");
   for (const json& condition : ArrayField(status, "conditions")) {
     const std::string type = StringField(condition, "type");

@@ -18,6 +18,7 @@
 #include "extender/kube/pod_resources.h"
 #include "nlohmann/json.hpp"
 #include "shared/pod_identity.h"
+#include "shared/pod_level_resources.h"
 #include "shared/workload_key.h"
 #include "shared/workload_policy.h"
 
@@ -37,7 +38,8 @@ struct ApiPod : PodIdentity {
   Annotations annotations;
   std::vector<DeclaredResources> containers;
   std::vector<DeclaredResources> init_containers;
-  std::string resize_pending;  // "Deferred" or "Infeasible" while PodResizePending is set
+  PodLevelResources pod_level;  // spec.resources (Kubernetes 1.34+); zeros: none declared
+  std::string resize_pending;   // "Deferred" or "Infeasible" while PodResizePending is set
   bool resize_in_progress = false;
   std::string resize_message;  // the conditions' message, if any
   bool terminating = false;    // deletionTimestamp set

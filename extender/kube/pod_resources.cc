@@ -27,6 +27,19 @@ absl::StatusOr<std::optional<int64_t>> Quantity(const json& resources, const cha
   return std::optional<int64_t>(*amount);
 }
 
+// The cpu and memory of a resources object (`resources`, an object) at `path`.
+absl::StatusOr<DeclaredResources> DecodeResources(const json& resources, const std::string& path) {
+  DeclaredResources declared;
+  HEADROOM_ASSIGN_OR_RETURN(declared.cpu_request_millis,
+                            Quantity(resources, "requests", "cpu", path));
+  HEADROOM_ASSIGN_OR_RETURN(declared.cpu_limit_millis, Quantity(resources, "limits", "cpu", path));
+  HEADROOM_ASSIGN_OR_RETURN(declared.memory_request_bytes,
+                            Quantity(resources, "requests", "memory", path));
+  HEADROOM_ASSIGN_OR_RETURN(declared.memory_limit_bytes,
+                            Quantity(resources, "limits", "memory", path));
+  return declared;
+}
+
 }  // namespace
 
 ResourceAmounts RequestsOf(const std::vector<DeclaredResources>& containers) {
@@ -61,18 +74,33 @@ absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredResources(const jso
     const auto resources = container.find("resources");
     if (resources != container.end() && !resources->is_null()) {
       if (!resources->is_object()) return absl::InvalidArgumentError(path + ": not an object");
-      HEADROOM_ASSIGN_OR_RETURN(declared.cpu_request_millis,
-                                Quantity(*resources, "requests", "cpu", path));
-      HEADROOM_ASSIGN_OR_RETURN(declared.cpu_limit_millis,
-                                Quantity(*resources, "limits", "cpu", path));
-      HEADROOM_ASSIGN_OR_RETURN(declared.memory_request_bytes,
-                                Quantity(*resources, "requests", "memory", path));
-      HEADROOM_ASSIGN_OR_RETURN(declared.memory_limit_bytes,
-                                Quantity(*resources, "limits", "memory", path));
+      std::string name = std::move(declared.name);
+      HEADROOM_ASSIGN_OR_RETURN(declared, DecodeResources(*resources, path));
+      declared.name = std::move(name);
     }
     out.push_back(std::move(declared));
   }
   return out;
+}
+
+absl::StatusOr<std::optional<DeclaredResources>> DecodePodLevelResources(const json& pod) {
+  const auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return std::nullopt;
+  const auto resources = spec->find("resources");
+  if (resources == spec->end() || resources->is_null()) return std::nullopt;
+  if (!resources->is_object()) {
+    return absl::InvalidArgumentError("spec.resources: not an object");
+  }
+  HEADROOM_ASSIGN_OR_RETURN(DeclaredResources declared,
+                            DecodeResources(*resources, "spec.resources"));
+  if (declared == DeclaredResources{}) return std::nullopt;  // other resources only
+  return declared;
+}
+
+PodLevelResources PodLevelOf(const std::optional<DeclaredResources>& pod) {
+  if (!pod.has_value()) return {};
+  return {{pod->cpu_request_millis.value_or(0), pod->memory_request_bytes.value_or(0)},
+          {pod->cpu_limit_millis.value_or(0), pod->memory_limit_bytes.value_or(0)}};
 }
 
 std::string EncodeDeclaredAnnotation(const std::vector<DeclaredResources>& containers) {

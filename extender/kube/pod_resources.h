@@ -13,6 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "nlohmann/json.hpp"
 #include "shared/kubelet_eviction.h"
+#include "shared/pod_level_resources.h"
 #include "shared/resource.h"
 
 namespace headroom::extender {
@@ -34,6 +35,13 @@ ResourceAmounts RequestsOf(const std::vector<DeclaredResources>& containers);
 // InvalidArgument naming the field for a list that is not one, or a bad quantity.
 absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredResources(const nlohmann::json& pod,
                                                                        absl::string_view field);
+
+// spec.resources of a v1.Pod (pod-level resources, Kubernetes 1.34+), with an empty name;
+// nullopt when the pod declares no pod-level cpu or memory. InvalidArgument naming the field
+// for a bad quantity.
+absl::StatusOr<std::optional<DeclaredResources>> DecodePodLevelResources(const nlohmann::json& pod);
+// The same amounts as shared/pod_level_resources.h has them (unset: 0).
+PodLevelResources PodLevelOf(const std::optional<DeclaredResources>& pod);
 
 // The headroom.dev/declared annotation the admission webhook writes and the actuator reads:
 // each container's CPU and memory as the pod spec declared them before headroom changed them,

@@ -145,7 +145,10 @@ StatusBoard::StatusBoard(ClusterView& view, const PodIndex* pods, const ActionJo
 std::pair<ResourceAmounts, ResourceAmounts> StatusBoard::PodRequests(const ReportedPod& pod) const {
   if (pods_ != nullptr) {
     if (std::optional<ApiPod> api = pods_->Find(pod.pod_namespace, pod.name); api.has_value()) {
-      return {RequestsOf(DeclaredOf(*api)), RequestsOf(api->containers)};
+      // A pod-level request is what the scheduler counts (its declared value is not kept).
+      const PodLevelResources& pod_level = api->pod_level;
+      return {EffectivePodRequests(RequestsOf(DeclaredOf(*api)), pod_level),
+              EffectivePodRequests(RequestsOf(api->containers), pod_level)};
     }
   }
   return {pod.requests, pod.requests};

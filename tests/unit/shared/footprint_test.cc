@@ -76,6 +76,77 @@ TEST(Footprint, Table) {
   }
 }
 
+// A pod that declares pod-level resources is judged at least at them until every container is
+// trusted: its containers often declare nothing of their own.
+TEST(Footprint, PodLevelResourcesAreAFloorUntilEveryContainerIsTrusted) {
+  struct Case {
+    std::string name;
+    std::vector<ContainerDemand> containers;
+    PodLevelResources pod_level;
+    PodFootprint want;
+  };
+  ContainerDemand bare;  // declares nothing, no statistics
+  bare.name = "c";
+  ContainerDemand declared;
+  declared.name = "c";
+  declared.declared_requests = {500, 256 * kMi};
+  declared.declared_limits = {1000, 512 * kMi};
+  const ContainerDemand trusted = Container(absl::Hours(30), 100, 300, 900, 100 * kMi, 150 * kMi);
+  ContainerDemand warming = Container(absl::Minutes(10), 100, 100, 200, 10 * kMi, 15 * kMi);
+  warming.declared_requests = {};
+  warming.declared_limits = {};
+  // Without pod-level resources: bases 300 + 100 and 100Mi + 10Mi, headrooms combined.
+  const PodFootprint mixed = PodFootprintOf({trusted, warming}, kMinHistory);
+  ASSERT_EQ(mixed.base, (ResourceAmounts{400, 110 * kMi}));
+  const std::vector<Case> cases = {
+      {"bare containers: the pod-level request and limit",
+       {bare, bare},
+       {{2000, 1024 * kMi}, {4000, 1024 * kMi}},
+       {{2000, 1024 * kMi}, {2000, 0}}},
+      {"a pod-level limit alone stands for the request (the API's default)",
+       {bare},
+       {{0, 0}, {0, 512 * kMi}},
+       {{0, 512 * kMi}, {0, 0}}},
+      {"containers asking more than the pod level: theirs",
+       {declared},
+       {{200, 128 * kMi}, {0, 0}},
+       {{500, 256 * kMi}, {500, 256 * kMi}}},
+      {"only memory at pod level: cpu by the containers",
+       {declared},
+       {{0, 1024 * kMi}, {0, 2048 * kMi}},
+       {{500, 1024 * kMi}, {500, 1024 * kMi}}},
+      {"one container warming up: the floor holds",
+       {trusted, warming},
+       {{2000, 1024 * kMi}, {0, 0}},
+       {{2000, 1024 * kMi}, mixed.headroom}},
+      {"every container trusted: usage alone",
+       {trusted},
+       {{2000, 1024 * kMi}, {4000, 2048 * kMi}},
+       {{300, 100 * kMi}, {600, 50 * kMi}}},
+      {"no pod-level resources: the container rule", {bare}, {}, {{0, 0}, {0, 0}}},
+  };
+  for (const Case& c : cases) {
+    const PodFootprint got = PodFootprintOf(c.containers, kMinHistory, c.pod_level);
+    EXPECT_EQ(got.base, c.want.base) << c.name;
+    EXPECT_EQ(got.headroom, c.want.headroom) << c.name;
+  }
+}
+
+TEST(PodLevelResources, EffectiveRequestsAndDefaulting) {
+  const ResourceAmounts containers{300, 64 * kMi};
+  EXPECT_EQ(EffectivePodRequests(containers, {}), containers);
+  EXPECT_EQ(EffectivePodRequests(containers, {{1000, 0}, {}}), (ResourceAmounts{1000, 64 * kMi}));
+  EXPECT_EQ(EffectivePodRequests(containers, {{0, 1024 * kMi}, {0, 2048 * kMi}}),
+            (ResourceAmounts{300, 1024 * kMi}));
+  // Defaulting: only with some pod-level limit; the containers' sum first, else the limit.
+  EXPECT_EQ(WithDefaultedRequests({{}, {}}, containers).requests, (ResourceAmounts{0, 0}));
+  EXPECT_EQ(WithDefaultedRequests({{}, {2000, 0}}, containers).requests, containers);
+  EXPECT_EQ(WithDefaultedRequests({{}, {2000, 512 * kMi}}, {0, 64 * kMi}).requests,
+            (ResourceAmounts{2000, 64 * kMi}));
+  EXPECT_EQ(WithDefaultedRequests({{500, 0}, {2000, 512 * kMi}}, {}).requests,
+            (ResourceAmounts{500, 512 * kMi}));
+}
+
 TEST(Footprint, SaturatesInsteadOfOverflowing) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   ContainerDemand huge = Container(absl::Hours(30), kMax, kMax, kMax, kMax, kMax);

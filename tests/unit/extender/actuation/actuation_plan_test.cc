@@ -148,6 +148,11 @@ TEST(PlanNode, DoesNotResize) {
        },
        shrink, "from Guaranteed to Burstable"},
       {"mirror", [](ApiPod& p) { p.mirror = true; }, shrink, "static pod"},
+      {"pod-level resources",
+       [](ApiPod& p) {
+         p.pod_level = {{2000, 1024 * kMi}, {}};
+       },
+       shrink, "pod-level resources (spec.resources)"},
       {"recommend", [](ApiPod& p) { p.annotations["headroom.dev/mode"] = "recommend"; }, shrink,
        "mode recommend"},
   };
@@ -440,6 +445,23 @@ TEST(DecodeApiPod, ReadsResizeConditionsAndOomKills) {
   EXPECT_EQ(pod->oom_kills[0].container_id, "containerd://abc");
   EXPECT_EQ(pod->oom_kills[0].finished_at, absl::FromUnixSeconds(1795341600));
   EXPECT_FALSE(DecodeApiPod(json::parse(R"({"metadata": {"name": "x"}})")).ok());
+  EXPECT_FALSE(pod->pod_level.Any());
+}
+
+TEST(DecodeApiPod, ReadsPodLevelResources) {
+  json object = json::parse(R"({
+    "metadata": {"namespace": "shop", "name": "web-1", "uid": "u1"},
+    "spec": {"nodeName": "n1", "resources": {"requests": {"cpu": "2", "memory": "1Gi"},
+                                             "limits": {"memory": "2Gi"}},
+             "containers": [{"name": "app"}]}})");
+  absl::StatusOr<ApiPod> pod = DecodeApiPod(object);
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->pod_level, (PodLevelResources{{2000, 1024 * kMi}, {0, 2048 * kMi}}));
+  // What the scheduler counts: the pod level, not the containers' nothing.
+  EXPECT_EQ(EffectivePodRequests(RequestsOf(pod->containers), pod->pod_level),
+            (ResourceAmounts{2000, 1024 * kMi}));
+  object["spec"]["resources"]["requests"]["cpu"] = "two";
+  EXPECT_FALSE(DecodeApiPod(object).ok());
 }
 
 }  // namespace

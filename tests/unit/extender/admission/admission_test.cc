@@ -103,6 +103,92 @@ TEST(Admission, SizesAContainerFromItsWorkloadsHistory) {
                   {"limits", {{"memory", "1Gi"}, {"ephemeral-storage", "1Gi"}}}}));
 }
 
+json AppliedPodLevel(const AdmissionDecision& decision) {
+  for (const json& op : decision.patch) {
+    if (op["path"] == "/spec/resources") return op["value"];
+  }
+  return nullptr;
+}
+
+// The API's validation of pod-level resources (shared/pod_level_resources.h), on what the
+// patch leaves: "" when the pod would be accepted.
+std::string PodLevelViolation(const json& pod_level, const json& container) {
+  const auto amount = [](const json& resources, const char* list, const char* name) {
+    if (!resources.is_object() || !resources.contains(list) || !resources[list].contains(name)) {
+      return std::optional<int64_t>();
+    }
+    const std::string text = resources[list][name];
+    absl::StatusOr<std::vector<DeclaredResources>> decoded = DecodeDeclaredResources(
+        json{
+            {"spec", {{"containers", {{{"name", "x"}, {"resources", {{list, {{name, text}}}}}}}}}}},
+        "containers");
+    const DeclaredResources& r = decoded->at(0);
+    const std::string l = list;
+    const std::string n = name;
+    return n == "cpu" ? (l == "requests" ? r.cpu_request_millis : r.cpu_limit_millis)
+                      : (l == "requests" ? r.memory_request_bytes : r.memory_limit_bytes);
+  };
+  for (const char* name : {"cpu", "memory"}) {
+    const auto pod_request = amount(pod_level, "requests", name);
+    const auto pod_limit = amount(pod_level, "limits", name);
+    const auto request = amount(container, "requests", name);
+    const auto limit = amount(container, "limits", name);
+    if (pod_request && request && *request > *pod_request) return std::string(name) + " request";
+    if (pod_limit && limit && *limit > *pod_limit) return std::string(name) + " limit";
+    if (pod_request && pod_limit && *pod_request > *pod_limit) return std::string(name) + " pod";
+  }
+  return "";
+}
+
+// A pod that declares pod-level resources (Kubernetes 1.34+): the containers sized, the pod
+// level sized to their sum, and nothing the API's validation would refuse.
+TEST(Admission, PodLevelResourcesAreSizedAndStayValid) {
+  struct Case {
+    std::string name;
+    json pod_level;       // spec.resources as declared (defaulted by the API)
+    bool opted_in;        // headroom.dev/allow-below-declared
+    json want_container;  // the container's resources after the patch
+    json want_pod_level;  // spec.resources after the patch
+  };
+  const std::vector<Case> cases = {
+      {"opted in: the pod level follows the containers; the memory limit capped at the pod's",
+       {{"requests", {{"cpu", "1"}, {"memory", "128Mi"}}},
+        {"limits", {{"cpu", "2"}, {"memory", "200Mi"}}}},
+       true,
+       {{"requests", {{"cpu", "350m"}, {"memory", "96Mi"}}}, {"limits", {{"memory", "200Mi"}}}},
+       {{"requests", {{"cpu", "350m"}, {"memory", "96Mi"}}}, {"limits", {{"memory", "200Mi"}}}}},
+      {"not opted in: the pod level never below its declared requests",
+       {{"requests", {{"cpu", "1"}, {"memory", "128Mi"}}},
+        {"limits", {{"cpu", "2"}, {"memory", "200Mi"}}}},
+       false,
+       {{"requests", {{"cpu", "350m"}, {"memory", "96Mi"}}}, {"limits", {{"memory", "200Mi"}}}},
+       {{"requests", {{"cpu", "1"}, {"memory", "128Mi"}}}, {"limits", {{"memory", "200Mi"}}}}},
+      {"sized above the pod-level limit: that resource's requests as declared",
+       {{"requests", {{"cpu", "1"}, {"memory", "64Mi"}}}, {"limits", {{"memory", "64Mi"}}}},
+       true,
+       {{"requests", {{"cpu", "350m"}}}, {"limits", {{"memory", "64Mi"}}}},
+       {{"requests", {{"cpu", "350m"}, {"memory", "64Mi"}}}, {"limits", {{"memory", "64Mi"}}}}},
+      {"pod-level requests alone: raised to the containers' sum when they ask more",
+       {{"requests", {{"cpu", "100m"}}}},
+       false,
+       {{"requests", {{"cpu", "350m"}, {"memory", "96Mi"}}}, {"limits", {{"memory", "250Mi"}}}},
+       {{"requests", {{"cpu", "350m"}}}}},
+  };
+  for (const Case& c : cases) {
+    json pod = DeploymentPod(
+        json::object(),
+        c.opted_in ? json{{"headroom.dev/allow-below-declared", "true"}} : json(nullptr));
+    pod["spec"]["resources"] = c.pod_level;
+    absl::StatusOr<AdmissionDecision> decision =
+        DecideAdmission(Review(pod), Stats("shop/Deployment/web", "app", kHistory), {});
+    ASSERT_TRUE(decision.ok()) << c.name << ": " << decision.status();
+    EXPECT_EQ(AppliedResources(*decision), c.want_container) << c.name;
+    EXPECT_EQ(AppliedPodLevel(*decision), c.want_pod_level) << c.name;
+    EXPECT_EQ(PodLevelViolation(AppliedPodLevel(*decision), AppliedResources(*decision)), "")
+        << c.name;
+  }
+}
+
 TEST(Admission, NeverBelowTheDeclaredRequestsWithoutTheOptIn) {
   const json pod = DeploymentPod({{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}},
                                   {"limits", {{"cpu", "2"}, {"memory", "2Gi"}}}});

@@ -55,3 +55,50 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace headroom::extender
+
+namespace headroom::extender {
+namespace {
+
+// spec.resources (pod-level resources), read by the one decoder from the API's objects and the
+// scheduler's requests alike; unset requests defaulted as the API does.
+TEST(PodDecoder, ReadsPodLevelResources) {
+  struct Case {
+    const char* name;
+    const char* spec;
+    PodLevelResources want;
+  };
+  constexpr int64_t kMi = 1 << 20;
+  const Case cases[] = {
+      {"none", R"({"containers":[{"name":"a"}]})", {}},
+      {"requests and limits",
+       R"({"resources":{"requests":{"cpu":"1","memory":"1Gi"},"limits":{"cpu":"2","memory":"2Gi"}},
+           "containers":[{"name":"a"}]})",
+       {{1000, 1024 * kMi}, {2000, 2048 * kMi}}},
+      {"limits alone: requests from the containers, else the limit",
+       R"({"resources":{"limits":{"cpu":"2","memory":"512Mi"}},
+           "containers":[{"name":"a","resources":{"requests":{"cpu":"300m"}}},{"name":"b"}]})",
+       {{300, 512 * kMi}, {2000, 512 * kMi}}},
+      {"other resources only",
+       R"({"resources":{"limits":{"hugepages-2Mi":"4Mi"}},
+           "containers":[{"name":"a"}]})",
+       {}},
+  };
+  for (const Case& c : cases) {
+    const nlohmann::json pod = {{"metadata", {{"name", "p"}, {"namespace", "ns"}}},
+                                {"spec", nlohmann::json::parse(c.spec)}};
+    absl::StatusOr<PodSpec> spec = DecodePodObject(pod);
+    ASSERT_TRUE(spec.ok()) << c.name << ": " << spec.status();
+    EXPECT_EQ(spec->pod_level, c.want) << c.name;
+  }
+  const nlohmann::json bad = {{"metadata", {{"name", "p"}}},
+                              {"spec",
+                               {{"resources", {{"requests", {{"cpu", "lots"}}}}},
+                                {"containers", nlohmann::json::array()}}}};
+  absl::StatusOr<PodSpec> refused = DecodePodObject(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("Pod.spec.resources.requests.cpu"), std::string::npos)
+      << refused.status();
+}
+
+}  // namespace
+}  // namespace headroom::extender
