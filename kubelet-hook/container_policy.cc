@@ -119,7 +119,32 @@ ResourcePlan PlanContainerResources(const ContainerPolicyInput& input) {
     plan.memory_limit_bytes.reset();
     plan.last_shrink = input.last_shrink;
   }
+  if (plan.memory_limit_bytes.has_value() && input.current.memory_high_bytes.has_value() &&
+      plan.memory_limit_bytes != input.current.memory_limit_bytes) {
+    plan.memory_high_bytes =
+        MemoryHighFor(*input.current.memory_high_bytes,
+                      input.current.memory_limit_bytes.value_or(0), *plan.memory_limit_bytes);
+    plan.reasons.push_back(
+        {"memory-high", absl::StrCat("memory.high ", Mem(*plan.memory_high_bytes),
+                                     ": the kubelet's Memory QoS throttling point moves with the "
+                                     "limit (it was ",
+                                     Mem(*input.current.memory_high_bytes), ")")});
+  }
   return plan;
+}
+
+int64_t MemoryHighFor(int64_t memory_high, int64_t old_limit, int64_t new_limit) {
+  double high = 0;
+  if (old_limit > 0) {
+    high = static_cast<double>(memory_high) * (static_cast<double>(new_limit) / old_limit);
+  } else {
+    high = std::min(static_cast<double>(memory_high),
+                    kKubeletMemoryThrottlingFactor * static_cast<double>(new_limit));
+  }
+  int64_t pages = static_cast<int64_t>(high / kMemoryPageBytes);
+  const int64_t below_limit = (new_limit - 1) / kMemoryPageBytes;
+  pages = std::clamp<int64_t>(pages, 1, std::max<int64_t>(1, below_limit));
+  return pages * kMemoryPageBytes;
 }
 
 ResourceAmounts RuntimeRequests(const RuntimeResources& resources) {
@@ -139,6 +164,9 @@ ResourcePlan WithoutNoOps(ResourcePlan plan, const RuntimeResources& current) {
       current.memory_limit_bytes == plan.memory_limit_bytes) {
     plan.memory_limit_bytes.reset();
   }
+  if (plan.memory_high_bytes.has_value() && current.memory_high_bytes == plan.memory_high_bytes) {
+    plan.memory_high_bytes.reset();
+  }
   return plan;
 }
 
@@ -156,6 +184,10 @@ std::string DescribePlan(const RuntimeResources& before, const ResourcePlan& pla
     parts.push_back(absl::StrCat(
         "cpu shares ", value(before.cpu_shares, [](uint64_t s) { return absl::StrCat(s); }), " -> ",
         *plan.cpu_shares));
+  }
+  if (plan.memory_high_bytes.has_value()) {
+    parts.push_back(absl::StrCat("memory.high ", value(before.memory_high_bytes, Mem), " -> ",
+                                 Mem(*plan.memory_high_bytes)));
   }
   if (plan.memory_limit_bytes.has_value()) {
     parts.push_back(absl::StrCat("memory limit ", value(before.memory_limit_bytes, Mem), " -> ",

@@ -29,6 +29,9 @@ struct RuntimeResources {
   std::optional<int64_t> cpu_quota;
   std::optional<uint64_t> cpu_period;
   std::optional<int64_t> memory_limit_bytes;
+  // cgroup v2's memory.high as the kubelet sets it with Memory QoS (beta and on by default
+  // from Kubernetes 1.37): a throttling point below the limit; absent: none ("max").
+  std::optional<int64_t> memory_high_bytes;
 
   bool operator==(const RuntimeResources&) const = default;
 };
@@ -56,13 +59,29 @@ struct ResourcePlan {
   std::optional<int64_t> cpu_quota;  // -1: remove the quota
   std::optional<uint64_t> cpu_shares;
   std::optional<int64_t> memory_limit_bytes;
+  // Set with a memory limit that moves while the container has a memory.high: it moves with
+  // the limit (MemoryHighFor), so the kubelet's throttling point never sits above the new limit
+  // nor throttles a container at a fraction of the limit headroom just raised.
+  std::optional<int64_t> memory_high_bytes;
   ShrinkTimes last_shrink;      // to remember once the plan is applied
   std::vector<Reason> reasons;  // one per decision, with the numbers
 
   bool changes_anything() const {
-    return cpu_quota.has_value() || cpu_shares.has_value() || memory_limit_bytes.has_value();
+    return cpu_quota.has_value() || cpu_shares.has_value() || memory_limit_bytes.has_value() ||
+           memory_high_bytes.has_value();
   }
 };
+
+// The kubelet's default memoryThrottlingFactor (KEP-2570): memory.high = request + 0.9 x
+// (limit - request), rounded down to a 4 KiB page.
+inline constexpr double kKubeletMemoryThrottlingFactor = 0.9;
+inline constexpr int64_t kMemoryPageBytes = 4096;
+
+// memory.high for a container whose limit moves from `old_limit` (0: none) to `new_limit`, given
+// the memory.high it has: at the same fraction of the limit as before; without an old limit
+// (the kubelet then sized it from the node's allocatable), at most the kubelet's factor of the
+// new limit. Page-aligned, at least one page, below the new limit.
+int64_t MemoryHighFor(int64_t memory_high, int64_t old_limit, int64_t new_limit);
 
 inline constexpr int64_t kRemoveCpuQuota = -1;
 

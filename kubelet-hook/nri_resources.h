@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "kubelet-hook/container_policy.h"
 #include "kubelet-hook/node_state.h"
 #include "nri/v1alpha1/api.pb.h"
@@ -18,6 +19,9 @@ namespace napi = ::nri::pkg::api::v1alpha1;
 // change headroom-nri makes to `container`, from `before`.
 std::string DescribeContainerChange(const TrackedContainer& container,
                                     const RuntimeResources& before, const ResourcePlan& plan);
+
+// The cgroup v2 file of the kubelet's Memory QoS throttling point, in LinuxResources.unified.
+inline constexpr absl::string_view kMemoryHighKey = "memory.high";
 
 // Conversions between NRI's LinuxResources and the policy's view.
 RuntimeResources ResourcesFrom(const napi::LinuxResources& resources);

@@ -46,7 +46,13 @@ EOF
     --listen-peer-urls "http://127.0.0.1:$etcd_peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer_port" \
     --initial-cluster "e2e=http://127.0.0.1:$etcd_peer_port" >"$work/etcd.log" 2>&1 &
   pids+=($!)
-  "$k8s_bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" \
+  # From 1.37 kube-apiserver refuses a loopback --advertise-address with the endpoint
+  # reconciler. The suites reach the API by its address, never through the kubernetes Service.
+  local version_args=()
+  "$k8s_bin/kube-apiserver" --help 2>/dev/null | grep -q -- '--endpoint-reconciler-type' &&
+    [[ $("$k8s_bin/kube-apiserver" --version | sed -E 's/.*v1\.([0-9]+).*/\1/') -ge 37 ]] &&
+    version_args=(--endpoint-reconciler-type=none)
+  "$k8s_bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" ${version_args[@]+"${version_args[@]}"} \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
     --tls-cert-file "$work/apiserver.crt" --tls-private-key-file "$work/apiserver.key" \
     --client-ca-file "$work/ca.crt" --authorization-mode Node,RBAC \

@@ -29,9 +29,6 @@ cleanup() {
 }
 trap cleanup EXIT
 source "$repo/e2e/local/cluster-lib.sh"
-# From 1.37 kube-apiserver refuses a loopback --advertise-address with the endpoint reconciler;
-# nothing here reaches the API through the kubernetes Service.
-apiserver_extra_args=(--endpoint-reconciler-type=none)
 
 start_control_plane
 version=$("$k8s_bin/kube-apiserver" --version | awk '{print $2}')

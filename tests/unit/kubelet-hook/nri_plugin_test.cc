@@ -73,6 +73,55 @@ TEST(NriPlugin, CreateContainerRemovesQuotaThenRaisesMemoryAfterOom) {
   EXPECT_EQ(reply.adjust().linux().resources().memory().limit().value(), 64 * kMi);
 }
 
+// The kubelet's Memory QoS (beta, on by default from 1.37, cgroup v2) sets memory.high at
+// request + 0.9 x (limit - request). A limit headroom raises takes memory.high with it: left
+// where it was, it would throttle the container below the limit headroom just raised.
+TEST(NriPlugin, MemoryHighMovesWithTheLimit) {
+  NodeState state;
+  NriPlugin plugin({}, state, [] { return absl::FromUnixSeconds(1795331119); });
+  NriStub stub(plugin.Handlers());
+  state.RecordOom("ns/Pod/hog#app", absl::FromUnixSeconds(1795331119), 32 * kMi);
+  // Declared: request 16Mi, limit 32Mi -> memory.high 16Mi + 0.9 x 16Mi = 30.4Mi (31129.6 KiB,
+  // 7782 pages: 31875072 bytes).
+  napi::CreateContainerRequest request = CreateRequest("hog", "c1", 0, 32 * kMi);
+  napi::StringEntry* high =
+      request.mutable_container()->mutable_linux()->mutable_resources()->add_unified();
+  high->set_key("memory.high");
+  high->set_value("31875072");
+  const napi::CreateContainerResponse reply = Create(stub, request);
+  const auto& resources = reply.adjust().linux().resources();
+  EXPECT_EQ(resources.memory().limit().value(), 64 * kMi);
+  ASSERT_EQ(resources.unified_size(), 1);
+  EXPECT_EQ(resources.unified(0).key(), "memory.high");
+  // The same fraction of the limit: 31875072 x 2, page-aligned.
+  EXPECT_EQ(resources.unified(0).value(), "63750144");
+  ASSERT_TRUE(state.Get("c1").has_value());
+  EXPECT_EQ(state.Get("c1")->current.memory_high_bytes, 63750144);
+
+  // Without Memory QoS ("max", or no entry) nothing is added.
+  high->set_value("max");
+  request.mutable_container()->set_id("c2");
+  EXPECT_EQ(Create(stub, request).adjust().linux().resources().unified_size(), 0);
+}
+
+TEST(ContainerPolicy, MemoryHighFor) {
+  struct Case {
+    int64_t high, old_limit, new_limit, want;
+  };
+  const Case cases[] = {
+      {31875072, 32 * kMi, 64 * kMi, 63750144},        // raised: same fraction
+      {31875072, 32 * kMi, 16 * kMi, 15937536},        // lowered: same fraction
+      {8 * 1024 * kMi, 0, 100 * kMi, 94371840},        // no old limit: 0.9 x the new one
+      {50 * kMi, 0, 100 * kMi, 50 * kMi},              // ... unless it was lower already
+      {4096, 32 * kMi, 8192, 4096},                    // at least a page, below the limit
+      {32 * kMi, 32 * kMi, 64 * kMi + 100, 64 * kMi},  // page-aligned below the new limit
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(MemoryHighFor(c.high, c.old_limit, c.new_limit), c.want)
+        << c.high << " " << c.old_limit << " " << c.new_limit;
+  }
+}
+
 TEST(NriPlugin, AWorkloadThatKeepsItsMemoryGetsNoLimitAfterAnOom) {
   NodeState state;
   NriPlugin plugin({}, state, [] { return absl::FromUnixSeconds(1795331119); });
