@@ -186,6 +186,7 @@ void ReadKubeVersion(io::KubeClient& client, Parts& parts, spdlog::logger& logge
   } else {
     logger.warn("{}", parts.kube_version->message);
   }
+  logger.info("{} defaults: {}", version->git_version, ReleaseDefaults(version->line));
 }
 
 absl::Status ConnectApi(const ExtenderConfig& config, Parts& parts, spdlog::logger& logger) {

@@ -65,8 +65,9 @@ stop_extender() { kill "$extender_pid" && wait "$extender_pid" 2>/dev/null; exte
 start_extender || die "headroom-extender did not start (see $work/extender.log)"
 # It read the apiserver's release (GET /version) and, in range, started the actuator.
 release_line=$(grep -m1 -oE 'Kubernetes v[0-9]+\.[0-9]+\.[0-9]+[^ ]* \(supported: [0-9.–]+\)' "$work/extender.log")
-[[ -n $release_line ]] && grep -q 'actuator on' "$work/extender.log" &&
-  pass "the extender read the cluster's release: $release_line; actuator on" ||
+defaults_line=$(grep -m1 -oE 'v[0-9]+\.[0-9]+\.[0-9]+[^ ]* defaults: .*' "$work/extender.log")
+[[ -n $release_line && $defaults_line == *"in-place resize"*"pod-level resources"* ]] && grep -q 'actuator on' "$work/extender.log" &&
+  pass "the extender read the cluster's release: $release_line; actuator on; $defaults_line" ||
   fail "the extender did not log the cluster's release and start the actuator (see $work/extender.log)"
 
 # The webhook as deploy/ ships it (failurePolicy Ignore, short timeout), pointed at this

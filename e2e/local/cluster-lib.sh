@@ -48,10 +48,9 @@ EOF
   pids+=($!)
   # From 1.37 kube-apiserver refuses a loopback --advertise-address with the endpoint
   # reconciler. The suites reach the API by its address, never through the kubernetes Service.
-  local version_args=()
-  "$k8s_bin/kube-apiserver" --help 2>/dev/null | grep -q -- '--endpoint-reconciler-type' &&
-    [[ $("$k8s_bin/kube-apiserver" --version | sed -E 's/.*v1\.([0-9]+).*/\1/') -ge 37 ]] &&
-    version_args=(--endpoint-reconciler-type=none)
+  local version_args=() minor
+  minor=$("$k8s_bin/kube-apiserver" --version | sed -E 's/.*v1\.([0-9]+).*/\1/')
+  [[ $minor -ge 37 ]] && version_args=(--endpoint-reconciler-type=none)
   "$k8s_bin/kube-apiserver" --etcd-servers "http://127.0.0.1:$etcd_port" ${version_args[@]+"${version_args[@]}"} \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
     --tls-cert-file "$work/apiserver.crt" --tls-private-key-file "$work/apiserver.key" \

@@ -2,8 +2,10 @@
 
 #include <cctype>
 #include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
 
 namespace headroom::extender {
@@ -91,6 +93,27 @@ KubeVersionVerdict JudgeKubeVersion(const KubeVersion& version) {
   }
   return {KubeVersionFit::kSupported,
           absl::StrCat("Kubernetes ", release, " (supported: ", Range(), ")")};
+}
+
+std::string ReleaseDefaults(KubeMinor line) {
+  const auto at_least = [&](int minor) {
+    return line.major > 1 || (line.major == 1 && line.minor >= minor);
+  };
+  std::vector<std::string> parts;
+  parts.push_back(at_least(35)   ? "in-place resize GA"
+                  : at_least(33) ? "in-place resize beta (on)"
+                                 : "in-place resize not on by default: the actuator stays off");
+  if (at_least(33)) {
+    parts.push_back(at_least(36) ? "a resize beyond the node's capacity is refused by the API "
+                                   "(backed off, counted as refused)"
+                                 : "a resize beyond the node's capacity is marked Infeasible");
+  }
+  parts.push_back(at_least(34) ? "pod-level resources beta (on): sized at admission only"
+                               : "pod-level resources off by default");
+  parts.push_back(at_least(37) ? "Memory QoS beta (on, cgroup v2 nodes): memory.high follows "
+                                 "headroom-nri's limits"
+                               : "Memory QoS off by default");
+  return absl::StrJoin(parts, "; ");
 }
 
 }  // namespace headroom::extender

@@ -45,4 +45,12 @@ struct KubeVersionVerdict {
 
 KubeVersionVerdict JudgeKubeVersion(const KubeVersion& version);
 
+// What the release line turns on by default that headroom acts on, one phrase each with what
+// headroom does about it (release notes and feature gates of each line; a cluster can change
+// its gates, so these are the release's defaults, logged at start):
+// in-place resize (beta 1.33, GA 1.35), a resize beyond the node's capacity refused by the API
+// (1.36+) instead of marked Infeasible, pod-level resources (beta and on from 1.34), Memory QoS
+// (beta and on from 1.37, cgroup v2 nodes).
+std::string ReleaseDefaults(KubeMinor line);
+
 }  // namespace headroom::extender

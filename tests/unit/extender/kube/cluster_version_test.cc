@@ -3,6 +3,7 @@
 #include "extender/kube/cluster_version.h"
 
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -92,6 +93,32 @@ TEST(JudgeKubeVersionTest, MessageNamesTheReleaseTheRangeAndWhy) {
   EXPECT_THAT(JudgeKubeVersion({{1, 38}, ""}).message, HasSubstr("v1.38 is newer"));
   EXPECT_THAT(JudgeKubeVersion({{1, 34}, "v1.34.3"}).message,
               HasSubstr("Kubernetes v1.34.3 (supported: 1.33–1.37)"));
+}
+
+TEST(ReleaseDefaults, NamesWhatEachLineTurnsOn) {
+  struct Case {
+    KubeMinor line;
+    std::vector<std::string> has;
+    std::vector<std::string> lacks;
+  };
+  const Case cases[] = {
+      {{1, 32}, {"actuator stays off", "pod-level resources off", "Memory QoS off"}, {"refused"}},
+      {{1, 34},
+       {"in-place resize beta", "marked Infeasible", "pod-level resources beta"},
+       {"GA", "Memory QoS beta"}},
+      {{1, 36}, {"in-place resize GA", "refused by the API", "Memory QoS off"}, {"Infeasible"}},
+      {{1, 37}, {"Memory QoS beta", "memory.high follows"}, {"off by default"}},
+      {{2, 0}, {"in-place resize GA", "Memory QoS beta"}, {}},
+  };
+  for (const Case& c : cases) {
+    const std::string text = ReleaseDefaults(c.line);
+    for (const std::string& want : c.has) {
+      EXPECT_NE(text.find(want), std::string::npos) << c.line.minor << ": " << text;
+    }
+    for (const std::string& not_want : c.lacks) {
+      EXPECT_EQ(text.find(not_want), std::string::npos) << c.line.minor << ": " << text;
+    }
+  }
 }
 
 }  // namespace
