@@ -56,11 +56,7 @@ DeclaredResources Sized(const DeclaredResources& before,
     after.memory_limit_bytes = sized.values.memory_limit_bytes;
     from_history = !sized.warming_up && stats->cpu.has_value() && stats->memory.has_value();
   }
-  if (options.strip_cpu_limits && after.cpu_limit_millis) {
-    // The API defaults a missing request to the limit; keep that request once the limit goes.
-    if (!after.cpu_request_millis) after.cpu_request_millis = after.cpu_limit_millis;
-    after.cpu_limit_millis.reset();
-  }
+  if (options.strip_cpu_limits) DropCpuLimit(after);
   if (after.cpu_limit_millis && after.cpu_request_millis &&
       *after.cpu_request_millis > *after.cpu_limit_millis) {
     // A kept CPU limit bounds the request: the API refuses a request above its limit.

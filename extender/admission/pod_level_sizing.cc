@@ -70,11 +70,7 @@ DeclaredResources SizePodLevel(const DeclaredResources& declared_pod,
                                std::vector<DeclaredResources>& after, const PodLevelBounds& bounds,
                                std::vector<Reason>& reasons) {
   DeclaredResources pod = declared_pod;
-  if (bounds.strip_cpu_limits && pod.cpu_limit_millis.has_value()) {
-    // The API defaults a missing request to the limit; keep that request once the limit goes.
-    if (!pod.cpu_request_millis.has_value()) pod.cpu_request_millis = pod.cpu_limit_millis;
-    pod.cpu_limit_millis.reset();
-  }
+  if (bounds.strip_cpu_limits) DropCpuLimit(pod);
   DeclaredResources declared = declared_pod;
   declared.cpu_request_millis = pod.cpu_request_millis;
   BoundResource(kCpu, declared, before, after, bounds.allow_below_declared, pod, reasons);

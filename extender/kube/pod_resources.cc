@@ -83,6 +83,14 @@ absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredResources(const jso
   return out;
 }
 
+void DropCpuLimit(DeclaredResources& resources) {
+  if (!resources.cpu_limit_millis.has_value()) return;
+  if (!resources.cpu_request_millis.has_value()) {
+    resources.cpu_request_millis = resources.cpu_limit_millis;
+  }
+  resources.cpu_limit_millis.reset();
+}
+
 absl::StatusOr<std::optional<DeclaredResources>> DecodePodLevelResources(const json& pod) {
   const auto spec = pod.find("spec");
   if (spec == pod.end() || !spec->is_object()) return std::nullopt;

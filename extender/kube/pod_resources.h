@@ -52,6 +52,11 @@ PodLevelResources PodLevelOf(const std::optional<DeclaredResources>& pod);
 std::string EncodeDeclaredAnnotation(const std::vector<DeclaredResources>& containers);
 absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredAnnotation(absl::string_view text);
 
+// `resources` without a CPU limit, keeping the request the API defaults from it when none is
+// declared (the admission webhook's --admission-strip-cpu-limits, for containers and the pod
+// level alike).
+void DropCpuLimit(DeclaredResources& resources);
+
 // The amounts alone, for shared/kubelet_eviction.h's PodQosClass.
 std::vector<ContainerResourceSpec> ResourceSpecs(const std::vector<DeclaredResources>& containers);
 
