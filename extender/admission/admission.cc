@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "absl/strings/escaping.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codec/json_lenient.h"
@@ -215,8 +214,9 @@ std::string SizeContainers(const json& object, const std::vector<DeclaredResourc
   std::optional<DeclaredResources> pod_after;
   std::vector<Reason> pod_reasons;
   if (pod_level.has_value()) {
-    pod_after = SizePodLevel(*pod_level, containers, sized,
-                             {options.strip_cpu_limits, policy.allow_below_declared}, pod_reasons);
+    pod_after =
+        SizePodLevel(*pod_level, containers, sized,
+                     {options.strip_cpu_limits, policy.allow_below_declared}, reasons, pod_reasons);
   }
   for (size_t i = 0; i < containers.size(); ++i) {
     const DeclaredResources& before = containers[i];
@@ -228,22 +228,15 @@ std::string SizeContainers(const json& object, const std::vector<DeclaredResourc
     decision.patch.push_back({{"op", "add"},
                               {"path", absl::StrCat("/spec/containers/", i, "/resources")},
                               {"value", ResourcesValue(original, after)}});
-    std::vector<Reason> container_reasons = reasons[i];
-    for (const Reason& reason : pod_reasons) {
-      if (absl::StartsWith(reason.message, absl::StrCat(before.name, ": ")) ||
-          reason.code == "PodLimitBound") {
-        container_reasons.push_back(reason);
-      }
-    }
     std::string guard_notes;
-    for (const Reason& reason : container_reasons) {
+    for (const Reason& reason : reasons[i]) {
       absl::StrAppend(&guard_notes, " [", reason.message, "]");
     }
     notes.push_back(absl::StrCat(before.name, ": ", Describe(before), " -> ", Describe(after),
                                  from_history[i] ? " (from history)" : " (CPU limit removed)",
                                  guard_notes));
-    decision.changes.push_back({before.name, Describe(before), Describe(after), from_history[i],
-                                std::move(container_reasons)});
+    decision.changes.push_back(
+        {before.name, Describe(before), Describe(after), from_history[i], std::move(reasons[i])});
   }
   if (pod_after.has_value() && *pod_after != *pod_level) {
     const json& original = ObjectField(object.at("spec"), "resources");

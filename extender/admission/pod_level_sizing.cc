@@ -31,16 +31,20 @@ int64_t Sum(const std::vector<DeclaredResources>& containers, const Fields& f) {
 void BoundResource(const Fields& f, const DeclaredResources& declared_pod,
                    const std::vector<DeclaredResources>& before,
                    std::vector<DeclaredResources>& after, bool allow_below_declared,
-                   DeclaredResources& pod, std::vector<Reason>& reasons) {
+                   DeclaredResources& pod, std::vector<std::vector<Reason>>& container_reasons,
+                   std::vector<Reason>& pod_reasons) {
   const std::optional<int64_t> limit = pod.*f.limit;
   if (limit.has_value()) {
-    for (DeclaredResources& c : after) {
+    for (size_t i = 0; i < after.size(); ++i) {
+      DeclaredResources& c = after[i];
       if ((c.*f.limit).has_value() && *(c.*f.limit) > *limit) {
-        reasons.push_back(
-            {"CappedAtPodLimit",
-             absl::StrCat(c.name, ": ", ResourceName(f.resource), " limit ",
-                          FormatAmount(f.resource, *(c.*f.limit)),
-                          " capped at the pod-level limit ", FormatAmount(f.resource, *limit))});
+        const Reason capped{
+            "CappedAtPodLimit",
+            absl::StrCat(c.name, ": ", ResourceName(f.resource), " limit ",
+                         FormatAmount(f.resource, *(c.*f.limit)), " capped at the pod-level limit ",
+                         FormatAmount(f.resource, *limit))};
+        container_reasons[i].push_back(capped);
+        pod_reasons.push_back(capped);
         c.*f.limit = limit;
       }
     }
@@ -49,12 +53,16 @@ void BoundResource(const Fields& f, const DeclaredResources& declared_pod,
   if (!declared.has_value()) return;  // the containers' requests are the pod's
   int64_t sum = Sum(after, f);
   if (limit.has_value() && sum > *limit) {
-    reasons.push_back(
-        {"PodLimitBound",
-         absl::StrCat(ResourceName(f.resource), " requests kept as declared: sized, they sum to ",
-                      FormatAmount(f.resource, sum), ", above the pod-level limit ",
-                      FormatAmount(f.resource, *limit))});
-    for (size_t i = 0; i < after.size(); ++i) after[i].*f.request = before[i].*f.request;
+    const Reason bound{
+        "PodLimitBound",
+        absl::StrCat(ResourceName(f.resource), " requests kept as declared: sized, they sum to ",
+                     FormatAmount(f.resource, sum), ", above the pod-level limit ",
+                     FormatAmount(f.resource, *limit))};
+    pod_reasons.push_back(bound);
+    for (size_t i = 0; i < after.size(); ++i) {
+      after[i].*f.request = before[i].*f.request;
+      container_reasons[i].push_back(bound);
+    }
     sum = Sum(after, f);
   }
   int64_t request = sum > 0 ? sum : *declared;  // nothing sized: as declared
@@ -68,13 +76,15 @@ void BoundResource(const Fields& f, const DeclaredResources& declared_pod,
 DeclaredResources SizePodLevel(const DeclaredResources& declared_pod,
                                const std::vector<DeclaredResources>& before,
                                std::vector<DeclaredResources>& after, const PodLevelBounds& bounds,
-                               std::vector<Reason>& reasons) {
+                               std::vector<std::vector<Reason>>& container_reasons,
+                               std::vector<Reason>& pod_reasons) {
   DeclaredResources pod = declared_pod;
   if (bounds.strip_cpu_limits) DropCpuLimit(pod);
-  DeclaredResources declared = declared_pod;
-  declared.cpu_request_millis = pod.cpu_request_millis;
-  BoundResource(kCpu, declared, before, after, bounds.allow_below_declared, pod, reasons);
-  BoundResource(kMemory, declared, before, after, bounds.allow_below_declared, pod, reasons);
+  const DeclaredResources declared = pod;  // its requests are the floors
+  for (const Fields& f : {kCpu, kMemory}) {
+    BoundResource(f, declared, before, after, bounds.allow_below_declared, pod, container_reasons,
+                  pod_reasons);
+  }
   return pod;
 }
 

@@ -28,10 +28,13 @@ struct PodLevelBounds {
 };
 
 // The pod-level resources to write for `declared_pod`; bounds `after` (the containers' sized
-// resources, parallel to `before`, their declared ones) in place, and appends why to `reasons`.
+// resources, parallel to `before`, their declared ones) in place. Every reason goes to
+// `pod_reasons`, and to the reasons of each container it changed (`container_reasons`, parallel
+// to `before`).
 DeclaredResources SizePodLevel(const DeclaredResources& declared_pod,
                                const std::vector<DeclaredResources>& before,
                                std::vector<DeclaredResources>& after, const PodLevelBounds& bounds,
-                               std::vector<Reason>& reasons);
+                               std::vector<std::vector<Reason>>& container_reasons,
+                               std::vector<Reason>& pod_reasons);
 
 }  // namespace headroom::extender

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "extender/kube/pod_resources.h"
 
 namespace headroom::extender {
@@ -149,6 +150,7 @@ TEST(Admission, PodLevelResourcesAreSizedAndStayValid) {
     bool opted_in;        // headroom.dev/allow-below-declared
     json want_container;  // the container's resources after the patch
     json want_pod_level;  // spec.resources after the patch
+    std::vector<std::string> want_container_codes;  // the pod-level reasons the container got
   };
   const std::vector<Case> cases = {
       {"opted in: the pod level follows the containers; the memory limit capped at the pod's",
@@ -156,23 +158,27 @@ TEST(Admission, PodLevelResourcesAreSizedAndStayValid) {
         {"limits", {{"cpu", "2"}, {"memory", "200Mi"}}}},
        true,
        {{"requests", {{"cpu", "350m"}, {"memory", "96Mi"}}}, {"limits", {{"memory", "200Mi"}}}},
-       {{"requests", {{"cpu", "350m"}, {"memory", "96Mi"}}}, {"limits", {{"memory", "200Mi"}}}}},
+       {{"requests", {{"cpu", "350m"}, {"memory", "96Mi"}}}, {"limits", {{"memory", "200Mi"}}}},
+       {"CappedAtPodLimit"}},
       {"not opted in: the pod level never below its declared requests",
        {{"requests", {{"cpu", "1"}, {"memory", "128Mi"}}},
         {"limits", {{"cpu", "2"}, {"memory", "200Mi"}}}},
        false,
        {{"requests", {{"cpu", "350m"}, {"memory", "96Mi"}}}, {"limits", {{"memory", "200Mi"}}}},
-       {{"requests", {{"cpu", "1"}, {"memory", "128Mi"}}}, {"limits", {{"memory", "200Mi"}}}}},
+       {{"requests", {{"cpu", "1"}, {"memory", "128Mi"}}}, {"limits", {{"memory", "200Mi"}}}},
+       {"CappedAtPodLimit"}},
       {"sized above the pod-level limit: that resource's requests as declared",
        {{"requests", {{"cpu", "1"}, {"memory", "64Mi"}}}, {"limits", {{"memory", "64Mi"}}}},
        true,
        {{"requests", {{"cpu", "350m"}}}, {"limits", {{"memory", "64Mi"}}}},
-       {{"requests", {{"cpu", "350m"}, {"memory", "64Mi"}}}, {"limits", {{"memory", "64Mi"}}}}},
+       {{"requests", {{"cpu", "350m"}, {"memory", "64Mi"}}}, {"limits", {{"memory", "64Mi"}}}},
+       {"CappedAtPodLimit", "PodLimitBound"}},
       {"pod-level requests alone: raised to the containers' sum when they ask more",
        {{"requests", {{"cpu", "100m"}}}},
        false,
        {{"requests", {{"cpu", "350m"}, {"memory", "96Mi"}}}, {"limits", {{"memory", "250Mi"}}}},
-       {{"requests", {{"cpu", "350m"}}}}},
+       {{"requests", {{"cpu", "350m"}}}},
+       {}},
   };
   for (const Case& c : cases) {
     json pod = DeploymentPod(
@@ -186,6 +192,15 @@ TEST(Admission, PodLevelResourcesAreSizedAndStayValid) {
     EXPECT_EQ(AppliedPodLevel(*decision), c.want_pod_level) << c.name;
     EXPECT_EQ(PodLevelViolation(AppliedPodLevel(*decision), AppliedResources(*decision)), "")
         << c.name;
+    ASSERT_FALSE(decision->changes.empty()) << c.name;
+    EXPECT_EQ(decision->changes[0].name, "app") << c.name;
+    std::vector<std::string> codes;
+    for (const Reason& reason : decision->changes[0].guard_reasons) {
+      if (absl::StartsWith(reason.code, "CappedAtPod") || reason.code == "PodLimitBound") {
+        codes.push_back(reason.code);
+      }
+    }
+    EXPECT_EQ(codes, c.want_container_codes) << c.name;
   }
 }
 
