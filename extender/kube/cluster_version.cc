@@ -96,9 +96,7 @@ KubeVersionVerdict JudgeKubeVersion(const KubeVersion& version) {
 }
 
 std::string ReleaseDefaults(KubeMinor line) {
-  const auto at_least = [&](int minor) {
-    return line.major > 1 || (line.major == 1 && line.minor >= minor);
-  };
+  const auto at_least = [&](int minor) { return !Older(line, KubeMinor{1, minor}); };
   std::vector<std::string> parts;
   parts.push_back(at_least(35)   ? "in-place resize GA"
                   : at_least(33) ? "in-place resize beta (on)"
