@@ -31,6 +31,7 @@ const FieldMask& BoundPodFields() {
         {"deletionTimestamp"}}},
       {"spec",
        {{"nodeName"},
+        {"resources"},  // pod-level resources (Kubernetes 1.34+)
         {"containers", {{"name"}, {"resources"}}},
         {"initContainers", {{"name"}, {"resources"}}}}},
       {"status", {{"conditions"}, {"containerStatuses", {{"name"}, {"state"}, {"lastState"}}}}},

@@ -126,6 +126,8 @@ json RichBoundPod() {
   pod["spec"]["initContainers"] = json::parse(
       R"([{"name":"init","image":"busybox","restartPolicy":"Always",
            "resources":{"requests":{"cpu":"100m","memory":"64Mi"},"limits":{"memory":"128Mi"}}}])");
+  pod["spec"]["resources"] = json::parse(
+      R"({"requests":{"cpu":"2","memory":"1Gi"},"limits":{"memory":"2Gi"}})");
   pod["status"] = json::parse(R"({
     "phase":"Running","hostIP":"10.0.0.7","podIP":"10.1.0.9","qosClass":"Burstable",
     "conditions":[
@@ -160,6 +162,9 @@ std::string Describe(const ApiPod& pod) {
   }
   for (const DeclaredResources& c : pod.containers) absl::StrAppend(&out, Describe(c), ";");
   for (const DeclaredResources& c : pod.init_containers) absl::StrAppend(&out, Describe(c), ";");
+  absl::StrAppend(&out, "pod level ", pod.pod_level.requests.cpu_millis, "/",
+                  pod.pod_level.requests.memory_bytes, "/", pod.pod_level.limits.cpu_millis, "/",
+                  pod.pod_level.limits.memory_bytes, "|");
   absl::StrAppend(&out, pod.resize_pending, "|", pod.resize_in_progress, "|", pod.resize_message,
                   "|", pod.terminating, pod.ready, pod.mirror, "|");
   for (const OomKill& kill : pod.oom_kills) {
@@ -178,6 +183,9 @@ std::string Describe(const PodSpec& pod) {
     absl::StrAppend(&out, c.name, ":", c.requests.cpu_millis, "/", c.requests.memory_bytes, "/",
                     c.limits.cpu_millis, "/", c.limits.memory_bytes, ";");
   }
+  absl::StrAppend(&out, "pod level ", pod.pod_level.requests.cpu_millis, "/",
+                  pod.pod_level.requests.memory_bytes, "/", pod.pod_level.limits.cpu_millis, "/",
+                  pod.pod_level.limits.memory_bytes);
   return out;
 }
 
@@ -198,6 +206,7 @@ TEST(BoundPodFieldsTest, BothDecodersSeeTheSamePodWholeOrCut) {
   ASSERT_EQ(indexed_whole->oom_kills.size(), 1u);
   EXPECT_EQ(indexed_whole->init_containers.size(), 1u);
   EXPECT_EQ(indexed_whole->key_labels.size(), 2u);
+  EXPECT_TRUE(indexed_whole->pod_level.Any());
   EXPECT_EQ(Describe(*indexed_cut), Describe(*indexed_whole));
 
   absl::StatusOr<PodSpec> sized_whole = DecodePodObject(whole);
