@@ -187,6 +187,7 @@ void ReadKubeVersion(io::KubeClient& client, Parts& parts, spdlog::logger& logge
     logger.warn("{}", parts.kube_version->message);
   }
   logger.info("{} defaults: {}", version->git_version, ReleaseDefaults(version->line));
+  parts.actuation.pod_level_resize = PodLevelResizeByDefault(version->line);
 }
 
 absl::Status ConnectApi(const ExtenderConfig& config, Parts& parts, spdlog::logger& logger) {

@@ -33,6 +33,9 @@ inline constexpr absl::string_view kKarpenterDoNotDisruptAnnotation = "karpenter
 // Pod (written by the admission webhook): each container's declared CPU and memory before
 // headroom changed them, so later resizes know the declared floor.
 inline constexpr absl::string_view kDeclaredAnnotation = "headroom.dev/declared";
+// Pod (written by the admission webhook): the pod-level resources (spec.resources) as declared
+// before headroom changed them, for a pod that declares some; the floor of later pod-level resizes.
+inline constexpr absl::string_view kDeclaredPodAnnotation = "headroom.dev/declared-pod";
 // Pod (written by the admission webhook): the pod's workload key, "namespace/Kind/name", as
 // the cluster decides it from the owner references; headroom-nri files the pod's statistics
 // under it (shared/workload_key.h).

@@ -387,6 +387,56 @@ eviction_kept() { [[ $(recent_evictions) == *'"node":"node-b"'* ]]; }
 wait_for 10 eviction_kept && pass "the eviction's budget token is kept in the state ConfigMap: $(recent_evictions | cut -c1-120)" ||
   fail "no node-b eviction in the state ConfigMap's recentEvictions (got: $(recent_evictions))"
 
+# === 7b. Pod-level resources resized in place, where the cluster does it (1.36+) ===========
+# A pod that declares pod-level resources (spec.resources) next to its container's. Before
+# 1.36 the API refuses every resize of such a pod, so the actuator leaves it and says why;
+# from 1.36 (InPlacePodLevelResourcesVerticalScaling, beta and on) it resizes both levels in
+# one pods/resize: the container as any other (500m -> 250m, one 50% step; memory 256Mi ->
+# 128Mi, limit 512Mi -> 256Mi), the pod-level requests to the container's, the pod-level
+# memory limit kept. The kubelet applies it to the pod's cgroup.
+kube_minor=$(sed -E 's/.*Kubernetes v1\.([0-9]+)\..*/\1/' <<<"$release_line")
+kubectl_ apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: pooled-run, namespace: e2e, annotations: {headroom.dev/allow-below-declared: "true"}}
+spec:
+  nodeName: e2e-node
+  hostNetwork: true
+  terminationGracePeriodSeconds: 1
+  resources:
+    requests: {cpu: 500m, memory: 256Mi}
+    limits: {memory: 512Mi}
+  containers:
+  - name: app
+    image: docker.io/library/busybox:local
+    imagePullPolicy: Never
+    command: ["/bin/sleep", "3600"]
+    resources:
+      requests: {cpu: 500m, memory: 256Mi}
+      limits: {memory: 512Mi}
+YAML
+wait_for 90 running pooled-run || fail "pooled-run did not start on e2e-node (see $work/kubelet.log)"
+report e2e-node 8589934592 "[$(pod_json pooled-run e2e/Pod/pooled-run "$(stats 100 200 67108864 134217728)")]" ||
+  fail "sending e2e-node's report with pooled-run"
+pooled_spec() { kubectl_ -n e2e get pod pooled-run -o jsonpath='{.spec.resources.requests.cpu}/{.spec.resources.requests.memory}/{.spec.resources.limits.memory} {.spec.containers[0].resources.requests.cpu}/{.spec.containers[0].resources.requests.memory}/{.spec.containers[0].resources.limits.memory}'; }
+if ((kube_minor >= 36)); then
+  pooled_applied() { [[ $(pooled_spec) == "250m/128Mi/512Mi 250m/128Mi/256Mi" && $(kubectl_ -n e2e get pod pooled-run -o jsonpath='{.status.allocatedResources.cpu}/{.status.containerStatuses[0].allocatedResources.cpu}') == 250m/250m ]]; }
+  if wait_for 60 pooled_applied; then
+    shares=$(cat "/sys/fs/cgroup/cpu$cgroup_root/kubepods/burstable/pod$(kubectl_ -n e2e get pod pooled-run -o jsonpath='{.metadata.uid}')/cpu.shares" 2>/dev/null)
+    [[ $shares == 256 && $(kubectl_ -n e2e get pod pooled-run -o jsonpath='{.status.containerStatuses[0].restartCount}') == 0 ]] &&
+      pass "a pod with pod-level resources was resized in place at both levels on 1.$kube_minor: pod $(pooled_spec | cut -d' ' -f1), container $(pooled_spec | cut -d' ' -f2) (cpu/memory/memory limit), allocated by the kubelet, pod cgroup cpu.shares 256, no restart" ||
+      fail "pooled-run resized in the API but pod cgroup cpu.shares '${shares:-?}' (want 256) or the container restarted"
+  else
+    fail "pooled-run not resized at both levels: spec $(pooled_spec), status $(kubectl_ -n e2e get pod pooled-run -o jsonpath='{.status.allocatedResources} {.status.conditions}') (see $work/extender.log)"
+  fi
+else
+  pooled_left() { grep -q 'resize e2e/pooled-run: skipped: the pod declares pod-level resources' "$work/extender.log"; }
+  wait_for 20 pooled_left && [[ $(pooled_spec) == "500m/256Mi/512Mi 500m/256Mi/512Mi" ]] &&
+    pass "on 1.$kube_minor a pod with pod-level resources is not resized (the API refuses any resize of one before 1.36), and the log says why" ||
+    fail "pooled-run on 1.$kube_minor: spec $(pooled_spec), skip logged: $(grep -c 'pooled-run: skipped' "$work/extender.log")"
+fi
+kubectl_ -n e2e delete pod pooled-run --grace-period 0 --force >/dev/null 2>&1 || true
+
 # === 8. The disruption policy: a pod without a controller is not evicted without the opt-in ===
 # The same report as node-b's, for a pod nothing would recreate: the plan gives it up, the
 # policy keeps it, and the log says why.

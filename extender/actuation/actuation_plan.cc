@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "extender/kube/pod_level_sizing.h"
 #include "shared/quantity.h"
 
 namespace headroom::extender {
@@ -57,7 +58,7 @@ PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
   if (view.hpa_for) {
     (void)KeepForHpa(view.hpa_for(WorkloadKeyOf(*api)), view.hpa_mode, state.tuning);
   }
-  state.resize_blocked_by = ResizeBlockedBy(*api, policy);
+  state.resize_blocked_by = ResizeBlockedBy(*api, policy, view.pod_level_resize);
   state.disruption = DisruptionFactsFor(*api, count, policy);
   const std::vector<DeclaredResources> declared = DeclaredOf(*api);
   for (ContainerDemand& container : demand.containers) {
@@ -87,6 +88,51 @@ PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
     state.containers.push_back(container_state);
   }
   return state;
+}
+
+// `resize` of a pod that declares pod-level resources, its containers to become `after_all`:
+// the pod-level requests follow them within the pod-level limits (pod_level_sizing.h; a limit
+// stays, as the API never lets a resize remove one), and the QoS class, which the pod level
+// decides, must not change. nullopt with `why` when it would.
+std::optional<PlannedResize> WithPodLevel(const ApiPod& pod, const PodState& state,
+                                          PlannedResize resize,
+                                          std::vector<DeclaredResources>& after_all,
+                                          std::string& why) {
+  const std::optional<DeclaredResources> now = DeclaredPodLevel(pod.pod_level);
+  std::optional<DeclaredResources> declared = DeclaredPodLevelOf(pod);
+  std::vector<std::vector<Reason>> container_reasons(after_all.size());
+  std::vector<Reason> pod_reasons;
+  const DeclaredResources after = SizePodLevel(
+      *declared, pod.containers, after_all,
+      {/*strip_cpu_limits=*/false, state.allow_below_declared}, container_reasons, pod_reasons);
+  // The bounds may have changed a container again (a limit capped, requests kept).
+  std::vector<ContainerResize> containers;
+  for (ContainerResize& c : resize.containers) {
+    const auto it = std::find_if(after_all.begin(), after_all.end(),
+                                 [&](const DeclaredResources& a) { return a.name == c.name; });
+    c.after = *it;
+    if (c.after != c.before) containers.push_back(std::move(c));
+  }
+  resize.containers = std::move(containers);
+  for (const Reason& reason : pod_reasons) absl::StrAppend(&resize.message, "; ", reason.message);
+  if (after != *now) {
+    resize.pod_level_before = now;
+    resize.pod_level_after = after;
+    absl::StrAppend(&resize.message, "; pod level: ", DescribeResources(*now), " -> ",
+                    DescribeResources(after));
+  }
+  if (resize.containers.empty() && !resize.pod_level_after.has_value()) {
+    why = "the pod-level bounds keep the containers as they are";
+    return std::nullopt;
+  }
+  const QosClass qos_before = PodQosClass(ResourceSpecs({*now}));
+  const QosClass qos_after = PodQosClass(ResourceSpecs({after}));
+  if (qos_before != qos_after) {
+    why = absl::StrCat("the resize would change the QoS class from ", QosClassName(qos_before),
+                       " to ", QosClassName(qos_after), ", which the API forbids");
+    return std::nullopt;
+  }
+  return resize;
 }
 
 // The shared plan's resize of one pod as a pods/resize change, or nullopt with `why`.
@@ -126,6 +172,7 @@ std::optional<PlannedResize> ToApiResize(const ApiPod& pod, const PodState& stat
                        ") of the guarded sizes once capped by the declared CPU limit");
     return std::nullopt;
   }
+  if (pod.pod_level.Any()) return WithPodLevel(pod, state, std::move(resize), after_all, why);
   const QosClass qos_before = QosWithInit(pod.containers, pod.init_containers);
   const QosClass qos_after = QosWithInit(after_all, pod.init_containers);
   if (qos_before != qos_after) {

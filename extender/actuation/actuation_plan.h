@@ -9,6 +9,8 @@
 //   counted at its declared requests and never acted on);
 // - the declared values (headroom.dev/declared when the webhook wrote it, else the spec), the
 //   owner, replica and readiness counts, the annotations;
+// - a pod that declares pod-level resources: its pod-level requests follow its containers'
+//   (pod_level_sizing.h), and it is resized only where the cluster resizes them (1.36+);
 // - resize rules of the API: never for a static pod's mirror, a terminating pod, a pod with a
 //   resize pending or in progress, or when the QoS class would change; a CPU limit the pod
 //   still declares caps the request; no memory limit is added where none was declared.
@@ -43,6 +45,10 @@ struct PlannedResize : PodIdentity {
   std::string node;
   std::vector<ContainerResize> containers;  // only the containers that change
   std::string message;                      // the numbers, for the Event and the log
+  // A pod that declares pod-level resources: spec.resources now and as it is to be (set only
+  // when it changes; pod_level_sizing.h keeps it valid for the containers after the resize).
+  std::optional<DeclaredResources> pod_level_before = std::nullopt;
+  std::optional<DeclaredResources> pod_level_after = std::nullopt;
 };
 
 struct PlannedEviction : PodIdentity {
@@ -82,6 +88,9 @@ struct ApiView {
   // unset: no HPA is known.
   std::function<std::optional<HpaScaling>(const std::string& workload_key)> hpa_for;
   HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;
+  // The cluster resizes pod-level resources in place (Kubernetes 1.36+): a pod that declares
+  // them is resized at both levels; otherwise it is not resized.
+  bool pod_level_resize = false;
 };
 
 // Runs shared/node_actions.h's plan on `report` and turns it into API actions.

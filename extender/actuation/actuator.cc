@@ -63,7 +63,17 @@ json ResizePatch(const PlannedResize& resize) {
     }
     containers.push_back({{"name", c.name}, {"resources", resources}});
   }
-  return {{"spec", {{"containers", containers}}}};
+  json spec = json::object();
+  if (!containers.empty()) spec["containers"] = std::move(containers);
+  if (resize.pod_level_after.has_value()) {
+    // Only the requests move at pod level: its limits stay as they are.
+    const DeclaredResources& pod = *resize.pod_level_after;
+    json requests = json::object();
+    if (pod.cpu_request_millis) requests["cpu"] = FormatCpuMillis(*pod.cpu_request_millis);
+    if (pod.memory_request_bytes) requests["memory"] = FormatMemoryBytes(*pod.memory_request_bytes);
+    spec["resources"] = {{"requests", std::move(requests)}};
+  }
+  return {{"spec", std::move(spec)}};
 }
 
 json EvictionBody(const PlannedEviction& eviction) {
@@ -386,6 +396,7 @@ void Actuator::RunOnce(absl::Time now) {
   api.defaults = options_.defaults;
   api.hpa_for = options_.hpa_for;
   api.hpa_mode = options_.hpa_mode;
+  api.pod_level_resize = options_.pod_level_resize;
   const std::vector<NodeReport> reports = view_.FreshReports(now);
   for (const NodeReport& report : reports) {
     const NodePlan plan = PlanNode(report, api, options_.actions, cpu_over_, now);

@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "codec/json_lenient.h"
-#include "extender/admission/pod_level_sizing.h"
 #include "extender/kube/pod_decoder.h"
+#include "extender/kube/pod_level_sizing.h"
 #include "extender/kube/pod_resources.h"
 #include "shared/annotations.h"
 #include "shared/node_actions.h"
@@ -23,17 +23,6 @@ using ::headroom::codec::StringField;
 namespace {
 
 using json = nlohmann::json;
-
-std::string Describe(const DeclaredResources& r) {
-  auto amount = [](const std::optional<int64_t>& value, bool cpu) {
-    if (!value) return std::string("-");
-    return cpu ? FormatCpuMillis(*value) : FormatMemoryBytes(*value);
-  };
-  return absl::StrCat("cpu ", amount(r.cpu_request_millis, true), "/limit ",
-                      amount(r.cpu_limit_millis, true), ", memory ",
-                      amount(r.memory_request_bytes, false), "/limit ",
-                      amount(r.memory_limit_bytes, false));
-}
 
 // The container's new resources; `from_history` says whether statistics were used, `reasons`
 // which guard rails shaped them.
@@ -232,21 +221,21 @@ std::string SizeContainers(const json& object, const std::vector<DeclaredResourc
     for (const Reason& reason : reasons[i]) {
       absl::StrAppend(&guard_notes, " [", reason.message, "]");
     }
-    notes.push_back(absl::StrCat(before.name, ": ", Describe(before), " -> ", Describe(after),
-                                 from_history[i] ? " (from history)" : " (CPU limit removed)",
-                                 guard_notes));
-    decision.changes.push_back(
-        {before.name, Describe(before), Describe(after), from_history[i], std::move(reasons[i])});
+    notes.push_back(
+        absl::StrCat(before.name, ": ", DescribeResources(before), " -> ", DescribeResources(after),
+                     from_history[i] ? " (from history)" : " (CPU limit removed)", guard_notes));
+    decision.changes.push_back({before.name, DescribeResources(before), DescribeResources(after),
+                                from_history[i], std::move(reasons[i])});
   }
   if (pod_after.has_value() && *pod_after != *pod_level) {
     const json& original = ObjectField(object.at("spec"), "resources");
     decision.patch.push_back({{"op", "add"},
                               {"path", "/spec/resources"},
                               {"value", ResourcesValue(original, *pod_after)}});
-    notes.push_back(
-        absl::StrCat("pod level: ", Describe(*pod_level), " -> ", Describe(*pod_after)));
+    notes.push_back(absl::StrCat("pod level: ", DescribeResources(*pod_level), " -> ",
+                                 DescribeResources(*pod_after)));
     decision.changes.push_back(
-        {"(pod level)", Describe(*pod_level), Describe(*pod_after),
+        {"(pod level)", DescribeResources(*pod_level), DescribeResources(*pod_after),
          std::any_of(from_history.begin(), from_history.end(), [](bool b) { return b; }),
          std::move(pod_reasons)});
   }
@@ -330,6 +319,9 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   // the original values: keep it.
   if (!annotations.contains(kDeclaredAnnotation)) {
     writes.emplace_back(kDeclaredAnnotation, decision.declared);
+  }
+  if (pod_level->has_value() && !annotations.contains(kDeclaredPodAnnotation)) {
+    writes.emplace_back(kDeclaredPodAnnotation, EncodeDeclaredPodAnnotation(**pod_level));
   }
   AppendAnnotationWrites(decision.patch, WhereAnnotations(*object), writes);
   return decision;

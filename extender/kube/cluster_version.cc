@@ -106,12 +106,16 @@ std::string ReleaseDefaults(KubeMinor line) {
                                    "(backed off, counted as refused)"
                                  : "a resize beyond the node's capacity is marked Infeasible");
   }
-  parts.push_back(at_least(34) ? "pod-level resources beta (on): sized at admission only"
-                               : "pod-level resources off by default");
+  parts.push_back(PodLevelResizeByDefault(line)
+                      ? "pod-level resources beta (on): sized at admission and resized in place"
+                  : at_least(34) ? "pod-level resources beta (on): sized at admission only"
+                                 : "pod-level resources off by default");
   parts.push_back(at_least(37) ? "Memory QoS beta (on, cgroup v2 nodes): memory.high follows "
                                  "headroom-nri's limits"
                                : "Memory QoS off by default");
   return absl::StrJoin(parts, "; ");
 }
+
+bool PodLevelResizeByDefault(KubeMinor line) { return !Older(line, KubeMinor{1, 36}); }
 
 }  // namespace headroom::extender

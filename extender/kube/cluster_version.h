@@ -53,4 +53,9 @@ KubeVersionVerdict JudgeKubeVersion(const KubeVersion& version);
 // (beta and on from 1.37, cgroup v2 nodes).
 std::string ReleaseDefaults(KubeMinor line);
 
+// Whether the release line resizes pod-level resources in place by default
+// (InPlacePodLevelResourcesVerticalScaling: alpha in 1.35, beta and on from 1.36). Before it
+// the API refuses every resize of a pod that declares them.
+bool PodLevelResizeByDefault(KubeMinor line);
+
 }  // namespace headroom::extender

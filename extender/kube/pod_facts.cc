@@ -15,15 +15,33 @@ std::vector<DeclaredResources> DeclaredOf(const ApiPod& pod) {
   return pod.containers;
 }
 
-std::string ResizeBlockedBy(const ApiPod& pod, const WorkloadPolicy& policy) {
+std::optional<DeclaredResources> DeclaredPodLevelOf(const ApiPod& pod) {
+  std::optional<DeclaredResources> now = DeclaredPodLevel(pod.pod_level);
+  if (!now.has_value()) return std::nullopt;
+  const auto it = pod.annotations.find(kDeclaredPodAnnotation);
+  if (it == pod.annotations.end()) return now;
+  const absl::StatusOr<std::optional<DeclaredResources>> declared =
+      DecodeDeclaredPodAnnotation(it->second);
+  if (!declared.ok() || !declared->has_value()) return now;
+  // A request the spec has now stays one (a resize never removes it).
+  if ((*declared)->cpu_request_millis) now->cpu_request_millis = (*declared)->cpu_request_millis;
+  if ((*declared)->memory_request_bytes) {
+    now->memory_request_bytes = (*declared)->memory_request_bytes;
+  }
+  return now;
+}
+
+std::string ResizeBlockedBy(const ApiPod& pod, const WorkloadPolicy& policy,
+                            bool pod_level_resize) {
   if (std::string why = SizingBlockedBy(policy); !why.empty()) return why;
   if (pod.mirror) return "a static pod's mirror cannot be resized";
   if (pod.terminating) return "terminating";
-  if (pod.pod_level.Any()) {
-    // Its containers share the pod-level amounts: a container resized alone could break the
-    // pod-level bounds (the API refuses it), and pod-level resize is beta only from 1.36.
-    return "the pod declares pod-level resources (spec.resources); headroom sizes those at "
-           "admission only";
+  if (pod.pod_level.Any() && !pod_level_resize) {
+    // Its containers share the pod-level amounts, and before 1.36 the API refuses any resize
+    // of such a pod ("pods with pod-level resources cannot be resized").
+    return "the pod declares pod-level resources (spec.resources), which this cluster does not "
+           "resize in place (Kubernetes 1.36+, InPlacePodLevelResourcesVerticalScaling); "
+           "headroom sizes them at admission only";
   }
   if (!pod.resize_pending.empty()) {
     return absl::StrCat("a resize is pending (", pod.resize_pending,

@@ -4,6 +4,7 @@
 // and why headroom must not resize or evict it. The actuator acts on these, the status page
 // explains them; both read them here.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,16 @@ namespace headroom::extender {
 
 // Each container's declared values: headroom.dev/declared when readable, else the spec.
 std::vector<DeclaredResources> DeclaredOf(const ApiPod& pod);
+// The pod-level values as declared: each request headroom.dev/declared-pod records when
+// readable (the webhook may have changed them), else the spec's; the limits the spec has now
+// (the API never lets a resize remove one). nullopt: the pod declares no pod-level
+// resources.
+std::optional<DeclaredResources> DeclaredPodLevelOf(const ApiPod& pod);
 
 // Why headroom must not resize `pod` at all ("" when it may); `policy` is PolicyOf(pod, ...).
-std::string ResizeBlockedBy(const ApiPod& pod, const WorkloadPolicy& policy);
+// `pod_level_resize`: the cluster resizes pod-level resources in place (Kubernetes 1.36+,
+// InPlacePodLevelResourcesVerticalScaling); without it a pod that declares them is not resized.
+std::string ResizeBlockedBy(const ApiPod& pod, const WorkloadPolicy& policy, bool pod_level_resize);
 // The disruption facts of `pod` (shared/disruption.h), with its workload's counts and policy.
 DisruptionFacts DisruptionFactsFor(const ApiPod& pod, const WorkloadCount& count,
                                    const WorkloadPolicy& policy);

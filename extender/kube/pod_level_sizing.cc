@@ -1,4 +1,4 @@
-#include "extender/admission/pod_level_sizing.h"
+#include "extender/kube/pod_level_sizing.h"
 
 #include <algorithm>
 #include <optional>

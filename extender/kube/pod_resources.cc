@@ -111,28 +111,52 @@ PodLevelResources PodLevelOf(const std::optional<DeclaredResources>& pod) {
           {pod->cpu_limit_millis.value_or(0), pod->memory_limit_bytes.value_or(0)}};
 }
 
-std::string EncodeDeclaredAnnotation(const std::vector<DeclaredResources>& containers) {
-  json list = json::array();
-  for (const DeclaredResources& c : containers) {
-    json requests = json::object();
-    json limits = json::object();
-    if (c.cpu_request_millis) requests["cpu"] = FormatCpuMillis(*c.cpu_request_millis);
-    if (c.memory_request_bytes) requests["memory"] = FormatMemoryBytes(*c.memory_request_bytes);
-    if (c.cpu_limit_millis) limits["cpu"] = FormatCpuMillis(*c.cpu_limit_millis);
-    if (c.memory_limit_bytes) limits["memory"] = FormatMemoryBytes(*c.memory_limit_bytes);
-    json resources = json::object();
-    if (!requests.empty()) resources["requests"] = std::move(requests);
-    if (!limits.empty()) resources["limits"] = std::move(limits);
-    list.push_back({{"name", c.name}, {"resources", std::move(resources)}});
-  }
-  return list.dump();
+std::string DescribeResources(const DeclaredResources& r) {
+  auto amount = [](const std::optional<int64_t>& value, bool cpu) {
+    if (!value) return std::string("-");
+    return cpu ? FormatCpuMillis(*value) : FormatMemoryBytes(*value);
+  };
+  return absl::StrCat("cpu ", amount(r.cpu_request_millis, true), "/limit ",
+                      amount(r.cpu_limit_millis, true), ", memory ",
+                      amount(r.memory_request_bytes, false), "/limit ",
+                      amount(r.memory_limit_bytes, false));
 }
 
-absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredAnnotation(absl::string_view text) {
-  // A nesting limit well above the shape's four levels: a hostile annotation cannot recurse.
+std::optional<DeclaredResources> DeclaredPodLevel(const PodLevelResources& pod) {
+  if (!pod.Any()) return std::nullopt;
+  const auto set = [](int64_t amount) {
+    return amount > 0 ? std::optional<int64_t>(amount) : std::nullopt;
+  };
+  DeclaredResources declared;
+  declared.cpu_request_millis = set(pod.requests.cpu_millis);
+  declared.cpu_limit_millis = set(pod.limits.cpu_millis);
+  declared.memory_request_bytes = set(pod.requests.memory_bytes);
+  declared.memory_limit_bytes = set(pod.limits.memory_bytes);
+  return declared;
+}
+
+namespace {
+
+// {"requests": {...}, "limits": {...}}, each only with what is set.
+json ResourcesJson(const DeclaredResources& r) {
+  json requests = json::object();
+  json limits = json::object();
+  if (r.cpu_request_millis) requests["cpu"] = FormatCpuMillis(*r.cpu_request_millis);
+  if (r.memory_request_bytes) requests["memory"] = FormatMemoryBytes(*r.memory_request_bytes);
+  if (r.cpu_limit_millis) limits["cpu"] = FormatCpuMillis(*r.cpu_limit_millis);
+  if (r.memory_limit_bytes) limits["memory"] = FormatMemoryBytes(*r.memory_limit_bytes);
+  json resources = json::object();
+  if (!requests.empty()) resources["requests"] = std::move(requests);
+  if (!limits.empty()) resources["limits"] = std::move(limits);
+  return resources;
+}
+
+// `text` parsed, with a nesting limit well above the annotations' four levels (a hostile
+// annotation cannot recurse); discarded when it is not JSON or nests deeper.
+json ParseAnnotation(absl::string_view text) {
   int depth = 0;
   bool too_deep = false;
-  json list = json::parse(
+  json parsed = json::parse(
       text.begin(), text.end(),
       [&](int, json::parse_event_t event, json&) {
         if (event == json::parse_event_t::object_start ||
@@ -145,10 +169,44 @@ absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredAnnotation(absl::st
         return !too_deep;
       },
       /*allow_exceptions=*/false);
-  if (too_deep || list.is_discarded() || !list.is_array()) {
+  return too_deep ? json(json::value_t::discarded) : parsed;
+}
+
+}  // namespace
+
+std::string EncodeDeclaredAnnotation(const std::vector<DeclaredResources>& containers) {
+  json list = json::array();
+  for (const DeclaredResources& c : containers) {
+    list.push_back({{"name", c.name}, {"resources", ResourcesJson(c)}});
+  }
+  return list.dump();
+}
+
+absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredAnnotation(absl::string_view text) {
+  json list = ParseAnnotation(text);
+  if (list.is_discarded() || !list.is_array()) {
     return absl::InvalidArgumentError("headroom.dev/declared: not a list of containers");
   }
   return DecodeDeclaredResources(json{{"spec", {{"containers", std::move(list)}}}}, "containers");
+}
+
+std::string EncodeDeclaredPodAnnotation(const DeclaredResources& pod) {
+  return ResourcesJson(pod).dump();
+}
+
+absl::StatusOr<std::optional<DeclaredResources>> DecodeDeclaredPodAnnotation(
+    absl::string_view text) {
+  json resources = ParseAnnotation(text);
+  if (resources.is_discarded() || !resources.is_object()) {
+    return absl::InvalidArgumentError("headroom.dev/declared-pod: not a resources object");
+  }
+  absl::StatusOr<std::optional<DeclaredResources>> pod =
+      DecodePodLevelResources(json{{"spec", {{"resources", std::move(resources)}}}});
+  if (!pod.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("headroom.dev/declared-pod: ", pod.status().message()));
+  }
+  return pod;
 }
 
 std::vector<ContainerResourceSpec> ResourceSpecs(const std::vector<DeclaredResources>& containers) {

@@ -42,6 +42,8 @@ absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredResources(const nlo
 absl::StatusOr<std::optional<DeclaredResources>> DecodePodLevelResources(const nlohmann::json& pod);
 // The same amounts as shared/pod_level_resources.h has them (unset: 0).
 PodLevelResources PodLevelOf(const std::optional<DeclaredResources>& pod);
+// The inverse: an amount of 0 is not declared; nullopt when nothing is.
+std::optional<DeclaredResources> DeclaredPodLevel(const PodLevelResources& pod);
 
 // The headroom.dev/declared annotation the admission webhook writes and the actuator reads:
 // each container's CPU and memory as the pod spec declared them before headroom changed them,
@@ -52,10 +54,20 @@ PodLevelResources PodLevelOf(const std::optional<DeclaredResources>& pod);
 std::string EncodeDeclaredAnnotation(const std::vector<DeclaredResources>& containers);
 absl::StatusOr<std::vector<DeclaredResources>> DecodeDeclaredAnnotation(absl::string_view text);
 
+// The headroom.dev/declared-pod annotation: a pod's pod-level CPU and memory as declared, in
+// the shape of spec.resources ({"requests": {"cpu": "1"}, "limits": {"memory": "2Gi"}});
+// nullopt when it declares neither. InvalidArgument for anything else.
+std::string EncodeDeclaredPodAnnotation(const DeclaredResources& pod);
+absl::StatusOr<std::optional<DeclaredResources>> DecodeDeclaredPodAnnotation(
+    absl::string_view text);
+
 // `resources` without a CPU limit, keeping the request the API defaults from it when none is
 // declared (the admission webhook's --admission-strip-cpu-limits, for containers and the pod
 // level alike).
 void DropCpuLimit(DeclaredResources& resources);
+
+// "cpu 350m/limit -, memory 96Mi/limit 200Mi": for annotations, Events and logs.
+std::string DescribeResources(const DeclaredResources& resources);
 
 // The amounts alone, for shared/kubelet_eviction.h's PodQosClass.
 std::vector<ContainerResourceSpec> ResourceSpecs(const std::vector<DeclaredResources>& containers);

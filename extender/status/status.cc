@@ -145,10 +145,11 @@ StatusBoard::StatusBoard(ClusterView& view, const PodIndex* pods, const ActionJo
 std::pair<ResourceAmounts, ResourceAmounts> StatusBoard::PodRequests(const ReportedPod& pod) const {
   if (pods_ != nullptr) {
     if (std::optional<ApiPod> api = pods_->Find(pod.pod_namespace, pod.name); api.has_value()) {
-      // A pod-level request is what the scheduler counts (its declared value is not kept).
-      const PodLevelResources& pod_level = api->pod_level;
-      return {EffectivePodRequests(RequestsOf(DeclaredOf(*api)), pod_level),
-              EffectivePodRequests(RequestsOf(api->containers), pod_level)};
+      // A pod-level request is what the scheduler counts; its declared value is in
+      // headroom.dev/declared-pod when the webhook changed it.
+      return {
+          EffectivePodRequests(RequestsOf(DeclaredOf(*api)), PodLevelOf(DeclaredPodLevelOf(*api))),
+          EffectivePodRequests(RequestsOf(api->containers), api->pod_level)};
     }
   }
   return {pod.requests, pod.requests};

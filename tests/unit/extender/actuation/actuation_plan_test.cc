@@ -164,6 +164,63 @@ TEST(PlanNode, DoesNotResize) {
   }
 }
 
+// A pod that declares pod-level resources: resized at both levels where the cluster resizes
+// them in place (1.36+), the pod-level request following the containers' within its limits.
+TEST(PlanNode, ResizesPodLevelResourcesWhereTheClusterDoes) {
+  const ReportedPod pod = Reported("a", 300, 300, 200 * kMi, 200 * kMi);
+  const auto pod_level = [](ApiPod& p) { p.pod_level = {{1000, 512 * kMi}, {0, 2048 * kMi}}; };
+  ApiView api = Api(pod_level);
+  NodePlan plan = Plan(Report({pod}), api);
+  EXPECT_TRUE(plan.resizes.empty());
+  EXPECT_NE(SkipReason(plan, "resize").find("does not resize in place"), std::string::npos)
+      << SkipReason(plan, "resize");
+
+  api.pod_level_resize = true;
+  plan = Plan(Report({pod}), api);
+  ASSERT_EQ(plan.resizes.size(), 1u) << SkipReason(plan, "resize");
+  const PlannedResize& resize = plan.resizes[0];
+  ASSERT_TRUE(resize.pod_level_after.has_value());
+  EXPECT_EQ(resize.pod_level_after->cpu_request_millis, 500);
+  EXPECT_EQ(resize.pod_level_after->memory_request_bytes, 256 * kMi);
+  EXPECT_EQ(resize.pod_level_after->memory_limit_bytes, 2048 * kMi);  // limits stay
+  EXPECT_NE(resize.message.find("pod level: cpu 1/limit -, memory 512Mi/limit 2Gi -> cpu "
+                                "500m/limit -, memory 256Mi/limit 2Gi"),
+            std::string::npos)
+      << resize.message;
+  EXPECT_EQ(ResizePatch(resize), json::parse(R"({"spec":{
+      "containers":[{"name":"app","resources":{"requests":{"cpu":"500m","memory":"256Mi"},
+                                               "limits":{"memory":"1Gi"}}}],
+      "resources":{"requests":{"cpu":"500m","memory":"256Mi"}}}})"));
+
+  // Without the opt-in, the floor is the pod-level request the webhook recorded as declared.
+  api = Api(
+      [&](ApiPod& p) {
+        pod_level(p);
+        p.containers[0].cpu_request_millis = 300;
+        p.annotations["headroom.dev/declared"] =
+            R"([{"name":"app","resources":{"requests":{"cpu":"300m","memory":"512Mi"}}}])";
+        p.annotations["headroom.dev/declared-pod"] = R"({"requests":{"cpu":"700m"}})";
+      },
+      /*allow_below=*/false);
+  api.pod_level_resize = true;
+  plan = Plan(Report({Reported("a", 450, 450, 600 * kMi, 600 * kMi)}), api);
+  ASSERT_EQ(plan.resizes.size(), 1u) << SkipReason(plan, "resize");
+  ASSERT_TRUE(plan.resizes[0].pod_level_after.has_value());
+  EXPECT_EQ(plan.resizes[0].pod_level_after->cpu_request_millis, 700);  // not the sum, 450m
+  EXPECT_EQ(plan.resizes[0].pod_level_after->memory_request_bytes, 600 * kMi);
+
+  // Guaranteed at pod level: shrinking its requests would make it Burstable.
+  api = Api([](ApiPod& p) {
+    p.pod_level = {{1000, 512 * kMi}, {1000, 512 * kMi}};
+    p.containers[0].memory_limit_bytes = 512 * kMi;
+  });
+  api.pod_level_resize = true;
+  plan = Plan(Report({pod}), api);
+  EXPECT_TRUE(plan.resizes.empty());
+  EXPECT_NE(SkipReason(plan, "resize").find("from Guaranteed to Burstable"), std::string::npos)
+      << SkipReason(plan, "resize");
+}
+
 TEST(PlanNode, NeverBelowTheDeclaredRequestWithoutTheOptIn) {
   const ReportedPod pod = Reported("a", 300, 300, 200 * kMi, 200 * kMi);
   // Declared 1 CPU / 512Mi: without the opt-in the requests stay; only the limit may move.
@@ -419,6 +476,32 @@ TEST(DeclaredAnnotation, RoundTripsAndRefusesGarbage) {
                           "[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]"}) {
     EXPECT_FALSE(DecodeDeclaredAnnotation(bad).ok()) << bad;
   }
+}
+
+TEST(DeclaredPodAnnotation, RoundTripsAndRefusesGarbage) {
+  const DeclaredResources declared{"", 1500, 2000, 256 * kMi, std::nullopt};
+  absl::StatusOr<std::optional<DeclaredResources>> decoded =
+      DecodeDeclaredPodAnnotation(EncodeDeclaredPodAnnotation(declared));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, declared);
+  EXPECT_EQ(*DecodeDeclaredPodAnnotation("{}"), std::nullopt);
+  for (const char* bad : {"", "[]", "{\"requests\":{\"cpu\":\"x\"}}", "{\"requests\":[]}",
+                          "{\"a\":[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]}"}) {
+    const absl::Status status = DecodeDeclaredPodAnnotation(bad).status();
+    EXPECT_FALSE(status.ok()) << bad;
+    EXPECT_NE(status.message().find("headroom.dev/declared-pod"), std::string::npos) << status;
+  }
+  // The actuator's floor: the annotation's requests, the spec's limits and other requests.
+  ApiPod pod = Pod("a", 300, 300 * kMi);
+  pod.pod_level = {{400, 256 * kMi}, {0, 1024 * kMi}};
+  EXPECT_EQ(DeclaredPodLevelOf(pod), (DeclaredResources{"", 400, {}, 256 * kMi, 1024 * kMi}));
+  pod.annotations["headroom.dev/declared-pod"] =
+      R"({"requests":{"cpu":"1"},"limits":{"cpu":"2","memory":"1Gi"}})";
+  EXPECT_EQ(DeclaredPodLevelOf(pod), (DeclaredResources{"", 1000, {}, 256 * kMi, 1024 * kMi}));
+  pod.annotations["headroom.dev/declared-pod"] = "not json";
+  EXPECT_EQ(DeclaredPodLevelOf(pod), (DeclaredResources{"", 400, {}, 256 * kMi, 1024 * kMi}));
+  pod.pod_level = {};
+  EXPECT_EQ(DeclaredPodLevelOf(pod), std::nullopt);
 }
 
 TEST(DecodeApiPod, ReadsResizeConditionsAndOomKills) {

@@ -111,6 +111,22 @@ json AppliedPodLevel(const AdmissionDecision& decision) {
   return nullptr;
 }
 
+// The value the patch writes to annotation `key` ("" when none).
+std::string WrittenAnnotation(const AdmissionDecision& decision, const std::string& key) {
+  std::string escaped = key;
+  escaped.replace(escaped.find('/'), 1, "~1");
+  for (const json& op : decision.patch) {
+    const json* value = &op["value"];
+    if (op["path"] == "/metadata") value = &(*value)["annotations"];
+    if (op["path"] == "/metadata/annotations/" + escaped) return *value;
+    if ((op["path"] == "/metadata" || op["path"] == "/metadata/annotations") &&
+        value->contains(key)) {
+      return (*value)[key];
+    }
+  }
+  return "";
+}
+
 // The API's validation of pod-level resources (shared/pod_level_resources.h), on what the
 // patch leaves: "" when the pod would be accepted.
 std::string PodLevelViolation(const json& pod_level, const json& container) {
@@ -201,6 +217,11 @@ TEST(Admission, PodLevelResourcesAreSizedAndStayValid) {
       }
     }
     EXPECT_EQ(codes, c.want_container_codes) << c.name;
+    // The declared pod level is kept for the actuator's later resizes.
+    absl::StatusOr<std::optional<DeclaredResources>> kept =
+        DecodeDeclaredPodAnnotation(WrittenAnnotation(*decision, "headroom.dev/declared-pod"));
+    ASSERT_TRUE(kept.ok()) << c.name << ": " << kept.status();
+    EXPECT_EQ(*kept, *DecodePodLevelResources(pod)) << c.name;
   }
 }
 

@@ -106,7 +106,11 @@ TEST(ReleaseDefaults, NamesWhatEachLineTurnsOn) {
       {{1, 34},
        {"in-place resize beta", "marked Infeasible", "pod-level resources beta"},
        {"GA", "Memory QoS beta"}},
-      {{1, 36}, {"in-place resize GA", "refused by the API", "Memory QoS off"}, {"Infeasible"}},
+      {{1, 35}, {"sized at admission only"}, {"resized in place"}},
+      {{1, 36},
+       {"in-place resize GA", "refused by the API", "Memory QoS off",
+        "sized at admission and resized in place"},
+       {"Infeasible"}},
       {{1, 37}, {"Memory QoS beta", "memory.high follows"}, {"off by default"}},
       {{2, 0}, {"in-place resize GA", "Memory QoS beta"}, {}},
   };
@@ -119,6 +123,14 @@ TEST(ReleaseDefaults, NamesWhatEachLineTurnsOn) {
       EXPECT_EQ(text.find(not_want), std::string::npos) << c.line.minor << ": " << text;
     }
   }
+}
+
+TEST(PodLevelResizeByDefault, FromOneThirtySix) {
+  EXPECT_FALSE(PodLevelResizeByDefault({1, 34}));
+  EXPECT_FALSE(PodLevelResizeByDefault({1, 35}));  // alpha, off
+  EXPECT_TRUE(PodLevelResizeByDefault({1, 36}));
+  EXPECT_TRUE(PodLevelResizeByDefault({1, 37}));
+  EXPECT_TRUE(PodLevelResizeByDefault({2, 0}));
 }
 
 }  // namespace

@@ -126,8 +126,8 @@ json RichBoundPod() {
   pod["spec"]["initContainers"] = json::parse(
       R"([{"name":"init","image":"busybox","restartPolicy":"Always",
            "resources":{"requests":{"cpu":"100m","memory":"64Mi"},"limits":{"memory":"128Mi"}}}])");
-  pod["spec"]["resources"] = json::parse(
-      R"({"requests":{"cpu":"2","memory":"1Gi"},"limits":{"memory":"2Gi"}})");
+  pod["spec"]["resources"] =
+      json::parse(R"({"requests":{"cpu":"2","memory":"1Gi"},"limits":{"memory":"2Gi"}})");
   pod["status"] = json::parse(R"({
     "phase":"Running","hostIP":"10.0.0.7","podIP":"10.1.0.9","qosClass":"Burstable",
     "conditions":[
