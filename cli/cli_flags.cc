@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/optimize_node_command.h"
+#include "cli/preflight_command.h"
 #include "cli/recommend_command.h"
 #include "cli/repack_command.h"
 #include "cli/report_command.h"
@@ -57,9 +58,18 @@ ABSL_FLAG(std::string, pod_annotations, "",
           "simulate: a JSON object of annotations every simulated pod carries, e.g. "
           "'{\"headroom.dev/cpu-margin\":\"20%\"}' (docs/annotations.md).");
 ABSL_FLAG(std::string, extender_url, "http://127.0.0.1:8888",
-          "status, explain: headroom-extender's --http-address as a URL (e.g. after "
+          "status, explain, preflight: headroom-extender's --http-address as a URL (e.g. after "
           "kubectl -n headroom-system port-forward svc/headroom-extender 8888).");
 ABSL_FLAG(std::string, extender, "", "headroom-extender's gRPC address, host:port.");
+ABSL_FLAG(std::string, kubeconfig, "",
+          "preflight: the kubeconfig (default $KUBECONFIG, ~/.kube/config, else in-cluster).");
+ABSL_FLAG(std::string, context, "", "preflight: a kubeconfig context other than the current.");
+ABSL_FLAG(std::string, extender_namespace, "headroom-system",
+          "preflight: the namespace headroom-extender runs in.");
+ABSL_FLAG(std::string, extender_service_account, "headroom-extender",
+          "preflight: headroom-extender's ServiceAccount.");
+ABSL_FLAG(std::string, extender_service, "headroom-extender",
+          "preflight: the Service the admission webhook calls.");
 ABSL_FLAG(bool, check, true,
           "report: check the report locally first; --check=false sends it as it is.");
 ABSL_FLAG(std::string, token_file, "",
@@ -161,6 +171,18 @@ int RunStatusWithFlags(const std::vector<std::string>&) {
   return RunStatus(StatusSourceFromFlags(), absl::GetFlag(FLAGS_output), std::cout, std::cerr);
 }
 
+int RunPreflightWithFlags(const std::vector<std::string>&) {
+  PreflightOptions options;
+  options.kubeconfig = absl::GetFlag(FLAGS_kubeconfig);
+  options.context = absl::GetFlag(FLAGS_context);
+  options.extender_namespace = absl::GetFlag(FLAGS_extender_namespace);
+  options.extender_service_account = absl::GetFlag(FLAGS_extender_service_account);
+  options.extender_service = absl::GetFlag(FLAGS_extender_service);
+  options.extender = StatusSourceFromFlags();
+  options.output = absl::GetFlag(FLAGS_output);
+  return RunPreflight(options, std::cout, std::cerr);
+}
+
 int RunExplainWithFlags(const std::vector<std::string>& arguments) {
   if (arguments.size() != 1) {
     std::cerr << "headroom explain: name one pod as NAMESPACE/POD (see 'headroom explain "
@@ -182,6 +204,7 @@ const std::vector<Command>& Commands() {
       {"report", kReportUsage, &RunReportWithFlags},
       {"status", kStatusUsage, &RunStatusWithFlags},
       {"explain", kExplainUsage, &RunExplainWithFlags, 1},
+      {"preflight", kPreflightUsage, &RunPreflightWithFlags},
   };
   return commands;
 }

@@ -39,22 +39,8 @@ std::string Duration(int64_t seconds) {
 }
 
 absl::StatusOr<json> Get(const StatusSource& source, const std::string& path, int* status) {
-  std::unique_ptr<httplib::Client> client;
-  if (!absl::StartsWith(source.url, "http://") && !absl::StartsWith(source.url, "https://")) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--extender-url must start with http:// or https://, got \"", source.url, "\""));
-  }
-  client = std::make_unique<httplib::Client>(source.url);
-  if (!source.ca_file.empty()) client->set_ca_cert_path(source.ca_file.c_str());
-  const auto seconds = absl::ToInt64Seconds(source.timeout);
-  const auto micros = absl::ToInt64Microseconds(source.timeout) % 1000000;
-  client->set_connection_timeout(seconds, micros);
-  client->set_read_timeout(seconds, micros);
-  httplib::Result result = client->Get(path);
-  if (!result) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot reach ", source.url, path, ": ", httplib::to_string(result.error())));
-  }
+  absl::StatusOr<ExtenderAnswer> result = GetFromExtender(source, path);
+  if (!result.ok()) return result.status();
   *status = result->status;
   json body = json::parse(result->body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) {
@@ -69,6 +55,26 @@ absl::StatusOr<json> Get(const StatusSource& source, const std::string& path, in
 }
 
 }  // namespace
+
+absl::StatusOr<ExtenderAnswer> GetFromExtender(const StatusSource& source,
+                                               const std::string& path) {
+  if (!absl::StartsWith(source.url, "http://") && !absl::StartsWith(source.url, "https://")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--extender-url must start with http:// or https://, got \"", source.url, "\""));
+  }
+  httplib::Client client(source.url);
+  if (!source.ca_file.empty()) client.set_ca_cert_path(source.ca_file.c_str());
+  const auto seconds = absl::ToInt64Seconds(source.timeout);
+  const auto micros = absl::ToInt64Microseconds(source.timeout) % 1000000;
+  client.set_connection_timeout(seconds, micros);
+  client.set_read_timeout(seconds, micros);
+  httplib::Result result = client.Get(path);
+  if (!result) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot reach ", source.url, path, ": ", httplib::to_string(result.error())));
+  }
+  return ExtenderAnswer{result->status, std::move(result->body)};
+}
 
 std::string FormatStatus(const json& status) {
   const json& cluster = status.value("cluster", json::object());

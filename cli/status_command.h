@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
@@ -18,6 +19,14 @@ struct StatusSource {
   std::string ca_file;                        // for https: the CA of its certificate
   absl::Duration timeout = absl::Seconds(5);
 };
+
+// One GET of the extender's HTTP API: any HTTP status and the body; Unavailable when it cannot
+// be reached, InvalidArgument for a URL that is not http(s).
+struct ExtenderAnswer {
+  int status = 0;
+  std::string body;
+};
+absl::StatusOr<ExtenderAnswer> GetFromExtender(const StatusSource& source, const std::string& path);
 
 // The plain-text forms (pure, for tests).
 std::string FormatStatus(const nlohmann::json& status);

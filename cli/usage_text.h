@@ -17,6 +17,7 @@ Commands:
   report          Send one node report to a headroom-extender (debugging, tests).
   status          What a running headroom-extender saves, node by node and workload by workload.
   explain         What headroom does to one pod and why, in words and numbers.
+  preflight       Check the cluster and headroom's set-up, one line per check with the fix.
 
 Run 'headroom <command> --help' for a command's flags. 'headroom --version' prints the
 version. Exit codes: 0 success, 1 runtime failure (I/O), 2 bad flags or malformed input.
@@ -202,6 +203,43 @@ Flags:
 
 Example:
   headroom status --extender-url http://127.0.0.1:8888
+)";
+
+inline constexpr char kPreflightUsage[] =
+    R"(Usage: headroom preflight [--kubeconfig FILE] [--context NAME] [--extender-url URL]
+                          [--extender-namespace NS] [--output table|json]
+
+Checks, before anything acts, that the cluster and headroom are set up as headroom needs, and
+prints one line per check -- ok, warn or fail -- with the fix for each that is not ok:
+  kubernetes-version  the apiserver's release is one headroom supports (1.33-1.37)
+  in-place-resize     the API serves pods/resize
+  extender-rbac       headroom-extender's ServiceAccount may do what it needs (asked with
+                      SubjectAccessReviews: this user must be allowed to create them)
+  admission-webhook   a mutating webhook calls the extender, failurePolicy Ignore, with a CA
+  extender            the extender answers /readyz
+  node-reports        every schedulable node has a fresh report from headroom-nri
+  scheduler-profile   kube-scheduler has called the extender's /filter
+Nothing is changed. docs/install.md walks through each.
+
+Flags:
+  --kubeconfig FILE           (default: $KUBECONFIG, else ~/.kube/config, else in-cluster);
+                              exec and auth-provider plugins are not supported
+  --context NAME              a kubeconfig context other than the current one
+  --extender-url URL          headroom-extender's --http-address (default
+                              http://127.0.0.1:8888; in a cluster: kubectl -n headroom-system
+                              port-forward svc/headroom-extender 8888)
+  --extender-ca-file FILE     for an https URL: the CA of the extender's certificate
+  --extender-namespace NS     where headroom-extender runs (default headroom-system)
+  --extender-service-account NAME  (default headroom-extender)
+  --extender-service NAME     the Service the webhook calls (default headroom-extender)
+  --output table|json         (default table)
+  --timeout D                 for each call to the extender (default 5s)
+
+Exit codes: 0 no check failed (warnings allowed), 1 a check failed, 2 bad flags or no usable
+kubeconfig.
+
+Example:
+  headroom preflight --kubeconfig ~/.kube/config --extender-url http://127.0.0.1:8888
 )";
 
 inline constexpr char kExplainUsage[] =

@@ -12,11 +12,11 @@
 #include "absl/synchronization/notification.h"
 #include "app/daemon.h"
 #include "app/service_group.h"
+#include "codec/kube_version.h"
 #include "extender/actuation/actuation_metrics.h"
 #include "extender/actuation/cordon_taint.h"
 #include "extender/admission/admission_metrics.h"
 #include "extender/kube/api_nodes.h"
-#include "extender/kube/cluster_version.h"
 #include "extender/kube/hpa_index.h"
 #include "extender/kube/list_watcher.h"
 #include "extender/kube/pod_index.h"
@@ -37,6 +37,14 @@
 #include "spdlog/spdlog.h"
 
 namespace headroom::extender {
+
+using ::headroom::codec::JudgeKubeVersion;
+using ::headroom::codec::KubeVersion;
+using ::headroom::codec::KubeVersionFit;
+using ::headroom::codec::KubeVersionVerdict;
+using ::headroom::codec::ParseKubeVersion;
+using ::headroom::codec::PodLevelResizeByDefault;
+using ::headroom::codec::ReleaseDefaults;
 namespace {
 
 int Fail(absl::string_view message) {
@@ -169,7 +177,7 @@ absl::Status LoadCertificates(const ExtenderConfig& config, Parts& parts) {
   return absl::OkStatus();
 }
 
-// The cluster's release (cluster_version.h), logged; an apiserver that does not say leaves it
+// The cluster's release (codec/kube_version.h), logged; an apiserver that does not say leaves it
 // unknown, and nothing is refused for it.
 void ReadKubeVersion(io::KubeClient& client, Parts& parts, spdlog::logger& logger) {
   const absl::StatusOr<std::string> body = client.Get("/version", absl::Seconds(5));

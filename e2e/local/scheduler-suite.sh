@@ -431,6 +431,66 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -X POST --data "$cluster" "http://
   fail "/repack answered over plain HTTP"
 kill "$repack_pid"; wait "$repack_pid" 2>/dev/null || true
 
+# 7. headroom preflight on this cluster: every check passes once the set-up is complete, and
+#    each that can be broken here fails (or warns) with its fix when it is. (The release and
+#    pods/resize checks cannot be broken on a real 1.34+ apiserver; unit tests cover them.)
+start_extender || die "headroom-extender did not restart for preflight"
+kubectl_ -n headroom-system apply -f "$repo/deploy/extender/rbac.yaml" >/dev/null || fail "applying deploy/extender/rbac.yaml"
+# deploy/'s webhook, pointed at a closed port: preflight reads its configuration, and with
+# failurePolicy Ignore pods are still created while nothing answers it.
+deploy_webhook_config "https://127.0.0.1:$(free_port)/admission/pods" "$work/ca.crt" "$work/webhook.yaml" &&
+  kubectl_ apply -f "$work/webhook.yaml" >/dev/null || fail "installing deploy/'s webhook configuration"
+# Ready once every node has reported again; then a pod of headroom-scheduler's (the nodes are
+# full by now: it stays pending, but the scheduler has asked the extender).
+send_reports || fail "re-sending the node reports (see $work/report.log)"
+extender_ready() { [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$http_port/readyz") == 200 ]]; }
+wait_for 30 extender_ready || fail "the restarted extender never became ready: $(curl -s "http://127.0.0.1:$http_port/readyz")"
+pod preflight-probe 100m
+filtered() { [[ $(metric 'headroom_extender_requests_total{code="200",verb="filter"}') -ge 1 ]]; }
+wait_for 40 filtered || fail "kube-scheduler never asked the extender about preflight-probe"
+preflight() { # [FLAGS]: runs headroom preflight, JSON in $work/preflight.json, table in preflight.txt; its exit code
+  "$headroom_bin" preflight --kubeconfig "$work/admin.kubeconfig" --extender-url "http://127.0.0.1:$http_port" "$@" --output json >"$work/preflight.json" 2>>"$work/preflight.err"
+  local rc=$?
+  "$headroom_bin" preflight --kubeconfig "$work/admin.kubeconfig" --extender-url "http://127.0.0.1:$http_port" "$@" >"$work/preflight.txt" 2>>"$work/preflight.err"
+  return $rc
+}
+check() { # NAME [FIELD]: that check's result (or FIELD) in the last run
+  python3 -c 'import json,sys; print(" ".join(c[sys.argv[3]] for c in json.load(open(sys.argv[1]))["checks"] if c["name"]==sys.argv[2]))' "$work/preflight.json" "$1" "${2:-result}" 2>/dev/null
+}
+results() { python3 -c 'import json,sys; print(" ".join(c["name"]+"="+c["result"] for c in json.load(open(sys.argv[1]))["checks"]))' "$work/preflight.json" 2>/dev/null; }
+if preflight && [[ $(results) == "kubernetes-version=ok in-place-resize=ok extender-rbac=ok admission-webhook=ok extender=ok node-reports=ok scheduler-profile=ok" ]]; then
+  pass "headroom preflight: all 7 checks ok, exit 0 ($(check node-reports detail); $(check scheduler-profile detail))"
+else
+  fail "headroom preflight on the complete set-up: $(results), exit $? ($(cat "$work/preflight.txt" | head -20))"
+fi
+broken() { # WHAT CHECK WANT MUST_MENTION: after breaking WHAT, CHECK is WANT with a fix, its detail names MUST_MENTION
+  local rc=0
+  preflight || rc=$?
+  if [[ $(check "$2") == "$3" && -n $(check "$2" fix) && $(check "$2" detail) == *"$4"* ]] &&
+     { [[ $3 != fail ]] || ((rc == 1)); }; then
+    pass "preflight with $1: $2 $3 (exit $rc): $(check "$2" detail | cut -c1-120); fix: $(check "$2" fix | cut -c1-100)"
+  else
+    fail "preflight with $1: $2 is '$(check "$2")' (want $3 naming '$4'), exit $rc: $(check "$2" detail)"
+  fi
+}
+kubectl_ delete clusterrolebinding headroom-extender >/dev/null
+broken "the extender's ClusterRoleBinding deleted" extender-rbac fail "patch pods/resize"
+kubectl_ -n headroom-system apply -f "$repo/deploy/extender/rbac.yaml" >/dev/null
+kubectl_ patch mutatingwebhookconfiguration headroom --type json -p '[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Fail"}]' >/dev/null
+broken "the webhook's failurePolicy set to Fail" admission-webhook fail "failurePolicy Fail"
+kubectl_ delete -f "$work/webhook.yaml" >/dev/null
+broken "no webhook configuration" admission-webhook warn "no mutating webhook"
+create_nodes 4 8Gi node-silent || fail "creating node-silent"
+broken "a node headroom-nri does not report" node-reports warn "no fresh report from node-silent"
+kubectl_ delete node node-silent >/dev/null
+kill "$extender_pid"; wait "$extender_pid" 2>/dev/null || true
+extender_pid=""
+start_extender || die "headroom-extender did not restart"
+broken "a restarted extender no scheduler has called yet" scheduler-profile warn "no kube-scheduler"
+kill "$extender_pid"; wait "$extender_pid" 2>/dev/null || true
+extender_pid=""
+broken "the extender down" extender fail "cannot reach"
+
 oom_kills=$(cgroup_oom_kills "$memcg")
 [[ $oom_kills == 0 ]] && pass "headroom-extender inside its 512 MiB memory cgroup: no OOM kill in the whole suite (cgroup peak $(( $(cgroup_peak_bytes "$memcg") >> 20 )) MiB)" \
   || fail "headroom-extender inside its 512 MiB memory cgroup: $oom_kills OOM kills"

@@ -89,7 +89,7 @@ class Actuator {
     // The HPAs of a workload and what to do about them (shared/hpa.h); unset: none known.
     std::function<std::optional<HpaScaling>(const std::string& workload_key)> hpa_for;
     HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;
-    // The cluster resizes pod-level resources in place (its release, cluster_version.h).
+    // The cluster resizes pod-level resources in place (its release, codec/kube_version.h).
     bool pod_level_resize = false;
     // Pods in these namespaces are never resized or evicted (e.g. kube-system).
     std::vector<std::string> excluded_namespaces;

@@ -1,4 +1,4 @@
-#include "extender/kube/cluster_version.h"
+#include "codec/kube_version.h"
 
 #include <cctype>
 #include <optional>
@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
 
-namespace headroom::extender {
+namespace headroom::codec {
 namespace {
 
 // The leading decimal digits of `text` ("34+" -> 34); nullopt without any, or beyond 9999.
@@ -118,4 +118,4 @@ std::string ReleaseDefaults(KubeMinor line) {
 
 bool PodLevelResizeByDefault(KubeMinor line) { return !Older(line, KubeMinor{1, 36}); }
 
-}  // namespace headroom::extender
+}  // namespace headroom::codec

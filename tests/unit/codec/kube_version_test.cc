@@ -1,6 +1,6 @@
 // The apiserver's /version read (extender/kube/cluster_version.h) and the verdict on it.
 
-#include "extender/kube/cluster_version.h"
+#include "codec/kube_version.h"
 
 #include <string>
 #include <vector>
@@ -8,7 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace headroom::extender {
+namespace headroom::codec {
 namespace {
 
 using ::testing::HasSubstr;
@@ -134,4 +134,4 @@ TEST(PodLevelResizeByDefault, FromOneThirtySix) {
 }
 
 }  // namespace
-}  // namespace headroom::extender
+}  // namespace headroom::codec

@@ -1,21 +1,23 @@
 #pragma once
 
-// The Kubernetes releases headroom-extender supports, and the verdict on the cluster it talks
-// to (its apiserver's GET /version).
+// The Kubernetes releases headroom supports, and the verdict on a cluster (its apiserver's
+// GET /version): headroom-extender judges the cluster it talks to at start, and
+// `headroom preflight` the one a user points it at -- one rule for both.
 //
 // - Oldest supported: 1.33, the first release that serves the pods/resize subresource with
 //   in-place resize on by default (beta); the actuator resizes through it and nothing else.
 //   On an older cluster the actuator stays off and says why; the scheduler extender and the
 //   webhook work on any release (their wire formats have not changed).
-// - Newest tested: 1.37 (the suites run 1.34.3; the scheduler extender and a refused resize
-//   were checked on 1.37.2, docs/install.md). A newer cluster is used, with a warning.
+// - Newest tested: 1.37 (CI's suites run 1.34.3; scripts/test-matrix.sh runs the scheduler,
+//   actuation and system suites on 1.37.2, docs/install.md). A newer cluster is used, with a
+//   warning.
 
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 
-namespace headroom::extender {
+namespace headroom::codec {
 
 // A release line, major.minor.
 struct KubeMinor {
@@ -58,4 +60,4 @@ std::string ReleaseDefaults(KubeMinor line);
 // the API refuses every resize of a pod that declares them.
 bool PodLevelResizeByDefault(KubeMinor line);
 
-}  // namespace headroom::extender
+}  // namespace headroom::codec
