@@ -84,12 +84,37 @@ absl::StatusOr<std::string> CgroupRelativeDir(absl::string_view cgroups_path) {
                       parts[1].empty() ? "" : absl::StrCat(parts[1], "-"), parts[2], ".scope");
 }
 
+absl::string_view PsiSourceName(PsiSource source) {
+  switch (source) {
+    case PsiSource::kNone:
+      return "none";
+    case PsiSource::kV2:
+      return "v2";
+    case PsiSource::kHybrid:
+      return "hybrid";
+  }
+  return "none";
+}
+
 CgroupReader::CgroupReader(std::string root)
-    : root_(std::move(root)),
-      version_(Exists(root_ + "/cgroup.controllers") ? CgroupVersion::kV2 : CgroupVersion::kV1) {}
+    : CgroupReader(
+          root, Exists(root + "/cgroup.controllers") ? CgroupVersion::kV2 : CgroupVersion::kV1) {}
 
 CgroupReader::CgroupReader(std::string root, CgroupVersion version)
-    : root_(std::move(root)), version_(version) {}
+    : root_(std::move(root)),
+      version_(version),
+      hybrid_(version == CgroupVersion::kV1 && Exists(root_ + "/unified/cgroup.controllers")) {}
+
+void CgroupReader::ReadPressure(const std::string& dir, PsiSource source, CgroupSample& sample) {
+  // A kernel booted with psi=0 has the files but refuses to read them: no PSI, not an error.
+  if (absl::StatusOr<std::string> cpu = io::ReadFile(dir + "/cpu.pressure"); cpu.ok()) {
+    sample.cpu_waiting_micros = PsiSomeTotal(*cpu);
+  }
+  if (absl::StatusOr<std::string> memory = io::ReadFile(dir + "/memory.pressure"); memory.ok()) {
+    sample.memory_waiting_micros = PsiSomeTotal(*memory);
+  }
+  if (sample.cpu_waiting_micros.has_value()) sample.psi_source = source;
+}
 
 std::string CgroupReader::Dir(absl::string_view controller, absl::string_view relative) const {
   if (version_ == CgroupVersion::kV2) return absl::StrCat(root_, relative);
@@ -112,9 +137,7 @@ absl::StatusOr<CgroupSample> CgroupReader::Read(absl::string_view cgroups_path) 
     const std::string dir = Dir("", relative);
     HEADROOM_ASSIGN_OR_RETURN(std::string cpu_stat, io::ReadFile(dir + "/cpu.stat"));
     sample.cpu_usage_nanos = KeyedValue(cpu_stat, "usage_usec").value_or(0) * 1000;
-    if (absl::StatusOr<std::string> pressure = io::ReadFile(dir + "/cpu.pressure"); pressure.ok()) {
-      sample.cpu_waiting_micros = PsiSomeTotal(*pressure);
-    }
+    ReadPressure(dir, PsiSource::kV2, sample);
     HEADROOM_ASSIGN_OR_RETURN(uint64_t current, ReadNumber(dir + "/memory.current"));
     HEADROOM_ASSIGN_OR_RETURN(std::string memory_stat, io::ReadFile(dir + "/memory.stat"));
     const uint64_t inactive = KeyedValue(memory_stat, "inactive_file").value_or(0);
@@ -138,6 +161,7 @@ absl::StatusOr<CgroupSample> CgroupReader::Read(absl::string_view cgroups_path) 
   sample.memory_max_usage_bytes = static_cast<int64_t>(max_usage);
   HEADROOM_ASSIGN_OR_RETURN(std::string oom_control, io::ReadFile(memory + "/memory.oom_control"));
   sample.oom_kills = KeyedValue(oom_control, "oom_kill").value_or(0);
+  if (hybrid_) ReadPressure(absl::StrCat(root_, "/unified", relative), PsiSource::kHybrid, sample);
   return sample;
 }
 

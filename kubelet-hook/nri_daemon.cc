@@ -88,6 +88,19 @@ std::string RenderMetrics(const MetricSources& m) {
   add("headroom_nri_oom_kills_total", MetricType::Counter, "OOM kills seen.", sampled.ooms);
   add("headroom_nri_cgroup_read_errors_total", MetricType::Counter, "Failed cgroup reads.",
       sampled.read_errors);
+  {
+    prometheus::MetricFamily samples = app::ScrapedValue(
+        "headroom_nri_cgroup_samples_total",
+        "Container cgroup samples, by where their pressure (PSI) came from: v2, hybrid (the "
+        "unified hierarchy of a cgroup v1 host) or none.",
+        MetricType::Counter, static_cast<double>(sampled.samples_by_psi[0]), {{"psi", "none"}});
+    for (PsiSource source : {PsiSource::kV2, PsiSource::kHybrid}) {
+      app::AddSeries(samples,
+                     static_cast<double>(sampled.samples_by_psi[static_cast<size_t>(source)]),
+                     {{"psi", std::string(PsiSourceName(source))}});
+    }
+    families.push_back(std::move(samples));
+  }
   add("headroom_nri_updates_total", MetricType::Counter, "Container updates sent to the runtime.",
       loop.updates_sent);
   add("headroom_nri_update_failures_total", MetricType::Counter, "Updates the runtime refused.",

@@ -114,6 +114,15 @@ void Sampler::Sample(absl::Time now) {
       continue;
     }
     ++stats_.samples;
+    const size_t source = static_cast<size_t>(sample->psi_source);
+    if (stats_.samples_by_psi[source]++ == 0) {
+      spdlog::info("nri: per-container pressure (PSI) source: {}{}",
+                   std::string(PsiSourceName(sample->psi_source)),
+                   sample->psi_source == PsiSource::kHybrid
+                       ? " (cgroup v1 host; read from the unified hierarchy)"
+                   : sample->psi_source == PsiSource::kNone ? " (CPU samples are not PSI-adjusted)"
+                                                            : "");
+    }
     state_.AddMemorySample(container.stats_key, now, sample->memory_working_set_bytes);
     if (container.last_cpu_at.has_value()) {
       CpuCounters previous{*container.last_cpu_at,

@@ -35,6 +35,8 @@ namespace headroom::nri {
 
 struct SamplerStats {
   uint64_t samples = 0;
+  // Of those, by where their pressure came from (cgroup_reader.h's PsiSource: none, v2, hybrid).
+  uint64_t samples_by_psi[3] = {0, 0, 0};
   uint64_t read_errors = 0;
   uint64_t ooms = 0;
 };

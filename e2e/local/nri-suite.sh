@@ -129,6 +129,19 @@ else
   fail "no periodic rounds within 20 s"
 fi
 
+# 1c. Per-container pressure on this cgroup v1 host: runc also creates the container's
+#     directory in the unified hierarchy (a hybrid host), whose cpu.pressure headroom-nri reads.
+unified_pressure=/sys/fs/cgroup/unified$(crictl_ inspect "$cid" | python3 -c 'import json,sys; print(json.load(sys.stdin)["info"]["runtimeSpec"]["linux"]["cgroupsPath"])')/cpu.pressure
+hybrid=$(metric 'headroom_nri_cgroup_samples_total{psi="hybrid"}')
+if [[ -r $unified_pressure ]]; then
+  [[ ${hybrid:-0} -ge 1 ]] && grep -q 'per-container pressure (PSI) source: hybrid' "$work/plugin.log" &&
+    pass "per-container PSI read from the unified hierarchy of this v1 host: $hybrid samples (psi=\"hybrid\"), $unified_pressure present" ||
+    fail "$unified_pressure exists but no hybrid-PSI sample was counted (psi=\"hybrid\" ${hybrid:-none})"
+else
+  [[ -z $hybrid || $hybrid == 0 ]] && pass "no unified-hierarchy directory for the container here ($unified_pressure): no hybrid-PSI sample claimed" ||
+    fail "hybrid-PSI samples counted ($hybrid) without $unified_pressure"
+fi
+
 # 2. A container that exceeds its memory is seen OOM-killed within seconds; its restart gets
 #    limit = 2 x memory at OOM (32 MiB -> 64 MiB).
 pod2=$(crictl_ runp "$(pod_config hog)")

@@ -45,8 +45,42 @@ TEST_F(CgroupTreeTest, ReadsVersion1) {
   EXPECT_EQ(sample->memory_max_usage_bytes, 209715200);
   EXPECT_EQ(sample->oom_kills, 2u);
   EXPECT_FALSE(sample->cpu_waiting_micros.has_value());
+  EXPECT_EQ(sample->psi_source, PsiSource::kNone);
   EXPECT_EQ(*reader.ReadOomKills("/pods/c1"), 2u);
   EXPECT_EQ(reader.Read("/pods/gone").status().code(), absl::StatusCode::kNotFound);
+}
+
+// A hybrid host: v1 controllers, and a unified hierarchy without controllers where runc
+// creates each container's directory too, with its pressure files.
+TEST_F(CgroupTreeTest, ReadsPressureFromTheUnifiedHierarchyOfAHybridHost) {
+  Write("cpuacct/pods/c1/cpuacct.usage", "5000000000\n");
+  Write("memory/pods/c1/memory.usage_in_bytes", "104857600\n");
+  Write("memory/pods/c1/memory.stat", "total_inactive_file 0\n");
+  Write("memory/pods/c1/memory.max_usage_in_bytes", "104857600\n");
+  Write("memory/pods/c1/memory.oom_control", "oom_kill 0\n");
+  Write("unified/cgroup.controllers", "");
+  Write("unified/pods/c1/cpu.pressure",
+        "some avg10=0 avg60=0 avg300=0 total=2276531\nfull total=0\n");
+  Write("unified/pods/c1/memory.pressure",
+        "some avg10=0 avg60=0 avg300=0 total=77\nfull total=0\n");
+  // Another container whose unified directory is missing (an older runc): no PSI, no error.
+  Write("cpuacct/pods/c2/cpuacct.usage", "1\n");
+  Write("memory/pods/c2/memory.usage_in_bytes", "1\n");
+  Write("memory/pods/c2/memory.stat", "total_inactive_file 0\n");
+  Write("memory/pods/c2/memory.max_usage_in_bytes", "1\n");
+  Write("memory/pods/c2/memory.oom_control", "oom_kill 0\n");
+  CgroupReader reader(root_.string());
+  ASSERT_EQ(reader.version(), CgroupVersion::kV1);
+  absl::StatusOr<CgroupSample> sample = reader.Read("/pods/c1");
+  ASSERT_TRUE(sample.ok()) << sample.status();
+  EXPECT_EQ(sample->cpu_waiting_micros, 2276531u);
+  EXPECT_EQ(sample->memory_waiting_micros, 77u);
+  EXPECT_EQ(sample->psi_source, PsiSource::kHybrid);
+  absl::StatusOr<CgroupSample> without = reader.Read("/pods/c2");
+  ASSERT_TRUE(without.ok()) << without.status();
+  EXPECT_FALSE(without->cpu_waiting_micros.has_value());
+  EXPECT_EQ(without->psi_source, PsiSource::kNone);
+  EXPECT_EQ(PsiSourceName(PsiSource::kHybrid), "hybrid");
 }
 
 TEST_F(CgroupTreeTest, ReadsVersion2) {
@@ -62,6 +96,7 @@ TEST_F(CgroupTreeTest, ReadsVersion2) {
   ASSERT_TRUE(sample.ok()) << sample.status();
   EXPECT_EQ(sample->cpu_usage_nanos, 2500000000u);
   EXPECT_EQ(sample->cpu_waiting_micros, 123u);
+  EXPECT_EQ(sample->psi_source, PsiSource::kV2);
   EXPECT_EQ(sample->memory_working_set_bytes, 900);
   EXPECT_EQ(sample->oom_kills, 1u);
 }
