@@ -20,47 +20,52 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+started=$SECONDS
+# Each step's start, in seconds since this script began: where a CI run's time goes.
+step() { echo "== $* (at +$((SECONDS - started)) s)"; }
+
 bash scripts/setup.sh
 
-echo "== format check (clang-format)"
+step "format check (clang-format)"
 git ls-files '*.cc' '*.h' | xargs clang-format --dry-run --Werror
-echo "== layer check (docs/development.md)"
+step "layer check (docs/development.md)"
 bash scripts/check-layers.sh
 
-echo "== release build (CLI, benchmarks)"
+step "release build (CLI, benchmarks)"
 cmake --preset release >/dev/null
 cmake --build --preset release
 
-echo "== monitoring: every dashboard query names a metric the binaries export (scripts/check-dashboard.sh)"
+step "monitoring: every dashboard query names a metric the binaries export (scripts/check-dashboard.sh)"
 bash scripts/check-dashboard.sh build/release
 
-echo "== asan build and tests"
+step "asan build and tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan
 ctest --preset asan
 
-echo "== end-to-end: headroom-nri against real containerd + runc (e2e/local/nri-suite.sh)"
+step "end-to-end: headroom-nri against real containerd + runc (e2e/local/nri-suite.sh)"
 bash scripts/e2e-deps.sh
 bash e2e/local/nri-suite.sh build/release
 
-echo "== end-to-end: headroom-extender behind real kube-scheduler + kube-apiserver (e2e/local/scheduler-suite.sh)"
+step "end-to-end: headroom-extender behind real kube-scheduler + kube-apiserver (e2e/local/scheduler-suite.sh)"
 bash scripts/k8s-deps.sh
-echo "== the Helm chart: generated from deploy/, lint, and the default render equals deploy/ (scripts/check-helm.sh)"
+step "the Helm chart: generated from deploy/, lint, and the default render equals deploy/ (scripts/check-helm.sh)"
 bash scripts/helm-deps.sh
 bash scripts/check-helm.sh
 bash e2e/local/scheduler-suite.sh build/release
 
-echo "== end-to-end: webhook, resize and evictions with a real kubelet + apiserver (e2e/local/actuation-suite.sh)"
+step "end-to-end: webhook, resize and evictions with a real kubelet + apiserver (e2e/local/actuation-suite.sh)"
 bash e2e/local/actuation-suite.sh build/release
 
-echo "== the whole loop on one cluster: every component together (e2e/local/system-suite.sh)"
+step "the whole loop on one cluster: every component together (e2e/local/system-suite.sh)"
 bash e2e/local/system-suite.sh build/release
 
-echo "== the status page in headless chromium, headroom status and explain (e2e/local/ui-suite.sh)"
+step "the status page in headless chromium, headroom status and explain (e2e/local/ui-suite.sh)"
 bash e2e/local/ui-suite.sh build/release
 
-echo "== hostile input: the release extender under one attack per class (e2e/local/hostile-suite.sh)"
+step "hostile input: the release extender under one attack per class (e2e/local/hostile-suite.sh)"
 bash e2e/local/hostile-suite.sh build/release
 
-echo "== fuzzing (bounded)"
+step "fuzzing (bounded)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash scripts/fuzz.sh
+echo "== all steps passed in $((SECONDS - started)) s"

@@ -432,7 +432,8 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -X POST --data "$cluster" "http://
 kill "$repack_pid"; wait "$repack_pid" 2>/dev/null || true
 
 # 7. headroom preflight on this cluster: every check passes once the set-up is complete, and
-#    each that can be broken here fails (or warns) with its fix when it is. (The release and
+#    each that can be broken here fails (or, where it is a matter of degree, warns) with its fix
+#    when it is. (The release and
 #    pods/resize checks cannot be broken on a real 1.34+ apiserver; unit tests cover them.)
 start_extender || die "headroom-extender did not restart for preflight"
 kubectl_ -n headroom-system apply -f "$repo/deploy/extender/rbac.yaml" >/dev/null || fail "applying deploy/extender/rbac.yaml"
@@ -476,6 +477,9 @@ broken() { # WHAT CHECK WANT MUST_MENTION: after breaking WHAT, CHECK is WANT wi
 kubectl_ delete clusterrolebinding headroom-extender >/dev/null
 broken "the extender's ClusterRoleBinding deleted" extender-rbac fail "patch pods/resize"
 kubectl_ -n headroom-system apply -f "$repo/deploy/extender/rbac.yaml" >/dev/null
+kubectl_ patch mutatingwebhookconfiguration headroom --type json -p '[{"op":"remove","path":"/webhooks/0/clientConfig/caBundle"}]' >/dev/null
+broken "the webhook's caBundle removed" admission-webhook fail "no caBundle"
+kubectl_ apply -f "$work/webhook.yaml" >/dev/null
 kubectl_ patch mutatingwebhookconfiguration headroom --type json -p '[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Fail"}]' >/dev/null
 broken "the webhook's failurePolicy set to Fail" admission-webhook fail "failurePolicy Fail"
 kubectl_ delete -f "$work/webhook.yaml" >/dev/null
@@ -487,6 +491,7 @@ kill "$extender_pid"; wait "$extender_pid" 2>/dev/null || true
 extender_pid=""
 start_extender || die "headroom-extender did not restart"
 broken "a restarted extender no scheduler has called yet" scheduler-profile warn "no kube-scheduler"
+broken "a restarted extender no node has reported to yet" node-reports fail "0 of 4 schedulable nodes report"
 kill "$extender_pid"; wait "$extender_pid" 2>/dev/null || true
 extender_pid=""
 broken "the extender down" extender fail "cannot reach"

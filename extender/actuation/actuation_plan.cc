@@ -99,7 +99,7 @@ std::optional<PlannedResize> WithPodLevel(const ApiPod& pod, const PodState& sta
                                           std::vector<DeclaredResources>& after_all,
                                           std::string& why) {
   const std::optional<DeclaredResources> now = DeclaredPodLevel(pod.pod_level);
-  std::optional<DeclaredResources> declared = DeclaredPodLevelOf(pod);
+  const std::optional<DeclaredResources> declared = DeclaredPodLevelOf(pod);
   std::vector<std::vector<Reason>> container_reasons(after_all.size());
   std::vector<Reason> pod_reasons;
   const DeclaredResources after = SizePodLevel(
