@@ -10,19 +10,26 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "codec/json_fields.h"
+#include "codec/json_lenient.h"
 #include "codec/kube_version.h"
 #include "nlohmann/json.hpp"
 
 namespace headroom::cli {
 namespace {
 
+using ::headroom::codec::ArrayField;
+using ::headroom::codec::NestedString;
+using ::headroom::codec::ObjectField;
+using ::headroom::codec::StringField;
+using ::headroom::codec::TrueField;
 using json = nlohmann::json;
 
 // `body` parsed as a JSON object; an error naming `what` otherwise.
 absl::StatusOr<json> ParseObject(const absl::StatusOr<std::string>& body, absl::string_view what) {
   if (!body.ok()) return body.status();
-  json parsed = json::parse(*body, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_object()) {
+  absl::StatusOr<json> parsed = codec::ParseJson(*body);
+  if (!parsed.ok() || !parsed->is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": not a JSON object"));
   }
   return parsed;
@@ -31,18 +38,6 @@ absl::StatusOr<json> ParseObject(const absl::StatusOr<std::string>& body, absl::
 CheckResult Unreadable(std::string name, const absl::Status& status, std::string fix) {
   return {std::move(name), CheckLevel::kFail, absl::StrCat("could not read: ", status.message()),
           std::move(fix)};
-}
-
-std::string StringAt(const json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-const json& Field(const json& object, const char* key) {
-  static const json* const kNull = new json();
-  if (!object.is_object()) return *kNull;
-  const auto it = object.find(key);
-  return it == object.end() ? *kNull : *it;
 }
 
 constexpr char kApiFix[] =
@@ -87,12 +82,9 @@ CheckResult CheckResizeApi(const absl::StatusOr<std::string>& core_discovery_bod
   const std::string name = "in-place-resize";
   const absl::StatusOr<json> discovery = ParseObject(core_discovery_body, "/api/v1");
   if (!discovery.ok()) return Unreadable(name, discovery.status(), kApiFix);
-  const json& resources = Field(*discovery, "resources");
-  if (resources.is_array()) {
-    for (const json& resource : resources) {
-      if (StringAt(resource, "name") == "pods/resize") {
-        return {name, CheckLevel::kOk, "the API serves pods/resize", ""};
-      }
+  for (const json& resource : ArrayField(*discovery, "resources")) {
+    if (StringField(resource, "name") == "pods/resize") {
+      return {name, CheckLevel::kOk, "the API serves pods/resize", ""};
     }
   }
   return {name, CheckLevel::kFail,
@@ -169,26 +161,24 @@ CheckResult CheckWebhook(const absl::StatusOr<std::string>& configurations_body,
   const std::string fix =
       "apply deploy/webhook (with cert-manager to inject its CA), or the Helm chart with "
       "webhook.enabled=true";
-  const json& items = Field(*list, "items");
-  for (const json& configuration : items.is_array() ? items : json::array()) {
-    const std::string config_name = StringAt(Field(configuration, "metadata"), "name");
-    const json& webhooks = Field(configuration, "webhooks");
-    for (const json& webhook : webhooks.is_array() ? webhooks : json::array()) {
-      const json& client = Field(webhook, "clientConfig");
-      const json& service = Field(client, "service");
-      const bool to_headroom = (service.is_object() && StringAt(service, "name") == service_name &&
-                                StringAt(service, "path") == "/admission/pods") ||
-                               absl::EndsWith(StringAt(client, "url"), "/admission/pods");
+  for (const json& configuration : ArrayField(*list, "items")) {
+    const std::string config_name = NestedString(configuration, "metadata", "name");
+    for (const json& webhook : ArrayField(configuration, "webhooks")) {
+      const json& client = ObjectField(webhook, "clientConfig");
+      const json& service = ObjectField(client, "service");
+      const bool to_headroom = (StringField(service, "name") == service_name &&
+                                StringField(service, "path") == "/admission/pods") ||
+                               absl::EndsWith(StringField(client, "url"), "/admission/pods");
       if (!to_headroom) continue;
       const std::string where = absl::StrCat("MutatingWebhookConfiguration ", config_name,
-                                             ", webhook ", StringAt(webhook, "name"));
-      if (StringAt(webhook, "failurePolicy") != "Ignore") {
+                                             ", webhook ", StringField(webhook, "name"));
+      if (StringField(webhook, "failurePolicy") != "Ignore") {
         return {name, CheckLevel::kFail,
-                absl::StrCat(where, ": failurePolicy ", StringAt(webhook, "failurePolicy"),
+                absl::StrCat(where, ": failurePolicy ", StringField(webhook, "failurePolicy"),
                              ", so pods cannot be created while the extender is down"),
                 "set failurePolicy: Ignore, as deploy/webhook does"};
       }
-      if (StringAt(client, "caBundle").empty()) {
+      if (StringField(client, "caBundle").empty()) {
         return {name, CheckLevel::kFail,
                 absl::StrCat(where,
                              ": no caBundle, so the API server cannot verify the "
@@ -197,10 +187,10 @@ CheckResult CheckWebhook(const absl::StatusOr<std::string>& configurations_body,
                 "install cert-manager (it injects the CA, deploy/webhook), or set caBundle to "
                 "the CA of the extender's --webhook-tls-cert-file"};
       }
-      const json& timeout = Field(webhook, "timeoutSeconds");
-      if (timeout.is_number_integer() && timeout.get<int64_t>() > 10) {
+      const json* timeout = codec::Field(webhook, "timeoutSeconds");
+      if (timeout != nullptr && timeout->is_number_integer() && timeout->get<int64_t>() > 10) {
         return {name, CheckLevel::kWarn,
-                absl::StrCat(where, ": timeoutSeconds ", timeout.get<int64_t>(),
+                absl::StrCat(where, ": timeoutSeconds ", timeout->get<int64_t>(),
                              ": a slow extender delays every pod creation that long"),
                 "set timeoutSeconds to 2, as deploy/webhook does"};
       }
@@ -243,18 +233,15 @@ CheckResult CheckNodeReports(const absl::StatusOr<std::string>& nodes_body,
     return Unreadable(name, status.status(), "see the extender check above");
   }
   std::set<std::string> reported;
-  const json& reporting = Field(*status, "nodes");
-  for (const json& node : reporting.is_array() ? reporting : json::array()) {
-    reported.insert(StringAt(node, "name"));
+  for (const json& node : ArrayField(*status, "nodes")) {
+    reported.insert(StringField(node, "name"));
   }
   std::vector<std::string> missing;
   size_t schedulable = 0;
-  const json& items = Field(*nodes, "items");
-  for (const json& node : items.is_array() ? items : json::array()) {
-    const json& unschedulable = Field(Field(node, "spec"), "unschedulable");
-    if (unschedulable.is_boolean() && unschedulable.get<bool>()) continue;
+  for (const json& node : ArrayField(*nodes, "items")) {
+    if (TrueField(ObjectField(node, "spec"), "unschedulable")) continue;
     ++schedulable;
-    const std::string node_name = StringAt(Field(node, "metadata"), "name");
+    const std::string node_name = NestedString(node, "metadata", "name");
     if (!reported.contains(node_name)) missing.push_back(node_name);
   }
   const size_t reporting_count = schedulable - missing.size();

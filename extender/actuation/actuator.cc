@@ -50,14 +50,15 @@ json PodEvent(const std::string& pod_namespace, const std::string& name, const s
 }
 
 json ResizePatch(const PlannedResize& resize) {
+  const auto requests_of = [](const DeclaredResources& r) {
+    json requests = json::object();
+    if (r.cpu_request_millis) requests["cpu"] = FormatCpuMillis(*r.cpu_request_millis);
+    if (r.memory_request_bytes) requests["memory"] = FormatMemoryBytes(*r.memory_request_bytes);
+    return requests;
+  };
   json containers = json::array();
   for (const ContainerResize& c : resize.containers) {
-    json requests = json::object();
-    if (c.after.cpu_request_millis) requests["cpu"] = FormatCpuMillis(*c.after.cpu_request_millis);
-    if (c.after.memory_request_bytes) {
-      requests["memory"] = FormatMemoryBytes(*c.after.memory_request_bytes);
-    }
-    json resources = {{"requests", requests}};
+    json resources = {{"requests", requests_of(c.after)}};
     if (c.after.memory_limit_bytes) {
       resources["limits"] = {{"memory", FormatMemoryBytes(*c.after.memory_limit_bytes)}};
     }
@@ -67,11 +68,7 @@ json ResizePatch(const PlannedResize& resize) {
   if (!containers.empty()) spec["containers"] = std::move(containers);
   if (resize.pod_level_after.has_value()) {
     // Only the requests move at pod level: its limits stay as they are.
-    const DeclaredResources& pod = *resize.pod_level_after;
-    json requests = json::object();
-    if (pod.cpu_request_millis) requests["cpu"] = FormatCpuMillis(*pod.cpu_request_millis);
-    if (pod.memory_request_bytes) requests["memory"] = FormatMemoryBytes(*pod.memory_request_bytes);
-    spec["resources"] = {{"requests", std::move(requests)}};
+    spec["resources"] = {{"requests", requests_of(*resize.pod_level_after)}};
   }
   return {{"spec", std::move(spec)}};
 }
