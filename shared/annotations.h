@@ -8,7 +8,8 @@ namespace headroom {
 
 // Workload or pod: which recommender sizes it: headroom | vpa | crane | static.
 inline constexpr absl::string_view kPolicyAnnotation = "headroom.dev/policy";
-// Workload or pod: enforce | recommend (compute and show, never apply).
+// Pod, owner or Namespace: the adoption step (shared/workload_policy.h's AdoptionStep):
+// observe | admission | in-place (and the older recommend = observe, enforce = in-place).
 inline constexpr absl::string_view kModeAnnotation = "headroom.dev/mode";
 // Workload or pod: "true" leaves the workload entirely alone.
 inline constexpr absl::string_view kDisableAnnotation = "headroom.dev/disable";
@@ -40,6 +41,11 @@ inline constexpr absl::string_view kDeclaredPodAnnotation = "headroom.dev/declar
 // the cluster decides it from the owner references; headroom-nri files the pod's statistics
 // under it (shared/workload_key.h).
 inline constexpr absl::string_view kWorkloadAnnotation = "headroom.dev/workload";
+// Pod (written by the admission webhook): the pod's adoption step as resolved when it was
+// created (pod > owner > namespace > cluster), for headroom-nri, which sees only the pod: it
+// decides what the runtime may set on the pod's new containers. Running containers follow the
+// step the extender resolves afresh (ReportReply.pod_modes).
+inline constexpr absl::string_view kAdmittedModeAnnotation = "headroom.dev/admitted-mode";
 // Pod (written by the admission webhook): each container's resources before -> after and why.
 inline constexpr absl::string_view kAdmissionAnnotation = "headroom.dev/admission";
 // Pod label "disabled": the API server does not call the webhook for the pod (deploy/webhook's
@@ -78,6 +84,8 @@ inline constexpr absl::string_view kKnownKeys[] = {
     kAllowDisruptionAnnotation,
     kDoNotDisruptAnnotation,
     kDeclaredAnnotation,
+    kDeclaredPodAnnotation,
+    kAdmittedModeAnnotation,
     kWorkloadAnnotation,
     kMinCpuAnnotation,
     kMaxCpuAnnotation,

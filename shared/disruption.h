@@ -5,7 +5,7 @@
 //
 // Never evicted: DaemonSet pods, static pods' mirrors, pods already terminating, pods
 // annotated headroom.dev/do-not-disrupt or karpenter.sh/do-not-disrupt, workloads annotated
-// disable or mode recommend, and eviction ranking no-eviction. Unless the workload opts in
+// disable or a mode below in-place, and eviction ranking no-eviction. Unless the workload opts in
 // with headroom.dev/allow-disruption: "true", also never: a pod without a controller (nothing
 // would recreate it), a StatefulSet pod, a single-replica workload's pod, or the last ready
 // replica of a workload. PodDisruptionBudgets are the Eviction API's to enforce.
@@ -36,7 +36,7 @@ struct DisruptionFacts {
   bool terminating = false;
   bool do_not_disrupt = false;  // headroom.dev/do-not-disrupt or karpenter.sh/do-not-disrupt
   bool disabled = false;        // headroom.dev/disable
-  bool recommend_only = false;  // headroom.dev/mode: recommend (or the global switch)
+  bool recommend_only = false;  // headroom.dev/mode below in-place (or the global switch)
   EvictionRanking ranking = EvictionRanking::kLow;
   bool allow_disruption = false;  // headroom.dev/allow-disruption: "true"
 };

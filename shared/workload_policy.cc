@@ -16,10 +16,17 @@
 namespace headroom {
 namespace {
 
-const std::string* Lookup(const Annotations& workload, const Annotations& pod,
-                          absl::string_view key) {
-  if (auto it = pod.find(key); it != pod.end()) return &it->second;
-  if (auto it = workload.find(key); it != workload.end()) return &it->second;
+// The layers a key is looked up in, first match wins (pod > owner > namespace).
+struct Layers {
+  const Annotations& pod;
+  const Annotations& workload;
+  const Annotations& namespace_;
+};
+
+const std::string* Lookup(const Layers& layers, absl::string_view key) {
+  for (const Annotations* annotations : {&layers.pod, &layers.workload, &layers.namespace_}) {
+    if (auto it = annotations->find(key); it != annotations->end()) return &it->second;
+  }
   return nullptr;
 }
 
@@ -93,26 +100,25 @@ void DropCrossedBounds(std::optional<int64_t>& min, std::optional<int64_t>& max,
   max.reset();
 }
 
-WorkloadTuning ResolveTuning(const Annotations& workload, const Annotations& pod,
-                             std::vector<Reason>& warnings) {
+WorkloadTuning ResolveTuning(const Layers& layers, std::vector<Reason>& warnings) {
   WorkloadTuning tuning;
-  ParseBound(Lookup(workload, pod, kMinCpuAnnotation), kMinCpuAnnotation, true,
+  ParseBound(Lookup(layers, kMinCpuAnnotation), kMinCpuAnnotation, true,
              tuning.min_cpu_millis, warnings);
-  ParseBound(Lookup(workload, pod, kMaxCpuAnnotation), kMaxCpuAnnotation, true,
+  ParseBound(Lookup(layers, kMaxCpuAnnotation), kMaxCpuAnnotation, true,
              tuning.max_cpu_millis, warnings);
-  ParseBound(Lookup(workload, pod, kMinMemoryAnnotation), kMinMemoryAnnotation, false,
+  ParseBound(Lookup(layers, kMinMemoryAnnotation), kMinMemoryAnnotation, false,
              tuning.min_memory_bytes, warnings);
-  ParseBound(Lookup(workload, pod, kMaxMemoryAnnotation), kMaxMemoryAnnotation, false,
+  ParseBound(Lookup(layers, kMaxMemoryAnnotation), kMaxMemoryAnnotation, false,
              tuning.max_memory_bytes, warnings);
   DropCrossedBounds(tuning.min_cpu_millis, tuning.max_cpu_millis, kMinCpuAnnotation,
                     kMaxCpuAnnotation, true, warnings);
   DropCrossedBounds(tuning.min_memory_bytes, tuning.max_memory_bytes, kMinMemoryAnnotation,
                     kMaxMemoryAnnotation, false, warnings);
-  ParseMarginInto(Lookup(workload, pod, kCpuMarginAnnotation), kCpuMarginAnnotation,
+  ParseMarginInto(Lookup(layers, kCpuMarginAnnotation), kCpuMarginAnnotation,
                   tuning.cpu_margin, warnings);
-  ParseMarginInto(Lookup(workload, pod, kMemoryMarginAnnotation), kMemoryMarginAnnotation,
+  ParseMarginInto(Lookup(layers, kMemoryMarginAnnotation), kMemoryMarginAnnotation,
                   tuning.memory_margin, warnings);
-  if (const std::string* value = Lookup(workload, pod, kBasePercentileAnnotation)) {
+  if (const std::string* value = Lookup(layers, kBasePercentileAnnotation)) {
     absl::StatusOr<double> parsed = ParseBasePercentile(*value);
     if (parsed.ok()) {
       tuning.base_percentile = *parsed;
@@ -121,7 +127,7 @@ WorkloadTuning ResolveTuning(const Annotations& workload, const Annotations& pod
            absl::StrCat(parsed.status().message(), "; ignored"));
     }
   }
-  if (const std::string* value = Lookup(workload, pod, kKeepDeclaredAnnotation)) {
+  if (const std::string* value = Lookup(layers, kKeepDeclaredAnnotation)) {
     WorkloadTuning kept;
     if (absl::Status status = ParseKeepDeclared(*value, kept); status.ok()) {
       tuning.keep_cpu = kept.keep_cpu;
@@ -276,10 +282,12 @@ absl::StatusOr<std::vector<KoordStrategy>> ParseEvictionPolicy(absl::string_view
 
 WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotations& pod,
                                      absl::string_view kind, std::optional<int> replicas,
-                                     const PolicyDefaults& defaults) {
+                                     const PolicyDefaults& defaults,
+                                     const Annotations& namespace_annotations) {
+  const Layers layers{pod, workload, namespace_annotations};
   WorkloadPolicy result;
   result.policy = defaults.policy;
-  if (const std::string* value = Lookup(workload, pod, kPolicyAnnotation)) {
+  if (const std::string* value = Lookup(layers, kPolicyAnnotation)) {
     absl::StatusOr<SizingPolicy> parsed = ParseSizingPolicy(*value);
     if (parsed.ok() && (*parsed == SizingPolicy::kVpa || *parsed == SizingPolicy::kCrane)) {
       // The VPA and Crane recommenders need their own histories, which only the simulator and
@@ -298,21 +306,27 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
                                              "; using ", SizingPolicyName(defaults.policy))});
     }
   }
-  result.recommend_only = defaults.recommend_only;
-  if (const std::string* value = Lookup(workload, pod, kModeAnnotation)) {
-    const std::string mode = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*value));
-    if (mode == "recommend") {
-      result.recommend_only = true;
-    } else if (mode == "enforce") {
-      // The global recommend-only switch wins: it is the operator's safety catch.
-      result.recommend_only = defaults.recommend_only;
-    } else {
-      result.warnings.push_back(
-          {"InvalidAnnotation", absl::StrCat(kModeAnnotation, ": \"", absl::CEscape(*value),
-                                             "\" is not enforce or recommend; ignored")});
+  result.step = defaults.step;
+  // A layer's unreadable mode falls through to the next layer, never to a higher step than
+  // the operator set for the namespace.
+  const std::pair<const Annotations*, absl::string_view> mode_layers[] = {
+      {&pod, "pod"}, {&workload, "owner"}, {&namespace_annotations, "namespace"}};
+  for (const auto& [annotations, from] : mode_layers) {
+    const auto it = annotations->find(kModeAnnotation);
+    if (it == annotations->end()) continue;
+    absl::StatusOr<AdoptionStep> parsed = ParseAdoptionStep(it->second);
+    if (parsed.ok()) {
+      result.step = *parsed;
+      result.step_from = std::string(from);
+      break;
     }
+    result.warnings.push_back(
+        {"InvalidAnnotation", absl::StrCat(kModeAnnotation, " on the ", from, ": ",
+                                           parsed.status().message(), "; ignored")});
   }
-  result.disabled = ParseFlag(Lookup(workload, pod, kDisableAnnotation), kDisableAnnotation, false,
+  // The global recommend-only switch wins: it is the operator's safety catch.
+  result.recommend_only = defaults.recommend_only || result.step == AdoptionStep::kObserve;
+  result.disabled = ParseFlag(Lookup(layers, kDisableAnnotation), kDisableAnnotation, false,
                               result.warnings);
   // Exclusion is a property of the pod instance only.
   result.excluded =
@@ -321,7 +335,7 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
   WorkloadFacts facts;
   facts.kind = std::string(kind);
   facts.replicas = replicas;
-  if (const std::string* value = Lookup(workload, pod, kEvictionRankingAnnotation)) {
+  if (const std::string* value = Lookup(layers, kEvictionRankingAnnotation)) {
     facts.ranking_annotation = *value;
   }
   result.ranking = DecideEvictionRanking(facts);
@@ -332,9 +346,9 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
       pod.contains(kEvictionEnabledLabel) ? &pod.find(kEvictionEnabledLabel)->second : nullptr,
       kEvictionEnabledLabel, false, result.warnings);
   result.allow_below_declared =
-      ParseFlag(Lookup(workload, pod, kAllowBelowDeclaredAnnotation), kAllowBelowDeclaredAnnotation,
+      ParseFlag(Lookup(layers, kAllowBelowDeclaredAnnotation), kAllowBelowDeclaredAnnotation,
                 defaults.allow_below_declared, result.warnings);
-  result.allow_disruption = ParseFlag(Lookup(workload, pod, kAllowDisruptionAnnotation),
+  result.allow_disruption = ParseFlag(Lookup(layers, kAllowDisruptionAnnotation),
                                       kAllowDisruptionAnnotation, false, result.warnings);
   // Only "true" protects; anything else (karpenter's own convention) does not.
   for (absl::string_view key : {kDoNotDisruptAnnotation, kKarpenterDoNotDisruptAnnotation}) {
@@ -342,10 +356,11 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
       result.do_not_disrupt = true;
     }
   }
-  result.tuning = ResolveTuning(workload, pod, result.warnings);
+  result.tuning = ResolveTuning(layers, result.warnings);
   WarnUnknownKeys(workload, result.warnings);
   WarnUnknownKeys(pod, result.warnings);
-  if (const std::string* value = Lookup(workload, pod, kEvictionPolicyAnnotation)) {
+  WarnUnknownKeys(namespace_annotations, result.warnings);
+  if (const std::string* value = Lookup(layers, kEvictionPolicyAnnotation)) {
     absl::StatusOr<std::vector<KoordStrategy>> parsed = ParseEvictionPolicy(*value);
     if (parsed.ok()) {
       result.allowed_strategies = *parsed;
@@ -364,7 +379,7 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
 DisruptionFacts DisruptionFactsOf(const WorkloadPolicy& policy) {
   DisruptionFacts facts;
   facts.disabled = policy.disabled;
-  facts.recommend_only = policy.recommend_only;
+  facts.recommend_only = policy.recommend_only || policy.step != AdoptionStep::kInPlace;
   facts.ranking = policy.ranking.ranking;
   facts.do_not_disrupt = policy.do_not_disrupt;
   facts.allow_disruption = policy.allow_disruption;
@@ -374,9 +389,53 @@ DisruptionFacts DisruptionFactsOf(const WorkloadPolicy& policy) {
 std::string SizingBlockedBy(const WorkloadPolicy& policy) {
   if (policy.disabled) return absl::StrCat("annotated ", kDisableAnnotation);
   if (policy.excluded) return absl::StrCat("annotated ", kExcludeAnnotation);
-  if (policy.recommend_only) return "mode recommend";
+  if (policy.step == AdoptionStep::kObserve) {
+    return absl::StrCat("mode observe (", policy.step_from, ")");
+  }
+  if (policy.recommend_only) return "recommend-only";
   if (policy.policy == SizingPolicy::kStatic) return "policy static";
   return "";
+}
+
+std::string InPlaceBlockedBy(const WorkloadPolicy& policy) {
+  if (std::string why = SizingBlockedBy(policy); !why.empty()) return why;
+  if (policy.step == AdoptionStep::kAdmission) {
+    return absl::StrCat("mode admission (", policy.step_from,
+                        "): sized when created, never resized in place");
+  }
+  return "";
+}
+
+bool OnlyObserving(const WorkloadPolicy& policy) {
+  return policy.step == AdoptionStep::kObserve && !policy.disabled && !policy.excluded &&
+         policy.policy != SizingPolicy::kStatic;
+}
+
+absl::string_view AdoptionStepName(AdoptionStep step) {
+  switch (step) {
+    case AdoptionStep::kObserve:
+      return "observe";
+    case AdoptionStep::kAdmission:
+      return "admission";
+    case AdoptionStep::kInPlace:
+      return "in-place";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<AdoptionStep> ParseAdoptionStep(absl::string_view text) {
+  const std::string lower = absl::AsciiStrToLower(absl::StripAsciiWhitespace(text));
+  if (lower == "observe" || lower == "recommend") return AdoptionStep::kObserve;
+  if (lower == "admission" || lower == "admission-only") return AdoptionStep::kAdmission;
+  if (lower == "in-place" || lower == "inplace" || lower == "enforce") {
+    return AdoptionStep::kInPlace;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "\"", absl::CEscape(text), "\" is not a mode (want observe, admission or in-place)"));
+}
+
+AdoptionStep NextAdoptionStep(AdoptionStep step) {
+  return step == AdoptionStep::kObserve ? AdoptionStep::kAdmission : AdoptionStep::kInPlace;
 }
 
 }  // namespace headroom

@@ -24,6 +24,22 @@ namespace headroom {
 
 enum class SizingPolicy { kHeadroom, kVpa, kCrane, kStatic };
 
+// The adoption ladder (docs/ladder.md): how far headroom may act on a workload, set by
+// headroom.dev/mode on the pod, its owner or its Namespace, or the cluster's default.
+// - observe: nothing is changed; recommendations and their savings are only shown and logged;
+// - admission: new pods are sized when they are created (the webhook, and the runtime when
+//   their containers start); running pods are never resized nor evicted by headroom;
+// - in-place: also resized in place while they run, and evicted where the policy allows.
+enum class AdoptionStep { kObserve, kAdmission, kInPlace };
+
+// "observe", "admission", "in-place".
+absl::string_view AdoptionStepName(AdoptionStep step);
+// Those names, and the older values: "recommend" is observe, "enforce" is in-place;
+// "admission-only" and "inplace" are accepted too. Case and surrounding spaces are ignored.
+absl::StatusOr<AdoptionStep> ParseAdoptionStep(absl::string_view text);
+// The step above `step` (in-place stays in-place).
+AdoptionStep NextAdoptionStep(AdoptionStep step);
+
 absl::string_view SizingPolicyName(SizingPolicy policy);
 absl::StatusOr<SizingPolicy> ParseSizingPolicy(absl::string_view text);
 
@@ -47,12 +63,15 @@ using Annotations = absl::flat_hash_map<std::string, std::string>;
 struct PolicyDefaults {
   SizingPolicy policy = SizingPolicy::kHeadroom;
   bool recommend_only = false;        // the global recommend-only switch
+  AdoptionStep step = AdoptionStep::kInPlace;  // the cluster's step (--default-mode)
   bool allow_below_declared = false;  // the cluster-wide default (--allow-below-declared)
 };
 
 struct WorkloadPolicy {
   SizingPolicy policy = SizingPolicy::kHeadroom;
-  bool recommend_only = false;
+  bool recommend_only = false;  // step observe, or the global switch
+  AdoptionStep step = AdoptionStep::kInPlace;
+  std::string step_from = "cluster default";  // "pod", "owner", "namespace" or the default
   bool disabled = false;
   bool excluded = false;
   RankingDecision ranking;
@@ -65,10 +84,14 @@ struct WorkloadPolicy {
   std::vector<Reason> warnings;       // ignored annotations and why
 };
 
+// Every key is read from the first of the pod's annotations, its owner's (`workload`) and its
+// Namespace's (`namespace_annotations`) that has it, else the default: pod > owner >
+// namespace > cluster. headroom.dev/exclude and the eviction-enabled label are the pod's own.
 // `kind` and `replicas` describe the owner, for the default eviction ranking.
 WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotations& pod,
                                      absl::string_view kind, std::optional<int> replicas,
-                                     const PolicyDefaults& defaults = {});
+                                     const PolicyDefaults& defaults = {},
+                                     const Annotations& namespace_annotations = {});
 
 // The policy's share of the disruption facts (disable, recommend, ranking, do-not-disrupt,
 // the opt-in); the caller adds the owner and replica counts.
@@ -78,5 +101,13 @@ DisruptionFacts DisruptionFactsOf(const WorkloadPolicy& policy);
 // disabled, excluded, recommend mode or the static policy. The admission webhook and the
 // actuator's resizes and optimisation share it.
 std::string SizingBlockedBy(const WorkloadPolicy& policy);
+
+// Why headroom must not change the workload's running pods ("" when it may resize them in
+// place): SizingBlockedBy's reasons, or the admission step.
+std::string InPlaceBlockedBy(const WorkloadPolicy& policy);
+
+// True when the only thing that keeps headroom from sizing the workload is its step
+// (observe): its recommendation is still worth showing, with what it would save.
+bool OnlyObserving(const WorkloadPolicy& policy);
 
 }  // namespace headroom

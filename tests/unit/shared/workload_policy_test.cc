@@ -187,12 +187,109 @@ TEST(SizingBlockedByTest, NamesWhatLeavesTheResourcesAlone) {
       {{{"headroom.dev/policy", "vpa"}}, ""},
       {{{"headroom.dev/disable", "true"}}, "annotated headroom.dev/disable"},
       {{{"headroom.dev/exclude", "true"}}, "annotated headroom.dev/exclude"},
-      {{{"headroom.dev/mode", "recommend"}}, "mode recommend"},
+      {{{"headroom.dev/mode", "recommend"}}, "mode observe (pod)"},
       {{{"headroom.dev/policy", "static"}}, "policy static"},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(SizingBlockedBy(ResolveWorkloadPolicy({}, c.pod, "", std::nullopt)), c.why);
   }
+}
+
+TEST(AdoptionStepTest, ParsesNamesAndTheOlderValues) {
+  const struct {
+    const char* text;
+    AdoptionStep step;
+  } cases[] = {
+      {"observe", AdoptionStep::kObserve},      {" Recommend ", AdoptionStep::kObserve},
+      {"admission", AdoptionStep::kAdmission},  {"admission-only", AdoptionStep::kAdmission},
+      {"in-place", AdoptionStep::kInPlace},     {"INPLACE", AdoptionStep::kInPlace},
+      {"enforce", AdoptionStep::kInPlace},
+  };
+  for (const auto& c : cases) EXPECT_THAT(ParseAdoptionStep(c.text), IsOkAndHolds(c.step)) << c.text;
+  EXPECT_THAT(ParseAdoptionStep("apply"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("want observe, admission or in-place")));
+  for (AdoptionStep step :
+       {AdoptionStep::kObserve, AdoptionStep::kAdmission, AdoptionStep::kInPlace}) {
+    EXPECT_THAT(ParseAdoptionStep(AdoptionStepName(step)), IsOkAndHolds(step));
+  }
+  EXPECT_EQ(NextAdoptionStep(AdoptionStep::kObserve), AdoptionStep::kAdmission);
+  EXPECT_EQ(NextAdoptionStep(AdoptionStep::kAdmission), AdoptionStep::kInPlace);
+  EXPECT_EQ(NextAdoptionStep(AdoptionStep::kInPlace), AdoptionStep::kInPlace);
+}
+
+// pod > owner > namespace > cluster, for the mode and for every other key.
+TEST(AdoptionStepTest, PrecedencePodOwnerNamespaceCluster) {
+  const Annotations none;
+  const auto mode = [](const char* value) { return Annotations{{"headroom.dev/mode", value}}; };
+  const struct {
+    const char* name;
+    Annotations pod, owner, ns;
+    AdoptionStep cluster;
+    AdoptionStep want;
+    const char* from;
+  } cases[] = {
+      {"cluster default", none, none, none, AdoptionStep::kAdmission, AdoptionStep::kAdmission,
+       "cluster default"},
+      {"namespace over cluster", none, none, mode("observe"), AdoptionStep::kInPlace,
+       AdoptionStep::kObserve, "namespace"},
+      {"owner over namespace", none, mode("in-place"), mode("observe"), AdoptionStep::kObserve,
+       AdoptionStep::kInPlace, "owner"},
+      {"pod over owner", mode("admission"), mode("in-place"), mode("observe"),
+       AdoptionStep::kInPlace, AdoptionStep::kAdmission, "pod"},
+      // An unreadable value falls through to the next layer, not to the cluster's step.
+      {"typo falls through", mode("inplace-please"), none, mode("observe"),
+       AdoptionStep::kInPlace, AdoptionStep::kObserve, "namespace"},
+  };
+  for (const auto& c : cases) {
+    PolicyDefaults defaults;
+    defaults.step = c.cluster;
+    const WorkloadPolicy p =
+        ResolveWorkloadPolicy(c.owner, c.pod, "Deployment", 2, defaults, c.ns);
+    EXPECT_EQ(p.step, c.want) << c.name;
+    EXPECT_EQ(p.step_from, c.from) << c.name;
+    EXPECT_EQ(p.recommend_only, c.want == AdoptionStep::kObserve) << c.name;
+  }
+  // Any other key: a namespace's margin applies unless the owner or the pod sets one.
+  const Annotations ns = {{"headroom.dev/cpu-margin", "30%"},
+                          {"headroom.dev/allow-below-declared", "true"}};
+  WorkloadPolicy p = ResolveWorkloadPolicy({}, {}, "Deployment", 2, {}, ns);
+  EXPECT_DOUBLE_EQ(p.tuning.cpu_margin, 0.3);
+  EXPECT_TRUE(p.allow_below_declared);
+  p = ResolveWorkloadPolicy({{"headroom.dev/cpu-margin", "10%"}}, {}, "Deployment", 2, {}, ns);
+  EXPECT_DOUBLE_EQ(p.tuning.cpu_margin, 0.1);
+  // Exclusion stays the pod's own.
+  p = ResolveWorkloadPolicy({}, {}, "Deployment", 2, {}, {{"headroom.dev/exclude", "true"}});
+  EXPECT_FALSE(p.excluded);
+}
+
+TEST(AdoptionStepTest, WhatEachStepAllows) {
+  const struct {
+    const char* mode;
+    bool sized;     // at admission
+    bool in_place;  // resized while running
+    bool observing;
+  } cases[] = {
+      {"observe", false, false, true},
+      {"admission", true, false, false},
+      {"in-place", true, true, false},
+  };
+  for (const auto& c : cases) {
+    const WorkloadPolicy p =
+        ResolveWorkloadPolicy({}, {}, "Deployment", 2, {}, {{"headroom.dev/mode", c.mode}});
+    EXPECT_EQ(SizingBlockedBy(p).empty(), c.sized) << c.mode;
+    EXPECT_EQ(InPlaceBlockedBy(p).empty(), c.in_place) << c.mode << ": " << InPlaceBlockedBy(p);
+    EXPECT_EQ(OnlyObserving(p), c.observing) << c.mode;
+    // Evictions come with the in-place step only.
+    EXPECT_EQ(DisruptionFactsOf(p).recommend_only, !c.in_place) << c.mode;
+  }
+  EXPECT_EQ(InPlaceBlockedBy(ResolveWorkloadPolicy({}, {}, "", std::nullopt, {},
+                                                   {{"headroom.dev/mode", "admission"}})),
+            "mode admission (namespace): sized when created, never resized in place");
+  // A disabled workload is not "observing": nothing is recommended for it.
+  EXPECT_FALSE(OnlyObserving(ResolveWorkloadPolicy(
+      {}, {{"headroom.dev/disable", "true"}}, "", std::nullopt, {},
+      {{"headroom.dev/mode", "observe"}})));
 }
 
 }  // namespace

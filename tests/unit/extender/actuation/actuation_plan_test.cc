@@ -154,7 +154,7 @@ TEST(PlanNode, DoesNotResize) {
        },
        shrink, "pod-level resources (spec.resources)"},
       {"recommend", [](ApiPod& p) { p.annotations["headroom.dev/mode"] = "recommend"; }, shrink,
-       "mode recommend"},
+       "mode observe (pod)"},
   };
   for (const Case& c : cases) {
     const NodePlan plan = Plan(Report({c.reported}), Api(c.change));

@@ -452,7 +452,7 @@ TEST(Admission, LeavesAlone) {
        "annotated headroom.dev/exclude"},
       {"recommend",
        Review(DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"headroom.dev/mode", "recommend"}})),
-       "mode recommend"},
+       "mode observe (pod)"},
       {"static",
        Review(DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"headroom.dev/policy", "static"}})),
        "policy static"},
