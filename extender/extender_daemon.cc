@@ -19,6 +19,7 @@
 #include "extender/kube/api_nodes.h"
 #include "extender/kube/hpa_index.h"
 #include "extender/kube/list_watcher.h"
+#include "extender/kube/namespace_index.h"
 #include "extender/kube/pod_index.h"
 #include "extender/kube/pod_placements.h"
 #include "extender/reports/report_metrics.h"
@@ -55,13 +56,13 @@ int Fail(absl::string_view message) {
 // One client per use: a client cancels its own running watch at shutdown, and a slow
 // TokenReview never waits behind a watch.
 struct KubeClients {
-  std::unique_ptr<io::KubeClient> pods, nodes, hpas, writes, reviews, lease;
+  std::unique_ptr<io::KubeClient> pods, nodes, hpas, namespaces, writes, reviews, lease;
 };
 
 absl::StatusOr<KubeClients> ConnectKube(const io::KubeConfig& config) {
   KubeClients clients;
-  for (auto* slot : {&clients.pods, &clients.nodes, &clients.hpas, &clients.writes,
-                     &clients.reviews, &clients.lease}) {
+  for (auto* slot : {&clients.pods, &clients.nodes, &clients.hpas, &clients.namespaces,
+                     &clients.writes, &clients.reviews, &clients.lease}) {
     absl::StatusOr<std::unique_ptr<io::KubeClient>> client = io::KubeClient::Create(config);
     if (!client.ok()) return client.status();
     *slot = *std::move(client);
@@ -104,6 +105,7 @@ AdmissionOptions AdmissionOptionsOf(const ExtenderConfig& config) {
   admission.strip_cpu_limits = config.webhook.strip_cpu_limits;
   admission.guard = config.policy.actions.guard;
   admission.hpa_mode = config.policy.hpa_mode;
+  admission.default_step = config.policy.default_step;
   return admission;
 }
 
@@ -111,6 +113,7 @@ Actuator::Options ActuatorOptionsOf(const ExtenderConfig& config) {
   Actuator::Options actuator = config.actuation.actuator;
   actuator.actions = config.policy.actions;
   actuator.defaults.allow_below_declared = config.policy.actions.guard.allow_below_declared;
+  actuator.defaults.step = config.policy.default_step;
   actuator.hpa_mode = config.policy.hpa_mode;
   actuator.excluded_namespaces = config.policy.excluded_namespaces;
   return actuator;
@@ -149,7 +152,9 @@ struct Parts {
   ApiNodeTracker api_nodes;
   NodeTaintIndex node_taints;
   HpaIndex hpas;
-  std::unique_ptr<ListWatcher> pod_watch, node_watch, hpa_watch;
+  NamespaceIndex namespaces;
+  std::unique_ptr<ListWatcher> pod_watch, node_watch, hpa_watch, namespace_watch;
+  NamespaceLookup namespace_lookup;  // null without the Kubernetes API
   std::unique_ptr<ReportServiceImpl> reports;
   RunningGrpcServer report_server;
   // What headroom did, for the status page; the actuator and the webhook record into it.
@@ -257,6 +262,41 @@ void SetUpHpaWatch(const ExtenderConfig& config, Parts& parts,
   parts.actuation.hpa_for = hpa_for;
 }
 
+// Namespaces, for the namespace layer of the policy (headroom.dev/mode and the other keys on a
+// Namespace): until they are listed, every workload whose pod sets no mode is observed only.
+void SetUpNamespaceWatch(const ExtenderConfig& config, Parts& parts,
+                         const std::shared_ptr<spdlog::logger>& logger) {
+  if (!config.kube) return;
+  NamespaceIndex& namespaces = parts.namespaces;
+  parts.namespace_watch = std::make_unique<ListWatcher>(
+      *parts.kube.namespaces, NamespacesWatch(),
+      ListWatcher::Handlers{
+          [&namespaces](std::vector<nlohmann::json> items) { namespaces.Replace(items); },
+          [&namespaces](const WatchEvent& event) { namespaces.Apply(event); }},
+      logger);
+  parts.namespace_lookup = [&namespaces, watch = parts.namespace_watch.get()](
+                               const std::string& name) -> std::optional<Annotations> {
+    if (!watch->synced()) return std::nullopt;
+    return namespaces.For(name);
+  };
+  parts.options.admission.namespaces = parts.namespace_lookup;
+  parts.actuation.namespaces = parts.namespace_lookup;
+  // Each reported pod's step goes back to its node, for what the runtime may change.
+  PolicyDefaults defaults;
+  defaults.step = config.policy.default_step;
+  parts.report_options.mode_of = [&parts,
+                                  defaults](const ReportedPod& pod) -> std::optional<AdoptionStep> {
+    const std::optional<std::string> mode = parts.pod_index.AnnotationOf(
+        pod.pod_namespace, pod.name, pod.uid, std::string(kModeAnnotation));
+    if (!mode.has_value()) return std::nullopt;
+    Annotations annotations;
+    if (!mode->empty()) annotations.emplace(std::string(kModeAnnotation), *mode);
+    const WorkloadPolicy policy = ResolvePodPolicy({}, annotations, "", std::nullopt, defaults,
+                                                   pod.pod_namespace, parts.namespace_lookup);
+    return policy.disabled ? AdoptionStep::kObserve : policy.step;
+  };
+}
+
 // The watches of nodes and bound pods, their gauges, and what reports are checked against.
 void SetUpPodAndNodeWatches(const ExtenderConfig& config, Parts& parts,
                             const std::shared_ptr<spdlog::logger>& logger) {
@@ -346,6 +386,8 @@ void SetUpStatus(const ExtenderConfig& config, Parts& parts) {
   status_options.hpa_for = parts.options.admission.hpa_for;
   status_options.hpa_mode = config.policy.hpa_mode;
   status_options.excluded_namespaces = config.policy.excluded_namespaces;
+  status_options.defaults.step = config.policy.default_step;
+  status_options.namespaces = parts.namespace_lookup;
   parts.status = std::make_unique<StatusBoard>(parts.view, config.kube ? &parts.pod_index : nullptr,
                                                parts.journal, status_options);
   parts.options.status = parts.status.get();
@@ -479,6 +521,9 @@ void AddServices(const ExtenderConfig& config, Parts& parts, spdlog::logger& log
   if (parts.pod_watch != nullptr) services.Add(Watch("pod watch", *parts.pod_watch));
   if (parts.node_watch != nullptr) services.Add(Watch("node watch", *parts.node_watch));
   if (parts.hpa_watch != nullptr) services.Add(Watch("HPA watch", *parts.hpa_watch));
+  if (parts.namespace_watch != nullptr) {
+    services.Add(Watch("Namespace watch", *parts.namespace_watch));
+  }
   if (parts.status != nullptr) {
     services.Add(EveryInterval("status sampler", config.status.sample_interval,
                                [status = parts.status.get()] { status->Sample(); },
@@ -537,6 +582,7 @@ absl::Status Build(const ExtenderConfig& config, Parts& parts,
   }
   SetUpReportAuth(config, parts, *logger);
   SetUpHpaWatch(config, parts, logger);
+  SetUpNamespaceWatch(config, parts, logger);
   SetUpPodAndNodeWatches(config, parts, logger);
   HEADROOM_RETURN_IF_ERROR(StartReports(config, parts, *logger));
   SetUpStatus(config, parts);

@@ -140,6 +140,12 @@ ABSL_FLAG(std::string, hpa_scaled_resources, "keep",
           "For a workload whose HorizontalPodAutoscaler scales on CPU or memory utilisation: "
           "keep (the requests of that resource stay as declared, so the HPA's target keeps its "
           "meaning; needs list/watch of HPAs) or resize (size it anyway; no HPA watch).");
+ABSL_FLAG(std::string, default_mode, "in-place",
+          "The adoption step of every workload whose pod, owner or Namespace sets none with "
+          "headroom.dev/mode: observe (change nothing, show what headroom would save), "
+          "admission (size pods when they are created, never resize or evict running ones) or "
+          "in-place (also resize running pods, and evict where the policy allows). Needs "
+          "list/watch of Namespaces for their annotations.");
 ABSL_FLAG(bool, actuate, false,
           "Resize running pods (pods/resize) and evict (Eviction API) as the per-node "
           "optimisation and OOM kills call for. Needs the Kubernetes API.");
@@ -344,6 +350,9 @@ absl::Status PolicyFromFlags(ExtenderConfig& config) {
   }
   policy.hpa_mode = *hpa_mode;
   policy.excluded_namespaces = absl::GetFlag(FLAGS_admission_exclude_namespaces);
+  absl::StatusOr<AdoptionStep> step = ParseAdoptionStep(absl::GetFlag(FLAGS_default_mode));
+  if (!step.ok()) return Invalid(absl::StrCat("--default-mode: ", step.status().message()));
+  policy.default_step = *step;
   return absl::OkStatus();
 }
 

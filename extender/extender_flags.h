@@ -45,6 +45,9 @@ struct SizingPolicy {
   ActionConfig actions;  // guard rails (actions.guard), resize threshold, CPU eviction delay
   HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;
   std::vector<std::string> excluded_namespaces;
+  // The cluster's adoption step (--default-mode); a Namespace, owner or pod sets its own with
+  // headroom.dev/mode.
+  AdoptionStep default_step = AdoptionStep::kInPlace;
 };
 
 // The admission webhook's own HTTPS listener (the scheduler's listener serves it too when it

@@ -110,10 +110,19 @@ ResourcePlan PlanContainerResources(const ContainerPolicyInput& input) {
   }
   for (const Reason& reason : guarded.reasons) plan.reasons.push_back(reason);
 
-  if (!input.enforce || input.excluded) {
-    plan.reasons.push_back({input.excluded ? "excluded" : "recommend-only",
-                            input.excluded ? "headroom is disabled for this container: nothing set"
-                                           : "recommend-only (dry run): nothing set"});
+  const bool step_holds = input.step == AdoptionStep::kObserve ||
+                          (input.running && input.step == AdoptionStep::kAdmission);
+  if (!input.enforce || input.excluded || step_holds) {
+    if (input.excluded) {
+      plan.reasons.push_back({"excluded", "headroom is disabled for this container: nothing set"});
+    } else if (!input.enforce) {
+      plan.reasons.push_back({"recommend-only", "recommend-only (dry run): nothing set"});
+    } else if (input.step == AdoptionStep::kObserve) {
+      plan.reasons.push_back({"mode-observe", "mode observe: nothing set"});
+    } else {
+      plan.reasons.push_back(
+          {"mode-admission", "mode admission: a running container is not changed"});
+    }
     plan.cpu_quota.reset();
     plan.cpu_shares.reset();
     plan.memory_limit_bytes.reset();

@@ -20,6 +20,7 @@
 #include "shared/reason.h"
 #include "shared/resource.h"
 #include "shared/usage_stats.h"
+#include "shared/workload_policy.h"
 
 namespace headroom::nri {
 
@@ -50,8 +51,11 @@ struct ContainerPolicyInput {
   bool running = true;                // false: the container is being created
   ShrinkTimes last_shrink;
   absl::Time now = absl::InfinitePast();
-  bool enforce = true;    // false: recommend only (headroom.dev/mode, --dry-run)
+  bool enforce = true;    // false: --dry-run
   bool excluded = false;  // headroom.dev/disable or an excluded namespace
+  // The pod's adoption step (shared/workload_policy.h): observe sets nothing; admission sets
+  // values on a container being created only; in-place on running ones too.
+  AdoptionStep step = AdoptionStep::kInPlace;
   GuardRailConfig guard;
 };
 
@@ -90,8 +94,9 @@ uint64_t CpuSharesForMillis(int64_t millis);
 // The inverse, for declared requests the runtime only shows as shares (1024 shares = 1 core).
 int64_t MillisForCpuShares(uint64_t shares);
 
-// The plan. With enforce = false or excluded = true the plan changes nothing but its reasons
-// still say what would have been set.
+// The plan. With enforce = false, excluded = true or a step that does not allow it (observe;
+// admission for a running container) the plan changes nothing but its reasons still say what
+// would have been set.
 ResourcePlan PlanContainerResources(const ContainerPolicyInput& input);
 
 // The requests `resources` stand for, as the runtime shows them: CPU from the shares, memory

@@ -154,6 +154,7 @@ void NodeLoop::SendReport(absl::Time now, absl::string_view why) {
   for (const auto& [key, seconds] : reply->history_seconds()) {
     parts_.state->MergeClusterHistory(key, absl::Seconds(seconds), now);
   }
+  parts_.state->SetPodModes(PodModesOf(*reply));
 }
 
 std::optional<absl::Time> NodeLoop::report_retry_at() const {

@@ -86,6 +86,16 @@ absl::StatusOr<std::vector<std::string>> ResolveAddresses(const std::string& hos
   return std::vector<std::string>(addresses.begin(), addresses.end());
 }
 
+absl::flat_hash_map<std::string, AdoptionStep> PodModesOf(const headroom::v1::ReportReply& reply) {
+  absl::flat_hash_map<std::string, AdoptionStep> modes;
+  for (const auto& [uid, mode] : reply.pod_modes()) {
+    if (absl::StatusOr<AdoptionStep> step = ParseAdoptionStep(mode); step.ok()) {
+      modes.emplace(uid, *step);
+    }
+  }
+  return modes;
+}
+
 absl::StatusOr<headroom::v1::ReportReply> MergeReplicaReplies(
     const std::vector<std::pair<std::string, absl::StatusOr<headroom::v1::ReportReply>>>& replies) {
   headroom::v1::ReportReply merged;
@@ -101,6 +111,15 @@ absl::StatusOr<headroom::v1::ReportReply> MergeReplicaReplies(
     for (const auto& [key, seconds] : reply->history_seconds()) {
       int64_t& kept = (*merged.mutable_history_seconds())[key];
       kept = std::max(kept, seconds);
+    }
+    // Replicas that disagree on a pod's step (one saw a Namespace change first): the lower.
+    for (const auto& [uid, mode] : reply->pod_modes()) {
+      const absl::StatusOr<AdoptionStep> step = ParseAdoptionStep(mode);
+      if (!step.ok()) continue;
+      auto [it, added] = merged.mutable_pod_modes()->try_emplace(uid, mode);
+      if (added) continue;
+      const absl::StatusOr<AdoptionStep> kept = ParseAdoptionStep(it->second);
+      if (!kept.ok() || *step < *kept) it->second = mode;
     }
   }
   if (!any) {

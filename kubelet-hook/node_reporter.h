@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "grpcpp/security/credentials.h"
@@ -27,6 +28,10 @@ headroom::v1::NodeReport BuildNodeReport(const NodeState& state, const std::stri
 // The IP addresses `host` resolves to (numeric hosts as they are), sorted; Unavailable when
 // it resolves to none.
 absl::StatusOr<std::vector<std::string>> ResolveAddresses(const std::string& host);
+
+// The pods' adoption steps of a reply (ReportReply.pod_modes), by pod UID; a value that is not
+// a step is left out (the pod keeps its admitted step).
+absl::flat_hash_map<std::string, AdoptionStep> PodModesOf(const headroom::v1::ReportReply& reply);
 
 // One reply from the replies of several extender replicas: OK when one replica at least took
 // the report; the most nodes any replica knows; each workload container's longest history.

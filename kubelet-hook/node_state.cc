@@ -142,6 +142,18 @@ absl::Duration NodeState::History(const std::string& stats_key, absl::Time now) 
   return it->second.stats.History(now);
 }
 
+void NodeState::SetPodModes(absl::flat_hash_map<std::string, AdoptionStep> modes) {
+  absl::MutexLock lock(&mu_);
+  pod_modes_ = std::move(modes);
+}
+
+std::optional<AdoptionStep> NodeState::PodMode(const std::string& pod_uid) const {
+  absl::ReaderMutexLock lock(&mu_);
+  const auto it = pod_modes_.find(pod_uid);
+  if (it == pod_modes_.end()) return std::nullopt;
+  return it->second;
+}
+
 void NodeState::MergeClusterHistory(const std::string& stats_key, absl::Duration history,
                                     absl::Time now) {
   if (history <= absl::ZeroDuration()) return;
@@ -320,6 +332,7 @@ ResourcePlan PlanTrackedContainer(const NodeState& state, const TrackedContainer
   input.now = now;
   input.enforce = container.enforce;
   input.excluded = container.excluded;
+  input.step = state.PodMode(container.pod_uid).value_or(container.step);
   input.guard = guard;
   return PlanContainerResources(input);
 }

@@ -40,6 +40,9 @@ struct TrackedContainer {
   bool daemonset = false;
   bool enforce = true;
   bool excluded = false;
+  // The step the pod was admitted with (headroom.dev/admitted-mode, else its own mode, else
+  // --default-mode); the extender's word on it now (NodeState::PodMode) comes first.
+  AdoptionStep step = AdoptionStep::kInPlace;
   bool allow_below_declared = false;  // headroom.dev/allow-below-declared or the default
   WorkloadTuning tuning;              // the workload's bounds, margins and resources kept
   EvictionRanking ranking = EvictionRanking::kLow;  // from annotations and the owner kind
@@ -151,6 +154,11 @@ class NodeState {
 
   size_t workload_count() const;
 
+  // The extender's word on each reported pod's adoption step (ReportReply.pod_modes), by pod
+  // UID; every reply replaces the last. A pod it does not name keeps its admitted step.
+  void SetPodModes(absl::flat_hash_map<std::string, AdoptionStep> modes);
+  std::optional<AdoptionStep> PodMode(const std::string& pod_uid) const;
+
   // Marks the workload containers of the tracked containers live at `now`, then drops those
   // idle for longer than `retention.idle`, then the longest idle until at most
   // `retention.max_workloads` remain (one a running container uses is never dropped).
@@ -195,6 +203,7 @@ class NodeState {
   std::map<std::string, Workload> workloads_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, ContainerRecord> restored_containers_ ABSL_GUARDED_BY(mu_);
   std::optional<SharedHeadroomRecord> shared_headroom_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, AdoptionStep> pod_modes_ ABSL_GUARDED_BY(mu_);
 };
 
 // `container` as the node's optimisation and its report read it: its workload's history on

@@ -35,6 +35,11 @@ ABSL_FLAG(std::string, token_file, "",
 ABSL_FLAG(std::string, node_name, "",
           "Node name in reports (default: $NODE_NAME, else the host name).");
 ABSL_FLAG(bool, dry_run, false, "Compute and log every decision, change nothing.");
+ABSL_FLAG(std::string, default_mode, "in-place",
+          "The adoption step of a pod whose annotations name none (neither its own "
+          "headroom.dev/mode nor the headroom.dev/admitted-mode the webhook writes): observe "
+          "(set nothing), admission (set values on new containers only) or in-place (also "
+          "change running ones). Set it as the extender's --default-mode.");
 ABSL_FLAG(bool, allow_below_declared, false,
           "Guard rail default: let headroom set CPU weights below what the declared request "
           "gives (a pod overrides it with headroom.dev/allow-below-declared).");
@@ -145,6 +150,11 @@ absl::StatusOr<NriDaemonConfig> NriConfigFromFlags() {
   if (!allocatable.ok()) return allocatable.status();
   config.allocatable = *allocatable;
   config.plugin.dry_run = absl::GetFlag(FLAGS_dry_run);
+  absl::StatusOr<AdoptionStep> step = ParseAdoptionStep(absl::GetFlag(FLAGS_default_mode));
+  if (!step.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--default-mode: ", step.status().message()));
+  }
+  config.plugin.default_step = *step;
   absl::StatusOr<GuardRailConfig> guard =
       app::GuardRailConfigFromFlags(absl::GetFlag(FLAGS_allow_below_declared));
   if (!guard.ok()) return guard.status();

@@ -71,10 +71,18 @@ TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod, const napi::Conta
   }
   PolicyDefaults defaults;
   defaults.allow_below_declared = config_.guard.allow_below_declared;
+  defaults.step = config_.default_step;
   // The node knows the owner kind from the pod's labels, not its replica count: the ranking
-  // comes from the annotation and the kind here, and the extender resolves it fully.
+  // comes from the annotation and the kind here, and the extender resolves it fully. The step
+  // the webhook resolved at admission (from the owner, the Namespace or the cluster) stands in
+  // for the layers the node cannot see.
+  Annotations admitted;
+  if (const auto it = annotations.find(kAdmittedModeAnnotation); it != annotations.end()) {
+    admitted.emplace(std::string(kModeAnnotation), it->second);
+  }
   const WorkloadPolicy policy =
-      ResolveWorkloadPolicy({}, annotations, kind, std::nullopt, defaults);
+      ResolveWorkloadPolicy(admitted, annotations, kind, std::nullopt, defaults);
+  tracked.step = policy.step;
   tracked.allow_below_declared = policy.allow_below_declared;
   tracked.tuning = policy.tuning;
   if (warnings != nullptr) *warnings = policy.warnings;
@@ -84,7 +92,7 @@ TrackedContainer NriPlugin::Track(const napi::PodSandbox& pod, const napi::Conta
                 pod.namespace_()) != config_.excluded_namespaces.end();
   tracked.excluded = policy.disabled || policy.excluded || policy.policy == SizingPolicy::kStatic ||
                      namespace_excluded;
-  tracked.enforce = !config_.dry_run && !policy.recommend_only;
+  tracked.enforce = !config_.dry_run;
   return tracked;
 }
 

@@ -25,6 +25,8 @@ namespace headroom::nri {
 
 struct PluginConfig {
   bool dry_run = false;  // compute and log, change nothing
+  // The step of a pod whose annotations name none (--default-mode; the extender's too).
+  AdoptionStep default_step = AdoptionStep::kInPlace;
   std::vector<std::string> excluded_namespaces = {"kube-system"};
   // Guard rails (warm-up, floors, bounded shrinking); guard.allow_below_declared is the
   // cluster-wide default of headroom.dev/allow-below-declared.

@@ -102,10 +102,10 @@ void DropCrossedBounds(std::optional<int64_t>& min, std::optional<int64_t>& max,
 
 WorkloadTuning ResolveTuning(const Layers& layers, std::vector<Reason>& warnings) {
   WorkloadTuning tuning;
-  ParseBound(Lookup(layers, kMinCpuAnnotation), kMinCpuAnnotation, true,
-             tuning.min_cpu_millis, warnings);
-  ParseBound(Lookup(layers, kMaxCpuAnnotation), kMaxCpuAnnotation, true,
-             tuning.max_cpu_millis, warnings);
+  ParseBound(Lookup(layers, kMinCpuAnnotation), kMinCpuAnnotation, true, tuning.min_cpu_millis,
+             warnings);
+  ParseBound(Lookup(layers, kMaxCpuAnnotation), kMaxCpuAnnotation, true, tuning.max_cpu_millis,
+             warnings);
   ParseBound(Lookup(layers, kMinMemoryAnnotation), kMinMemoryAnnotation, false,
              tuning.min_memory_bytes, warnings);
   ParseBound(Lookup(layers, kMaxMemoryAnnotation), kMaxMemoryAnnotation, false,
@@ -114,8 +114,8 @@ WorkloadTuning ResolveTuning(const Layers& layers, std::vector<Reason>& warnings
                     kMaxCpuAnnotation, true, warnings);
   DropCrossedBounds(tuning.min_memory_bytes, tuning.max_memory_bytes, kMinMemoryAnnotation,
                     kMaxMemoryAnnotation, false, warnings);
-  ParseMarginInto(Lookup(layers, kCpuMarginAnnotation), kCpuMarginAnnotation,
-                  tuning.cpu_margin, warnings);
+  ParseMarginInto(Lookup(layers, kCpuMarginAnnotation), kCpuMarginAnnotation, tuning.cpu_margin,
+                  warnings);
   ParseMarginInto(Lookup(layers, kMemoryMarginAnnotation), kMemoryMarginAnnotation,
                   tuning.memory_margin, warnings);
   if (const std::string* value = Lookup(layers, kBasePercentileAnnotation)) {
@@ -326,8 +326,8 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
   }
   // The global recommend-only switch wins: it is the operator's safety catch.
   result.recommend_only = defaults.recommend_only || result.step == AdoptionStep::kObserve;
-  result.disabled = ParseFlag(Lookup(layers, kDisableAnnotation), kDisableAnnotation, false,
-                              result.warnings);
+  result.disabled =
+      ParseFlag(Lookup(layers, kDisableAnnotation), kDisableAnnotation, false, result.warnings);
   // Exclusion is a property of the pod instance only.
   result.excluded =
       ParseFlag(pod.contains(kExcludeAnnotation) ? &pod.find(kExcludeAnnotation)->second : nullptr,

@@ -62,9 +62,9 @@ using Annotations = absl::flat_hash_map<std::string, std::string>;
 
 struct PolicyDefaults {
   SizingPolicy policy = SizingPolicy::kHeadroom;
-  bool recommend_only = false;        // the global recommend-only switch
+  bool recommend_only = false;                 // the global recommend-only switch
   AdoptionStep step = AdoptionStep::kInPlace;  // the cluster's step (--default-mode)
-  bool allow_below_declared = false;  // the cluster-wide default (--allow-below-declared)
+  bool allow_below_declared = false;           // the cluster-wide default (--allow-below-declared)
 };
 
 struct WorkloadPolicy {

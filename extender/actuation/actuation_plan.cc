@@ -47,12 +47,13 @@ PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
     return state;
   }
   const WorkloadCount count = CountOf(view.counts, *api);
-  const WorkloadPolicy policy = PolicyOf(*api, count, view.defaults);
+  const WorkloadPolicy policy = PolicyOf(*api, count, view.defaults, view.namespaces);
   demand.daemonset = demand.daemonset || api->owner_kind == "DaemonSet";
   demand.ranking = policy.ranking.ranking;
   // The API is authoritative for what the pod requests.
   demand.requests = EffectivePodRequests(RequestsOf(api->containers), api->pod_level);
-  demand.optimizable = !reported.containers.empty() && SizingBlockedBy(policy).empty();
+  // A pod below the in-place step keeps what it runs with: the plan counts it as it is.
+  demand.optimizable = !reported.containers.empty() && InPlaceBlockedBy(policy).empty();
   state.allow_below_declared = policy.allow_below_declared;
   state.tuning = policy.tuning;
   if (view.hpa_for) {

@@ -272,8 +272,10 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   }
   PolicyDefaults defaults;
   defaults.allow_below_declared = options.guard.allow_below_declared;
-  WorkloadPolicy policy = ResolveWorkloadPolicy(
-      {}, annotations, pod->owner.has_value() ? pod->owner->kind : "", std::nullopt, defaults);
+  defaults.step = options.default_step;
+  WorkloadPolicy policy =
+      ResolvePodPolicy({}, annotations, pod->owner.has_value() ? pod->owner->kind : "",
+                       std::nullopt, defaults, pod->pod_namespace, options.namespaces);
   for (const Reason& warning : policy.warnings) decision.warnings.push_back(warning.message);
   // A resource an HPA scales on by utilisation is kept (its reason reaches the guard rails').
   if (options.hpa_for) {
@@ -288,6 +290,12 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
       !policy.disabled && (pod->owner.has_value() || !pod->name.empty()) &&
       (it == annotations.end() || it->second != decision.workload_key)) {
     writes.emplace_back(kWorkloadAnnotation, decision.workload_key);
+  }
+  // The step as resolved now, for headroom-nri, which sees the pod's annotations only.
+  if (const std::string step(AdoptionStepName(policy.step));
+      !policy.disabled && (!annotations.contains(kAdmittedModeAnnotation) ||
+                           annotations.at(kAdmittedModeAnnotation) != step)) {
+    writes.emplace_back(kAdmittedModeAnnotation, step);
   }
   const auto skip = [&](std::string why) {
     AdmissionDecision skipped = Skip(std::move(decision), std::move(why));

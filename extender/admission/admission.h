@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "extender/kube/namespace_index.h"
 #include "nlohmann/json.hpp"
 #include "shared/guard_rails.h"
 #include "shared/hpa.h"
@@ -44,6 +45,9 @@ struct AdmissionOptions {
   // unset: no HPA is known.
   std::function<std::optional<HpaScaling>(const std::string& workload_key)> hpa_for;
   HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;
+  AdoptionStep default_step = AdoptionStep::kInPlace;  // the cluster's step (--default-mode)
+  // The Namespaces' annotations (the policy's namespace layer); null: none.
+  NamespaceLookup namespaces;
 };
 
 using WorkloadContainerStats = UsageSnapshot;

@@ -33,7 +33,7 @@ std::optional<DeclaredResources> DeclaredPodLevelOf(const ApiPod& pod) {
 
 std::string ResizeBlockedBy(const ApiPod& pod, const WorkloadPolicy& policy,
                             bool pod_level_resize) {
-  if (std::string why = SizingBlockedBy(policy); !why.empty()) return why;
+  if (std::string why = InPlaceBlockedBy(policy); !why.empty()) return why;
   if (pod.mirror) return "a static pod's mirror cannot be resized";
   if (pod.terminating) return "terminating";
   if (pod.pod_level.Any() && !pod_level_resize) {

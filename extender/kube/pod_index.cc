@@ -90,10 +90,22 @@ WorkloadCount CountOf(const absl::flat_hash_map<std::string, WorkloadCount>& cou
 }
 
 WorkloadPolicy PolicyOf(const ApiPod& pod, const WorkloadCount& count,
-                        const PolicyDefaults& defaults) {
+                        const PolicyDefaults& defaults, const NamespaceLookup& namespaces) {
   const std::optional<int> replicas =
       pod.owner_kind.empty() ? std::nullopt : std::optional<int>(count.pods);
-  return ResolveWorkloadPolicy({}, pod.annotations, pod.owner_kind, replicas, defaults);
+  return ResolvePodPolicy({}, pod.annotations, pod.owner_kind, replicas, defaults,
+                          pod.pod_namespace, namespaces);
+}
+
+std::optional<std::string> PodIndex::AnnotationOf(const std::string& pod_namespace,
+                                                  const std::string& name, const std::string& uid,
+                                                  absl::string_view key) const {
+  const std::string pod_key = absl::StrCat(pod_namespace, "/", name);
+  absl::MutexLock lock(&mu_);
+  const auto it = pods_.find(pod_key);
+  if (it == pods_.end() || it->second.uid != uid) return std::nullopt;
+  const auto annotation = it->second.annotations.find(key);
+  return annotation == it->second.annotations.end() ? std::string() : annotation->second;
 }
 
 absl::flat_hash_map<std::string, WorkloadCount> PodIndex::WorkloadCounts() const {

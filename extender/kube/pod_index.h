@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "extender/kube/list_watcher.h"
+#include "extender/kube/namespace_index.h"
 #include "extender/kube/pod_resources.h"
 #include "nlohmann/json.hpp"
 #include "shared/pod_identity.h"
@@ -66,10 +67,12 @@ std::string WorkloadKeyOf(const ApiPod& pod);
 WorkloadCount CountOf(const absl::flat_hash_map<std::string, WorkloadCount>& counts,
                       const ApiPod& pod);
 
-// The pod's policy from its annotations (docs/annotations.md), its owner's kind and, for a pod
-// with a controller, its workload's replica count (the default eviction ranking).
+// The pod's policy from its annotations and its Namespace's (docs/annotations.md), its owner's
+// kind and, for a pod with a controller, its workload's replica count (the default eviction
+// ranking).
 WorkloadPolicy PolicyOf(const ApiPod& pod, const WorkloadCount& count,
-                        const PolicyDefaults& defaults = {});
+                        const PolicyDefaults& defaults = {},
+                        const NamespaceLookup& namespaces = nullptr);
 
 // InvalidArgument for an object without metadata.name/namespace/uid or with bad resources.
 absl::StatusOr<ApiPod> DecodeApiPod(const nlohmann::json& pod);
@@ -80,6 +83,10 @@ class PodIndex {
   void Apply(const WatchEvent& event);
 
   std::optional<ApiPod> Find(const std::string& pod_namespace, const std::string& name) const;
+  // The pod's annotation `key` ("" when it has none) if the pod's UID is `uid`; nullopt when no
+  // such pod is known. A lookup without a copy of the pod, for every pod of every report.
+  std::optional<std::string> AnnotationOf(const std::string& pod_namespace, const std::string& name,
+                                          const std::string& uid, absl::string_view key) const;
   // Every pod with at least one OOM kill in its container statuses.
   std::vector<ApiPod> WithOomKills() const;
   // Pods and Ready pods per controller (ControllerKey), for an actuation round.

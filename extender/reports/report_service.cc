@@ -190,6 +190,14 @@ grpc::Status ReportServiceImpl::Handle(const grpc::ServerContextBase* context,
   Count("accepted");
   spdlog::debug("report from node {}: {} pods", node, report->pods.size());
   reply->set_nodes_known(static_cast<int32_t>(view_.NodeCount()));
+  if (options_.mode_of) {
+    for (const ReportedPod& pod : report->pods) {
+      if (pod.uid.empty() || !pod.verified) continue;
+      if (const std::optional<AdoptionStep> step = options_.mode_of(pod)) {
+        (*reply->mutable_pod_modes())[pod.uid] = std::string(AdoptionStepName(*step));
+      }
+    }
+  }
   // The union of each reported workload container's history over every node.
   for (const ReportedPod& pod : report->pods) {
     if (pod.workload_key.empty() || !pod.verified) continue;

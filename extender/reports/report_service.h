@@ -23,6 +23,7 @@
 #include "extender/view/cluster_view.h"
 #include "headroom/v1/report.grpc.pb.h"
 #include "io/grpc_tls.h"
+#include "shared/workload_policy.h"
 
 namespace grpc {
 class Server;
@@ -36,6 +37,9 @@ struct ReportServiceOptions {
   ApiFacts api;                          // empty: no Kubernetes API, pods are not checked
   Metrics* metrics = nullptr;            // optional
   ReportQueueLimits queue;
+  // The adoption step of a reported pod, for ReportReply.pod_modes; nullopt: unknown (not in
+  // the API). Unset: no steps are sent.
+  std::function<std::optional<AdoptionStep>(const ReportedPod& pod)> mode_of;
 };
 
 class ReportServiceImpl final : public headroom::v1::ReportService::CallbackService {

@@ -191,9 +191,10 @@ std::vector<NodeStatus> StatusBoard::Nodes(const std::vector<NodeReport>& report
 
 WorkloadPolicy StatusBoard::PolicyFor(const std::optional<ApiPod>& api, const Counts& counts,
                                       std::string* workload_key) const {
-  WorkloadPolicy policy = api.has_value()
-                              ? PolicyOf(*api, CountOf(counts, *api), options_.defaults)
-                              : ResolveWorkloadPolicy({}, {}, "", std::nullopt, options_.defaults);
+  WorkloadPolicy policy =
+      api.has_value()
+          ? PolicyOf(*api, CountOf(counts, *api), options_.defaults, options_.namespaces)
+          : ResolveWorkloadPolicy({}, {}, "", std::nullopt, options_.defaults);
   if (api.has_value() && workload_key != nullptr) *workload_key = WorkloadKeyOf(*api);
   if (options_.hpa_for && workload_key != nullptr) {
     (void)KeepForHpa(options_.hpa_for(*workload_key), options_.hpa_mode, policy.tuning);
@@ -215,10 +216,18 @@ StatusBoard::ContainerStatus StatusBoard::SizeContainer(const std::string& workl
                                                         const SizedValues& declared,
                                                         const WorkloadPolicy& policy,
                                                         const std::string& blocked) const {
-  ContainerStatus status{container, declared, declared,
-                         blocked,   {},       view_.WorkloadContainer(workload_key, container)};
-  if (!blocked.empty()) {
-    status.reasons.push_back(absl::StrCat("left as declared: ", blocked));
+  ContainerStatus status{container,
+                         declared,
+                         declared,
+                         blocked,
+                         false,
+                         {},
+                         view_.WorkloadContainer(workload_key, container)};
+  // The observe step leaves the pod as declared but still shows what headroom would do.
+  status.observed = !blocked.empty() && OnlyObserving(policy) && blocked == SizingBlockedBy(policy);
+  if (!blocked.empty()) status.reasons.push_back(absl::StrCat("left as declared: ", blocked));
+  if (!blocked.empty() && !status.observed) {
+    // nothing more to say
   } else if (status.stats.has_value()) {
     GuardResult sized = SizeNewContainer(*status.stats, declared, policy.allow_below_declared,
                                          policy.tuning, options_.guard);
@@ -236,6 +245,7 @@ json ContainerJson(const StatusBoard::ContainerStatus& c) {
   json out = {{"name", c.name},
               {"declared", Sized(c.declared)},
               {"recommended", Sized(c.recommended)},
+              {"observed", c.observed},
               {"reasons", c.reasons}};
   if (c.stats.has_value()) {
     out["historySeconds"] = absl::ToInt64Seconds(c.stats->history);
@@ -257,7 +267,10 @@ json ContainerJson(const StatusBoard::ContainerStatus& c) {
 std::string ContainerWords(const StatusBoard::ContainerStatus& c) {
   std::string line =
       absl::StrCat("container ", c.name, ": declared ", Describe(c.declared), "; headroom ",
-                   c.blocked.empty() ? "would request " : "keeps ", Describe(c.recommended));
+                   c.blocked.empty() ? "would request "
+                   : c.observed      ? "would request (in a step above observe) "
+                                     : "keeps ",
+                   Describe(c.recommended));
   if (c.stats.has_value()) {
     absl::StrAppend(&line, "; observed for ",
                     absl::FormatDuration(absl::Trunc(c.stats->history, absl::Minutes(1))));
@@ -279,56 +292,124 @@ std::string ContainerWords(const StatusBoard::ContainerStatus& c) {
   return line;
 }
 
+json NamespaceJson(const NamespaceStatus& ns) {
+  const bool top = ns.step == AdoptionStep::kInPlace;
+  return {{"name", ns.name},
+          {"step", AdoptionStepName(ns.step)},
+          {"stepFrom", ns.step_from},
+          {"nextStep", top ? json(nullptr) : json(AdoptionStepName(NextAdoptionStep(ns.step)))},
+          {"workloads", ns.workloads},
+          {"pods", ns.pods},
+          {"requested", Amounts(ns.requested)},
+          {"recommended", Amounts(ns.recommended)},
+          {"saves", Amounts(ns.saves)}};
+}
+
 }  // namespace
 
-json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* total) {
+json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* total,
+                            json* namespaces) {
   const Counts counts = pods_ != nullptr ? pods_->WorkloadCounts() : Counts{};
   struct Seen {
     const ReportedPod* pod = nullptr;  // a replica, for its containers and declared requests
     int replicas = 0;
-    ResourceAmounts declared;  // per replica
+    ResourceAmounts declared;   // per replica
+    ResourceAmounts requested;  // every replica's requests now, summed
   };
   std::map<std::string, Seen> workloads;
   for (const NodeReport& report : reports) {
     for (const ReportedPod& pod : report.pods) {
       if (!pod.verified || pod.workload_key.empty() || pod.daemonset) continue;
       Seen& seen = workloads[pod.workload_key];
+      const auto [declared, requested] = PodRequests(pod);
       if (seen.pod == nullptr) {
         seen.pod = &pod;
-        seen.declared = PodRequests(pod).first;
+        seen.declared = declared;
       }
+      seen.requested = SaturatingSum(seen.requested, requested);
       ++seen.replicas;
     }
   }
   *total = workloads.size();
-  std::vector<std::pair<std::string, Seen>> largest(workloads.begin(), workloads.end());
-  std::sort(largest.begin(), largest.end(), [](const auto& a, const auto& b) {
-    const int64_t ca = a.second.declared.cpu_millis * a.second.replicas;
-    const int64_t cb = b.second.declared.cpu_millis * b.second.replicas;
-    return ca != cb ? ca > cb : a.first < b.first;
-  });
-  if (largest.size() > options_.max_workloads) largest.resize(options_.max_workloads);
-  json out = json::array();
-  for (const auto& [key, seen] : largest) {
+  // Every workload is sized once, for its namespace's sums; the largest are listed.
+  struct Sized {
+    std::string key;
+    const Seen* seen = nullptr;
+    WorkloadPolicy policy;
+    std::string blocked;
+    std::vector<ContainerStatus> containers;
+    ResourceAmounts recommended;  // per replica
+  };
+  std::vector<Sized> sized;
+  const auto NamespaceSums = [this](const std::vector<Sized>& rows) {
+    std::map<std::string, NamespaceStatus> sums;
+    for (const Sized& row : rows) {
+      const std::string& name = row.seen->pod->pod_namespace;
+      auto [it, added] = sums.try_emplace(name);
+      NamespaceStatus& ns = it->second;
+      if (added) {
+        ns.name = name;
+        const WorkloadPolicy namespace_policy = ResolvePodPolicy(
+            {}, {}, "", std::nullopt, options_.defaults, name, options_.namespaces);
+        ns.step = namespace_policy.step;
+        ns.step_from = namespace_policy.step_from;
+      }
+      ++ns.workloads;
+      ns.pods += row.seen->replicas;
+      ns.requested = SaturatingSum(ns.requested, row.seen->requested);
+      // Only what headroom may size counts towards the savings (not a disabled workload's).
+      const bool sizable = row.blocked.empty() || OnlyObserving(row.policy);
+      const ResourceAmounts recommended =
+          sizable ? ResourceAmounts{row.recommended.cpu_millis * row.seen->replicas,
+                                    row.recommended.memory_bytes * row.seen->replicas}
+                  : row.seen->requested;
+      ns.recommended = SaturatingSum(ns.recommended, recommended);
+      ns.saves = SaturatingSum(
+          ns.saves,
+          {std::max<int64_t>(0, row.seen->requested.cpu_millis - recommended.cpu_millis),
+           std::max<int64_t>(0, row.seen->requested.memory_bytes - recommended.memory_bytes)});
+    }
+    std::vector<NamespaceStatus> out;
+    for (auto& [name, ns] : sums) out.push_back(std::move(ns));
+    return out;
+  };
+  sized.reserve(workloads.size());
+  for (const auto& [key, seen] : workloads) {
+    Sized row{key, &seen};
     std::optional<ApiPod> api;
     if (pods_ != nullptr) api = pods_->Find(seen.pod->pod_namespace, seen.pod->name);
     std::string workload_key = key;
-    const WorkloadPolicy policy = PolicyFor(api, counts, &workload_key);
-    const std::string blocked = SizingBlocked(seen.pod->pod_namespace, policy);
+    row.policy = PolicyFor(api, counts, &workload_key);
+    row.blocked = SizingBlocked(seen.pod->pod_namespace, row.policy);
     std::vector<DeclaredResources> declared;
     if (api.has_value()) declared = DeclaredOf(*api);
-    json containers = json::array();
-    ResourceAmounts recommended;
-    bool oom = false;
-    absl::Duration history = absl::ZeroDuration();
     for (const ContainerDemand& container : seen.pod->containers) {
       SizedValues values = DeclaredValues(container);
       for (const DeclaredResources& d : declared) {
         if (d.name == container.name) values = DeclaredValues(d);
       }
-      const ContainerStatus c = SizeContainer(key, container.name, values, policy, blocked);
-      recommended = SaturatingSum(recommended, {c.recommended.cpu_request_millis.value_or(0),
-                                                c.recommended.memory_request_bytes.value_or(0)});
+      row.containers.push_back(SizeContainer(key, container.name, values, row.policy, row.blocked));
+      const ContainerStatus& c = row.containers.back();
+      row.recommended =
+          SaturatingSum(row.recommended, {c.recommended.cpu_request_millis.value_or(0),
+                                          c.recommended.memory_request_bytes.value_or(0)});
+    }
+    sized.push_back(std::move(row));
+  }
+  *namespaces = json::array();
+  for (const NamespaceStatus& ns : NamespaceSums(sized)) *namespaces += NamespaceJson(ns);
+  std::sort(sized.begin(), sized.end(), [](const Sized& a, const Sized& b) {
+    const int64_t ca = a.seen->declared.cpu_millis * a.seen->replicas;
+    const int64_t cb = b.seen->declared.cpu_millis * b.seen->replicas;
+    return ca != cb ? ca > cb : a.key < b.key;
+  });
+  if (sized.size() > options_.max_workloads) sized.resize(options_.max_workloads);
+  json out = json::array();
+  for (const Sized& row : sized) {
+    json containers = json::array();
+    bool oom = false;
+    absl::Duration history = absl::ZeroDuration();
+    for (const ContainerStatus& c : row.containers) {
       if (c.stats.has_value()) {
         oom = oom || (c.stats->memory.has_value() && c.stats->memory->oom_bytes > 0);
         history = std::max(history, c.stats->history);
@@ -336,15 +417,16 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* tota
       containers.push_back(ContainerJson(c));
     }
     out.push_back(
-        {{"key", key},
-         {"replicas", seen.replicas},
-         {"declared", Amounts(seen.declared)},
-         {"recommended", Amounts(recommended)},
+        {{"key", row.key},
+         {"replicas", row.seen->replicas},
+         {"declared", Amounts(row.seen->declared)},
+         {"recommended", Amounts(row.recommended)},
          {"historySeconds", absl::ToInt64Seconds(history)},
          {"oomKilled", oom},
-         {"sizing", blocked.empty() ? "sized by headroom" : blocked},
+         {"step", AdoptionStepName(row.policy.step)},
+         {"sizing", row.blocked.empty() ? "sized by headroom" : row.blocked},
          {"containers", std::move(containers)},
-         {"actions", ActionsJson(journal_.ForWorkload(key, options_.actions_per_workload))}});
+         {"actions", ActionsJson(journal_.ForWorkload(row.key, options_.actions_per_workload))}});
   }
   return out;
 }
@@ -370,7 +452,8 @@ json StatusBoard::Build(absl::Time now) {
                           {"reportAgeSeconds", absl::ToInt64Seconds(node.report_age)}});
   }
   size_t workload_total = 0;
-  json workloads = Workloads(reports, &workload_total);
+  json namespaces = json::array();
+  json workloads = Workloads(reports, &workload_total, &namespaces);
   json history = json::array();
   for (const HistoryPoint& point : history_) {
     history.push_back({{"at", absl::ToUnixSeconds(point.at)},
@@ -380,10 +463,10 @@ json StatusBoard::Build(absl::Time now) {
                        {"projected", Amounts(point.totals.projected)},
                        {"allocatable", Amounts(point.totals.allocatable)}});
   }
-  return {{"generatedAt", Rfc3339(now)},       {"cluster", TotalsJson(totals)},
-          {"history", std::move(history)},     {"nodes", std::move(nodes_json)},
-          {"workloads", std::move(workloads)}, {"workloadsTotal", workload_total},
-          {"apiConnected", pods_ != nullptr}};
+  return {{"generatedAt", Rfc3339(now)},         {"cluster", TotalsJson(totals)},
+          {"history", std::move(history)},       {"nodes", std::move(nodes_json)},
+          {"workloads", std::move(workloads)},   {"workloadsTotal", workload_total},
+          {"namespaces", std::move(namespaces)}, {"apiConnected", pods_ != nullptr}};
 }
 
 std::string StatusBoard::StatusJson() {
@@ -466,6 +549,15 @@ absl::StatusOr<json> StatusBoard::Explain(const std::string& pod_namespace,
         "headroom-nri is not reporting)");
   }
   words.push_back(absl::StrCat("workload ", workload_key.empty() ? "(unknown)" : workload_key));
+  out["step"] = AdoptionStepName(policy.step);
+  out["stepFrom"] = policy.step_from;
+  words.push_back(absl::StrCat(
+      "mode ", AdoptionStepName(policy.step), " (from: ", policy.step_from,
+      policy.step == AdoptionStep::kObserve
+          ? "): nothing is changed, recommendations are shown only"
+      : policy.step == AdoptionStep::kAdmission
+          ? "): new pods are sized when created, running pods are never resized or evicted"
+          : "): sized when created, resized in place, evicted where the policy allows"));
   const std::string blocked = SizingBlocked(pod_namespace, policy);
   words.push_back(blocked.empty() ? absl::StrCat("sized by headroom",
                                                  policy.allow_below_declared

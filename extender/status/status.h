@@ -62,6 +62,20 @@ struct ClusterTotals {
   double nodes_projected = 0;
 };
 
+// One namespace as the status shows it: the step its Namespace (or the cluster's default) sets
+// and what headroom would save there over the requests now -- by sizing new pods (the next step
+// from observe), by resizing running ones (from admission), or still to come (in-place).
+struct NamespaceStatus {
+  std::string name;
+  AdoptionStep step = AdoptionStep::kInPlace;
+  std::string step_from;
+  int workloads = 0;
+  int pods = 0;
+  ResourceAmounts requested;    // the pods' requests now
+  ResourceAmounts recommended;  // what headroom would request for them (as now where it may not)
+  ResourceAmounts saves;        // sum over workloads of what requested exceeds recommended by
+};
+
 NodeStatus NodeStatusOf(const NodeFootprint& footprint, const ResourceAmounts& declared,
                         const ResourceAmounts& requested, absl::Duration report_age);
 ClusterTotals TotalsOf(const std::vector<NodeStatus>& nodes);
@@ -81,6 +95,8 @@ class StatusBoard {
     HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;
     // Namespaces headroom never changes (--admission-exclude-namespaces).
     std::vector<std::string> excluded_namespaces;
+    // The Namespaces' annotations (the policy's namespace layer); null: none.
+    NamespaceLookup namespaces;
   };
 
   // `pods` may be null (no Kubernetes API): declared requests then come from the reports.
@@ -94,7 +110,8 @@ class StatusBoard {
     std::string name;
     SizedValues declared;
     SizedValues recommended;
-    std::string blocked;  // why left as declared; "" when sized
+    std::string blocked;    // why left as declared; "" when sized
+    bool observed = false;  // left as declared by the observe step: `recommended` is shown
     std::vector<std::string> reasons;
     std::optional<ClusterView::ContainerStats> stats;
   };
@@ -107,8 +124,10 @@ class StatusBoard {
  private:
   nlohmann::json Build(absl::Time now);
   std::vector<NodeStatus> Nodes(const std::vector<NodeReport>& reports, absl::Time now);
-  // The largest workloads; `total` gets how many there are in all.
-  nlohmann::json Workloads(const std::vector<NodeReport>& reports, size_t* total);
+  // The largest workloads; `total` gets how many there are in all, `namespaces` each
+  // namespace's step and what its next step would save (over every workload).
+  nlohmann::json Workloads(const std::vector<NodeReport>& reports, size_t* total,
+                           nlohmann::json* namespaces);
   // The pod's requests as declared and now, from the API when it knows the pod.
   std::pair<ResourceAmounts, ResourceAmounts> PodRequests(const ReportedPod& pod) const;
   using Counts = absl::flat_hash_map<std::string, WorkloadCount>;
@@ -117,7 +136,7 @@ class StatusBoard {
   // Why headroom leaves the pod's resources as declared ("" when it sizes them).
   std::string SizingBlocked(const std::string& pod_namespace, const WorkloadPolicy& policy) const;
   // One container sized as the webhook would size a new replica (or left as declared, why
-  // in `blocked`).
+  // in `blocked`; in the observe step, sized all the same, to show what it would save).
   ContainerStatus SizeContainer(const std::string& workload_key, const std::string& container,
                                 const SizedValues& declared, const WorkloadPolicy& policy,
                                 const std::string& blocked) const;

@@ -147,5 +147,23 @@ TEST(ReportReplicasTest, MergedReplyKeepsTheLongestHistoryAndMostNodes) {
   EXPECT_THAT(MergeReplicaReplies({}).status(), StatusIs(absl::StatusCode::kUnavailable));
 }
 
+// Replicas that disagree on a pod's step: the lower one holds (one saw the operator move the
+// Namespace down first); a value that is not a step is dropped.
+TEST(MergeReplicaReplies, TheLowerStepOfAPodHolds) {
+  headroom::v1::ReportReply a, b;
+  (*a.mutable_pod_modes())["uid-1"] = "in-place";
+  (*b.mutable_pod_modes())["uid-1"] = "admission";
+  (*a.mutable_pod_modes())["uid-2"] = "observe";
+  (*b.mutable_pod_modes())["uid-2"] = "in-place";
+  (*b.mutable_pod_modes())["uid-3"] = "bogus";
+  absl::StatusOr<headroom::v1::ReportReply> merged =
+      MergeReplicaReplies({{"10.0.0.1", a}, {"10.0.0.2", b}});
+  ASSERT_THAT(merged.status(), IsOk());
+  const absl::flat_hash_map<std::string, AdoptionStep> modes = PodModesOf(*merged);
+  EXPECT_EQ(modes.size(), 2u);
+  EXPECT_EQ(modes.at("uid-1"), AdoptionStep::kAdmission);
+  EXPECT_EQ(modes.at("uid-2"), AdoptionStep::kObserve);
+}
+
 }  // namespace
 }  // namespace headroom::nri

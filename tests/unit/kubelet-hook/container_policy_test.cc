@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace headroom::nri {
@@ -82,6 +83,37 @@ TEST(PlanContainerResources, SharesFromSizedRequestAndNothingWhenNotEnforcing) {
   input.enforce = true;
   input.excluded = true;
   EXPECT_FALSE(PlanContainerResources(input).changes_anything());
+}
+
+// The adoption step: observe sets nothing, admission sets a new container's values only,
+// in-place also a running container's.
+TEST(PlanContainerResources, TheStepDecidesWhatIsSet) {
+  const struct {
+    AdoptionStep step;
+    bool running;
+    bool changes;
+    const char* reason;  // the last reason when nothing is set
+  } cases[] = {
+      {AdoptionStep::kObserve, false, false, "mode-observe"},
+      {AdoptionStep::kObserve, true, false, "mode-observe"},
+      {AdoptionStep::kAdmission, false, true, ""},
+      {AdoptionStep::kAdmission, true, false, "mode-admission"},
+      {AdoptionStep::kInPlace, false, true, ""},
+      {AdoptionStep::kInPlace, true, true, ""},
+  };
+  for (const auto& c : cases) {
+    ContainerPolicyInput input = Warm();
+    input.current.cpu_quota = 20000;
+    input.cpu_request_millis = 250;
+    input.memory = MemoryStats{1, 2, 3 * kMi, 0};
+    input.running = c.running;
+    input.step = c.step;
+    const ResourcePlan plan = PlanContainerResources(input);
+    const std::string label =
+        absl::StrCat(AdoptionStepName(c.step), c.running ? " running" : " new");
+    EXPECT_EQ(plan.changes_anything(), c.changes) << label;
+    if (!c.changes) EXPECT_EQ(plan.reasons.back().code, c.reason) << label;
+  }
 }
 
 TEST(PlanContainerResources, NoQuotaDeclaredMeansNothingToRemove) {

@@ -190,6 +190,65 @@ TEST(NriPlugin, PodAnnotationsThatLeaveThePodAloneChangeNothing) {
   }
 }
 
+// The ladder on the node: the step the webhook wrote on the pod decides what a new container
+// gets; a running one changes only while the pod's step is in-place, and the extender's word
+// (ReportReply.pod_modes) moves it.
+TEST(NriPlugin, TheAdmittedStepAndTheExtendersWordDecide) {
+  const auto update_quota = [](NriStub& stub) -> std::optional<int64_t> {
+    napi::UpdateContainerRequest update;
+    *update.mutable_pod() = CreateRequest("a", "c1", 0, 0).pod();
+    update.mutable_pod()->set_uid("uid-a");
+    napi::StringEntry* annotation = update.mutable_pod()->add_annotations();
+    annotation->set_key("headroom.dev/admitted-mode");
+    annotation->set_value("admission");
+    *update.mutable_container() = CreateRequest("a", "c1", 0, 0).container();
+    update.mutable_linux_resources()->mutable_cpu()->mutable_quota()->set_value(25000);
+    absl::StatusOr<ttrpc::Response> response =
+        DecodeResponse(stub.Handle(PluginRequest("UpdateContainer", update)));
+    EXPECT_TRUE(response.ok());
+    napi::UpdateContainerResponse reply;
+    EXPECT_TRUE(reply.ParseFromString(response->payload()));
+    if (reply.update_size() == 0) return std::nullopt;
+    return reply.update(0).linux().resources().cpu().quota().value();
+  };
+  const auto create = [](NriStub& stub, const std::string& admitted) {
+    napi::CreateContainerRequest request = CreateRequest("a", "c1", 50000, kMi);
+    request.mutable_pod()->set_uid("uid-a");
+    if (!admitted.empty()) {
+      napi::StringEntry* annotation = request.mutable_pod()->add_annotations();
+      annotation->set_key("headroom.dev/admitted-mode");
+      annotation->set_value(admitted);
+    }
+    return Create(stub, request).has_adjust();
+  };
+  {
+    NodeState state;
+    NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+    NriStub stub(plugin.Handlers());
+    EXPECT_FALSE(create(stub, "observe"));
+  }
+  {
+    NodeState state;
+    NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });
+    NriStub stub(plugin.Handlers());
+    EXPECT_TRUE(create(stub, "admission"));       // the CPU quota goes when it starts
+    EXPECT_EQ(update_quota(stub), std::nullopt);  // but a running container is left alone
+    state.SetPodModes({{"uid-a", AdoptionStep::kInPlace}});
+    EXPECT_EQ(update_quota(stub), -1);
+    state.SetPodModes({{"uid-a", AdoptionStep::kObserve}});
+    EXPECT_EQ(update_quota(stub), std::nullopt);
+  }
+  {
+    // Without the webhook's word, the node's own default.
+    NodeState state;
+    NriPlugin plugin({.default_step = AdoptionStep::kObserve}, state,
+                     [] { return absl::UnixEpoch(); });
+    NriStub stub(plugin.Handlers());
+    EXPECT_FALSE(create(stub, ""));
+    EXPECT_TRUE(create(stub, "in-place"));
+  }
+}
+
 TEST(NriPlugin, UpdateContainerKeepsThePolicysValues) {
   NodeState state;
   NriPlugin plugin({}, state, [] { return absl::UnixEpoch(); });

@@ -200,12 +200,13 @@ TEST(AdoptionStepTest, ParsesNamesAndTheOlderValues) {
     const char* text;
     AdoptionStep step;
   } cases[] = {
-      {"observe", AdoptionStep::kObserve},      {" Recommend ", AdoptionStep::kObserve},
-      {"admission", AdoptionStep::kAdmission},  {"admission-only", AdoptionStep::kAdmission},
-      {"in-place", AdoptionStep::kInPlace},     {"INPLACE", AdoptionStep::kInPlace},
+      {"observe", AdoptionStep::kObserve},     {" Recommend ", AdoptionStep::kObserve},
+      {"admission", AdoptionStep::kAdmission}, {"admission-only", AdoptionStep::kAdmission},
+      {"in-place", AdoptionStep::kInPlace},    {"INPLACE", AdoptionStep::kInPlace},
       {"enforce", AdoptionStep::kInPlace},
   };
-  for (const auto& c : cases) EXPECT_THAT(ParseAdoptionStep(c.text), IsOkAndHolds(c.step)) << c.text;
+  for (const auto& c : cases)
+    EXPECT_THAT(ParseAdoptionStep(c.text), IsOkAndHolds(c.step)) << c.text;
   EXPECT_THAT(ParseAdoptionStep("apply"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("want observe, admission or in-place")));
@@ -238,14 +239,13 @@ TEST(AdoptionStepTest, PrecedencePodOwnerNamespaceCluster) {
       {"pod over owner", mode("admission"), mode("in-place"), mode("observe"),
        AdoptionStep::kInPlace, AdoptionStep::kAdmission, "pod"},
       // An unreadable value falls through to the next layer, not to the cluster's step.
-      {"typo falls through", mode("inplace-please"), none, mode("observe"),
-       AdoptionStep::kInPlace, AdoptionStep::kObserve, "namespace"},
+      {"typo falls through", mode("inplace-please"), none, mode("observe"), AdoptionStep::kInPlace,
+       AdoptionStep::kObserve, "namespace"},
   };
   for (const auto& c : cases) {
     PolicyDefaults defaults;
     defaults.step = c.cluster;
-    const WorkloadPolicy p =
-        ResolveWorkloadPolicy(c.owner, c.pod, "Deployment", 2, defaults, c.ns);
+    const WorkloadPolicy p = ResolveWorkloadPolicy(c.owner, c.pod, "Deployment", 2, defaults, c.ns);
     EXPECT_EQ(p.step, c.want) << c.name;
     EXPECT_EQ(p.step_from, c.from) << c.name;
     EXPECT_EQ(p.recommend_only, c.want == AdoptionStep::kObserve) << c.name;
@@ -287,9 +287,9 @@ TEST(AdoptionStepTest, WhatEachStepAllows) {
                                                    {{"headroom.dev/mode", "admission"}})),
             "mode admission (namespace): sized when created, never resized in place");
   // A disabled workload is not "observing": nothing is recommended for it.
-  EXPECT_FALSE(OnlyObserving(ResolveWorkloadPolicy(
-      {}, {{"headroom.dev/disable", "true"}}, "", std::nullopt, {},
-      {{"headroom.dev/mode", "observe"}})));
+  EXPECT_FALSE(
+      OnlyObserving(ResolveWorkloadPolicy({}, {{"headroom.dev/disable", "true"}}, "", std::nullopt,
+                                          {}, {{"headroom.dev/mode", "observe"}})));
 }
 
 }  // namespace

@@ -104,6 +104,51 @@ TEST(Admission, SizesAContainerFromItsWorkloadsHistory) {
                   {"limits", {{"memory", "1Gi"}, {"ephemeral-storage", "1Gi"}}}}));
 }
 
+// The ladder at admission: the Namespace's step (or the cluster's) decides whether a new pod
+// is sized, and goes on the pod for headroom-nri.
+TEST(Admission, TheNamespacesStepDecidesAndIsWrittenOnThePod) {
+  const json pod = DeploymentPod({{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}});
+  const struct {
+    const char* name;
+    std::optional<Annotations> shop;  // nullopt: Namespaces not listed yet
+    AdoptionStep cluster;
+    bool sized;
+    std::string step;
+    std::string why;
+  } cases[] = {
+      {"observe namespace", Annotations{{"headroom.dev/mode", "observe"}}, AdoptionStep::kInPlace,
+       false, "observe", "mode observe (namespace)"},
+      {"admission namespace", Annotations{{"headroom.dev/mode", "admission"}},
+       AdoptionStep::kObserve, true, "admission", ""},
+      {"plain namespace, cluster observe", Annotations{}, AdoptionStep::kObserve, false, "observe",
+       "mode observe (cluster default)"},
+      {"plain namespace, cluster in-place", Annotations{}, AdoptionStep::kInPlace, true, "in-place",
+       ""},
+      {"not listed yet", std::nullopt, AdoptionStep::kInPlace, false, "observe",
+       "mode observe (namespaces not listed yet)"},
+  };
+  for (const auto& c : cases) {
+    AdmissionOptions options = OptedIn();
+    options.default_step = c.cluster;
+    options.namespaces = [&c](const std::string& name) -> std::optional<Annotations> {
+      EXPECT_EQ(name, "shop");
+      return c.shop;
+    };
+    absl::StatusOr<AdmissionDecision> decision =
+        DecideAdmission(Review(pod), Stats("shop/Deployment/web", "app", kHistory), options);
+    ASSERT_TRUE(decision.ok()) << c.name << ": " << decision.status();
+    EXPECT_EQ(!AppliedResources(*decision).is_null(), c.sized) << c.name;
+    EXPECT_EQ(decision->skipped, c.why) << c.name;
+    bool stamped = false;
+    for (const json& op : decision->patch) {
+      if (op["path"] == "/metadata/annotations") {
+        stamped = op["value"].value("headroom.dev/admitted-mode", "") == c.step;
+      }
+    }
+    EXPECT_TRUE(stamped) << c.name << ": " << decision->patch.dump();
+  }
+}
+
 json AppliedPodLevel(const AdmissionDecision& decision) {
   for (const json& op : decision.patch) {
     if (op["path"] == "/spec/resources") return op["value"];
@@ -431,28 +476,36 @@ TEST(Admission, LeavesAlone) {
     std::string name;
     json review;
     std::string why;
-    bool key_written = true;  // the one change: the workload key annotation
+    // The only changes: the workload key and the step annotations (not on a pod that is
+    // disabled nor on anything but a pod creation in a namespace headroom serves).
+    bool key_written = true;
+    std::string step = "in-place";
   };
   const json sized = DeploymentPod({{"limits", {{"cpu", "1"}}}});
   json system_pod = sized;
   system_pod["metadata"]["namespace"] = "kube-system";
   const std::vector<Case> cases = {
-      {"update", Review(sized, "UPDATE"), "not a pod creation", false},
-      {"another resource", Review(sized, "CREATE", "deployments"), "not a pod creation", false},
-      {"excluded namespace", Review(system_pod), "namespace kube-system is excluded", false},
+      {"update", Review(sized, "UPDATE"), "not a pod creation", false, ""},
+      {"another resource", Review(sized, "CREATE", "deployments"), "not a pod creation", false, ""},
+      {"excluded namespace", Review(system_pod), "namespace kube-system is excluded", false, ""},
       {"disabled",
        Review(DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"headroom.dev/disable", "true"}})),
-       "annotated headroom.dev/disable", false},
+       "annotated headroom.dev/disable", false, ""},
       {"key already written",
        Review(DeploymentPod({{"requests", {{"cpu", "1"}}}},
                             {{"headroom.dev/workload", "shop/Deployment/web"}})),
        "no history", false},
+      {"keys already written",
+       Review(DeploymentPod({{"requests", {{"cpu", "1"}}}},
+                            {{"headroom.dev/workload", "shop/Deployment/web"},
+                             {"headroom.dev/admitted-mode", "in-place"}})),
+       "no history", false, ""},
       {"excluded",
        Review(DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"headroom.dev/exclude", "true"}})),
        "annotated headroom.dev/exclude"},
       {"recommend",
        Review(DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"headroom.dev/mode", "recommend"}})),
-       "mode observe (pod)"},
+       "mode observe (pod)", true, "observe"},
       {"static",
        Review(DeploymentPod({{"limits", {{"cpu", "1"}}}}, {{"headroom.dev/policy", "static"}})),
        "policy static"},
@@ -466,19 +519,23 @@ TEST(Admission, LeavesAlone) {
     ASSERT_TRUE(decision.ok()) << c.name << ": " << decision.status();
     EXPECT_NE(decision->skipped.find(c.why), std::string::npos)
         << c.name << ": " << decision->skipped;
-    if (c.key_written) {
-      const bool had_annotations =
-          c.review["request"]["object"]["metadata"].contains("annotations");
-      const json op = had_annotations
-                          ? json{{"op", "add"},
-                                 {"path", "/metadata/annotations/headroom.dev~1workload"},
-                                 {"value", "shop/Deployment/web"}}
-                          : json{{"op", "add"},
-                                 {"path", "/metadata/annotations"},
-                                 {"value", {{"headroom.dev/workload", "shop/Deployment/web"}}}};
-      EXPECT_EQ(decision->patch, json::array({op})) << c.name;
-    } else {
-      EXPECT_TRUE(decision->patch.empty()) << c.name;
+    json written = json::object();  // the annotations the patch adds
+    for (const json& op : decision->patch) {
+      const std::string path = op["path"];
+      if (path == "/metadata/annotations") {
+        written.update(op["value"]);
+      } else {
+        ASSERT_EQ(path.rfind("/metadata/annotations/", 0), 0u) << c.name << ": " << path;
+        std::string key = path.substr(std::string("/metadata/annotations/").size());
+        key.replace(key.find("~1"), 2, "/");
+        written[key] = op["value"];
+      }
+    }
+    json expected = json::object();
+    if (c.key_written) expected["headroom.dev/workload"] = "shop/Deployment/web";
+    if (!c.step.empty()) expected["headroom.dev/admitted-mode"] = c.step;
+    EXPECT_EQ(written, expected) << c.name;
+    if (expected.empty()) {
       EXPECT_FALSE(AdmissionResponse(*decision, true)["response"].contains("patch")) << c.name;
     }
   }
