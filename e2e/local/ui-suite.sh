@@ -70,8 +70,17 @@ w = {x["key"]: x for x in s["workloads"]}
 assert w["shop/Deployment/web"]["replicas"] == 3 and w["shop/Deployment/web"]["recommended"]["cpuMillis"] == 450, w["shop/Deployment/web"]
 assert w["shop/StatefulSet/cache"]["oomKilled"], w["shop/StatefulSet/cache"]
 assert w["kube-system/Deployment/coredns"]["sizing"] == "namespace kube-system is excluded"
+ns = {x["name"]: x for x in s["namespaces"]}
+assert sorted(ns) == ["kube-system", "shop"], ns
+shop = ns["shop"]
+# No Kubernetes API here: the cluster's step. web: 3 x 1000m now, headroom 3 x 450m; cache
+# 500m -> 150m; batch 4000m -> 2600m: 1650 + 350 + 1400 = 3400m above headroom's sizing.
+assert shop["step"] == "in-place" and shop["stepFrom"] == "cluster default" and shop["nextStep"] is None, shop
+assert shop["workloads"] == 3 and shop["pods"] == 5, shop
+assert shop["requested"]["cpuMillis"] == 7500 and shop["saves"]["cpuMillis"] == 3400, shop
+assert ns["kube-system"]["excluded"] and ns["kube-system"]["saves"]["cpuMillis"] == 0, ns["kube-system"]
 EOF
-then pass "GET /api/v1/status: 3 nodes, 6 pods, CPU 7600m declared, 48% saved, node-c load-cordoned, web sized to 450m"
+then pass "GET /api/v1/status: 3 nodes, 6 pods, CPU 7600m declared, 48% saved, node-c load-cordoned, web sized to 450m; namespace shop in-place, 3400m above headroom's sizing"
 else fail "GET /api/v1/status does not show the reported cluster ($work/status.json)"; fi
 [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$http_port/api/v1/explain?pod=shop/none") == 404 ]] &&
   [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$http_port/api/v1/explain?pod=x") == 400 ]] &&
@@ -91,7 +100,7 @@ if python3 - "$work/dom.html" <<'EOF'
 import html.parser, sys
 class Text(html.parser.HTMLParser):
     def __init__(self):
-        super().__init__(); self.parts = []; self.rows = {"nodes": 0, "workloads": 0}; self.table = None
+        super().__init__(); self.parts = []; self.rows = {"nodes": 0, "workloads": 0, "namespaces": 0}; self.table = None
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "table": self.table = a.get("id")
@@ -103,10 +112,13 @@ for want in ["CPU saved", "48%", "Memory saved", "3 nodes", "node-c", "load-cord
              "shop/Deployment/web", "450m / 240Mi", "shop/StatefulSet/cache", "namespace kube-system is excluded"]:
     assert want in text, "missing: " + want
 assert p.rows["nodes"] == 4 and p.rows["workloads"] == 5, p.rows  # header + 3 nodes; header + 4 workloads
+assert p.rows["namespaces"] == 3, p.rows  # header + shop + kube-system
+for want in ["in-place (cluster default)", "at the top", "excluded"]:
+    assert want in text, "missing: " + want
 page = open(sys.argv[1]).read()
 assert page.count("<polyline") == 8, page.count("<polyline")  # 4 series in each of 2 charts
 EOF
-then pass "the page shows the cluster: 48% CPU saved, 3 node rows with node-c load-cordoned, 4 workloads, 2 charts of 4 series"
+then pass "the page shows the cluster: 48% CPU saved, 3 node rows with node-c load-cordoned, 2 namespaces, 4 workloads, 2 charts of 4 series"
 else fail "the rendered page lacks the known numbers ($work/dom.html)"; fi
 if grep -h ':CONSOLE' "$work/dom.err" "$work/shot.err" >"$work/console.txt"; then
   fail "the page logged to the console: $(head -3 "$work/console.txt")"

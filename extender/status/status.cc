@@ -297,7 +297,8 @@ json NamespaceJson(const NamespaceStatus& ns) {
   return {{"name", ns.name},
           {"step", AdoptionStepName(ns.step)},
           {"stepFrom", ns.step_from},
-          {"nextStep", top ? json(nullptr) : json(AdoptionStepName(NextAdoptionStep(ns.step)))},
+          {"excluded", ns.excluded},
+          {"nextStep", top || ns.excluded ? json(nullptr) : json(AdoptionStepName(NextAdoptionStep(ns.step)))},
           {"workloads", ns.workloads},
           {"pods", ns.pods},
           {"requested", Amounts(ns.requested)},
@@ -353,6 +354,9 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* tota
             {}, {}, "", std::nullopt, options_.defaults, name, options_.namespaces);
         ns.step = namespace_policy.step;
         ns.step_from = namespace_policy.step_from;
+        ns.excluded = std::find(options_.excluded_namespaces.begin(),
+                                options_.excluded_namespaces.end(),
+                                name) != options_.excluded_namespaces.end();
       }
       ++ns.workloads;
       ns.pods += row.seen->replicas;

@@ -69,6 +69,7 @@ struct NamespaceStatus {
   std::string name;
   AdoptionStep step = AdoptionStep::kInPlace;
   std::string step_from;
+  bool excluded = false;  // --admission-exclude-namespaces: never changed
   int workloads = 0;
   int pods = 0;
   ResourceAmounts requested;    // the pods' requests now

@@ -34,6 +34,11 @@ constexpr char kHtml[] = R"HTML(<!DOCTYPE html>
     <table id="nodes"><thead><tr><th>node</th><th>CPU projected / allocatable</th><th>memory projected / allocatable</th><th>declared CPU</th><th>declared memory</th><th>pods</th><th>load</th><th>state</th><th>report age</th></tr></thead><tbody></tbody></table>
   </section>
   <section>
+    <h2>Namespaces</h2>
+    <p class="note">Each namespace's step on the adoption ladder (headroom.dev/mode on the Namespace, else the cluster's --default-mode): observe changes nothing, admission sizes new pods, in-place also resizes running ones. "next step saves" is what the requests now exceed headroom's sizing by: what sizing new pods would save from observe, resizing running ones from admission, and what is still to come in-place.</p>
+    <table id="namespaces"><thead><tr><th>namespace</th><th>step</th><th>workloads</th><th>pods</th><th>requested now</th><th>headroom would request</th><th>next step</th><th>next step saves</th></tr></thead><tbody></tbody></table>
+  </section>
+  <section>
     <h2>Workloads</h2>
     <p class="note" id="workload-note"></p>
     <table id="workloads"><thead><tr><th>workload</th><th>replicas</th><th>declared per pod</th><th>headroom per pod</th><th>history</th><th>OOM</th><th>sizing</th><th>last action</th></tr></thead><tbody></tbody></table>
@@ -186,6 +191,22 @@ function nodes(list) {
     body.appendChild(row);
   }
 }
+function namespaces(list) {
+  const body = $('namespaces').tBodies[0];
+  body.replaceChildren();
+  for (const n of list) {
+    const row = el('tr');
+    cell(row, n.name);
+    cell(row, n.excluded ? 'excluded' : n.step + ' (' + n.stepFrom + ')');
+    cell(row, n.workloads, 'num');
+    cell(row, n.pods, 'num');
+    cell(row, cores(n.requested.cpuMillis) + ' / ' + bytes(n.requested.memoryBytes), 'num');
+    cell(row, cores(n.recommended.cpuMillis) + ' / ' + bytes(n.recommended.memoryBytes), 'num');
+    cell(row, n.excluded ? '' : (n.nextStep || 'at the top'));
+    cell(row, cores(n.saves.cpuMillis) + ' / ' + bytes(n.saves.memoryBytes), 'num');
+    body.appendChild(row);
+  }
+}
 function workloads(list, total) {
   $('workload-note').textContent = 'The ' + list.length + ' largest of ' + total +
     ' workloads by declared CPU. "headroom per pod" is what the admission webhook would give a new replica now, through the guard rails.';
@@ -211,6 +232,7 @@ function render(status) {
   chart($('chart-cpu'), status.history, (a) => a.cpuMillis, 1000);
   chart($('chart-memory'), status.history, (a) => a.memoryBytes, 1073741824);
   nodes(status.nodes);
+  namespaces(status.namespaces || []);
   workloads(status.workloads, status.workloadsTotal);
   $('error').hidden = true;
 }
