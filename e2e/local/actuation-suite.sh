@@ -87,10 +87,10 @@ stats() { # CPU_BASE CPU_PEAK MEM_BASE MEM_PEAK (bytes): one container "app", ob
   # (past the 24 h warm-up, so headroom acts on it)
   printf '[{"name":"app","historySeconds":"108000","cpu":{"baseMillis":"%s","peakMillis":"%s"},"memory":{"baseBytes":"%s","peakBytes":"%s","max7dBytes":"%s"}}]' "$1" "$2" "$3" "$4" "$4"
 }
-pod_json() { # NAME WORKLOAD_KEY CONTAINERS_JSON (uid read from the API when the pod exists)
-  local uid
-  uid=$(kubectl_ -n e2e get pod "$1" -o jsonpath='{.metadata.uid}' 2>/dev/null || true)
-  printf '{"namespace":"e2e","name":"%s","uid":"%s","workloadKey":"%s","requests":{"cpuMillis":"1000","memoryBytes":"268435456"},"containers":%s}' "$1" "$uid" "$2" "$3"
+pod_json() { # NAME WORKLOAD_KEY CONTAINERS_JSON (namespace $NS or e2e; uid read from the API when the pod exists)
+  local uid ns=${NS:-e2e}
+  uid=$(kubectl_ -n "$ns" get pod "$1" -o jsonpath='{.metadata.uid}' 2>/dev/null || true)
+  printf '{"namespace":"%s","name":"%s","uid":"%s","workloadKey":"%s","requests":{"cpuMillis":"1000","memoryBytes":"268435456"},"containers":%s}' "$ns" "$1" "$uid" "$2" "$3"
 }
 
 # === 1. The webhook sizes a Deployment's pods from the workload's history ===================
@@ -450,6 +450,71 @@ if wait_for 20 kept_with_reason && sleep 2 && [[ -z $(kubectl_ -n e2e get pod lo
 else
   fail "the controller-less pod 'lonely' was evicted, or no reason was logged"
 fi
+
+# === 8b. The adoption ladder, one step per namespace (headroom.dev/mode on the Namespace) ====
+# Three namespaces, one per step. Each gets the same bare pod "app", opted in below its declared
+# requests (500m / 256Mi), whose workload has a history (peak 200m / 128Mi; ladder-history's
+# report): observe leaves it as declared and the status API shows what it would save;
+# admission and in-place size it at creation (200m). Then a pod running on e2e-node in the
+# admission namespace, which the plan would shrink, is never resized -- until the operator moves
+# the namespace up to in-place.
+ladder_ns() { # NAME MODE
+  kubectl_ apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Namespace
+metadata: {name: $1, annotations: {headroom.dev/mode: "$2"}}
+YAML
+}
+ladder_ns ladder-obs observe && ladder_ns ladder-adm admission && ladder_ns ladder-inp in-place ||
+  fail "creating the ladder's namespaces"
+ladder_stats="$(stats 100 200 67108864 134217728)"
+report ladder-history 8589934592 "[$(NS=ladder-obs pod_json seen-obs ladder-obs/Pod/app "$ladder_stats"),$(NS=ladder-adm pod_json seen-adm ladder-adm/Pod/app "$ladder_stats"),$(NS=ladder-inp pod_json seen-inp ladder-inp/Pod/app "$ladder_stats")]" ||
+  fail "sending ladder-history's report"
+sleep 2  # the Namespace watch sees the three
+for ns in ladder-obs ladder-adm ladder-inp; do NS=$ns make_pod app ladder-history 'headroom.dev/allow-below-declared: "true"'; done
+ladder_field() { kubectl_ -n "$1" get pod "$2" -o jsonpath="$3"; }
+obs=$(ladder_field ladder-obs app '{.spec.containers[0].resources.requests.cpu}/{.metadata.annotations.headroom\.dev/admitted-mode}')
+adm=$(ladder_field ladder-adm app '{.spec.containers[0].resources.requests.cpu}/{.metadata.annotations.headroom\.dev/admitted-mode}')
+inp=$(ladder_field ladder-inp app '{.spec.containers[0].resources.requests.cpu}/{.metadata.annotations.headroom\.dev/admitted-mode}')
+[[ $obs == 500m/observe && $adm == 200m/admission && $inp == 200m/in-place ]] &&
+  pass "the webhook follows each namespace's step: observe keeps 500m, admission and in-place size to 200m (admitted-mode written on each pod)" ||
+  fail "ladder at admission: observe '$obs' (want 500m/observe), admission '$adm' (200m/admission), in-place '$inp' (200m/in-place)"
+namespace_row() { # NAME: the status API's row of namespace NAME
+  curl -sf "http://127.0.0.1:$http_port/api/v1/status" | python3 -c "import json,sys; print(json.dumps([n for n in json.load(sys.stdin)['namespaces'] if n['name']=='$1'][0]))"
+}
+observe_shown() { # the observe namespace: its step, and the 300m of CPU sizing would save
+  local row; row=$(namespace_row ladder-obs) || return 1
+  python3 -c "import json,sys; r=json.loads(sys.argv[1]); assert r['step']=='observe' and r['stepFrom']=='namespace' and r['nextStep']=='admission' and r['saves']['cpuMillis']>0, r" "$row" 2>/dev/null
+}
+if wait_for 15 observe_shown; then
+  pass "the status API shows ladder-obs in observe and what admission would save: $(namespace_row ladder-obs | cut -c1-220)"
+else
+  fail "the status API does not show ladder-obs's step and savings: $(namespace_row ladder-obs 2>&1 | cut -c1-300)"
+fi
+# A running pod in the admission namespace, created before its workload had a history (so the
+# webhook kept 500m); e2e-node's report says it uses far less.
+NS=ladder-adm make_pod shrinkable e2e-node 'headroom.dev/allow-below-declared: "true"'
+shrinkable_running() { [[ $(ladder_field ladder-adm shrinkable '{.status.phase}') == Running ]]; }
+wait_for 90 shrinkable_running || fail "shrinkable did not start on e2e-node (see $work/kubelet.log)"
+send_ladder_report() {
+  report e2e-node 314572800 "[$(NS=ladder-adm pod_json shrinkable ladder-adm/Pod/shrinkable "$(stats 100 200 67108864 134217728)")]"
+}
+send_ladder_report || fail "sending e2e-node's report"
+sleep 6  # six actuation passes
+[[ $(ladder_field ladder-adm shrinkable '{.spec.containers[0].resources.requests.cpu}') == 500m ]] &&
+  [[ -z $(kubectl_ -n ladder-adm get events --field-selector involvedObject.name=shrinkable,reason=Resized -o name) ]] &&
+  pass "admission: the running pod is not resized (still 500m after 6 actuation passes)" ||
+  fail "admission: shrinkable was resized: $(ladder_field ladder-adm shrinkable '{.spec.containers[0].resources}')"
+explained=$("$headroom_bin" explain ladder-adm/shrinkable --extender-url "http://127.0.0.1:$http_port" 2>&1 || true)
+[[ $explained == *"mode admission (from: namespace)"* ]] &&
+  pass "explain names the step and where it comes from: $(grep -o 'mode admission (from: namespace)[^;]*' <<<"$explained" | head -1 | cut -c1-120)" ||
+  fail "explain does not name the namespace's step: $(head -c 400 <<<"$explained")"
+kubectl_ annotate namespace ladder-adm --overwrite headroom.dev/mode=in-place >/dev/null
+send_ladder_report
+shrunk() { [[ $(ladder_field ladder-adm shrinkable '{.spec.containers[0].resources.requests.cpu}') != 500m ]]; }
+wait_for 30 shrunk &&
+  pass "moved up to in-place, the same pod is resized in place: requests $(ladder_field ladder-adm shrinkable '{.spec.containers[0].resources.requests}')" ||
+  fail "after moving ladder-adm to in-place the pod was not resized (see $work/extender.log)"
 
 # === 9. Two replicas with --actuate: exactly one acts, and the other takes over ==============
 # A second extender with short Lease timings (6 s / 4 s / 1 s). The first one, started long

@@ -189,12 +189,14 @@ std::vector<NodeStatus> StatusBoard::Nodes(const std::vector<NodeReport>& report
   return nodes;
 }
 
-WorkloadPolicy StatusBoard::PolicyFor(const std::optional<ApiPod>& api, const Counts& counts,
+WorkloadPolicy StatusBoard::PolicyFor(const std::string& pod_namespace,
+                                      const std::optional<ApiPod>& api, const Counts& counts,
                                       std::string* workload_key) const {
   WorkloadPolicy policy =
       api.has_value()
           ? PolicyOf(*api, CountOf(counts, *api), options_.defaults, options_.namespaces)
-          : ResolveWorkloadPolicy({}, {}, "", std::nullopt, options_.defaults);
+          : ResolvePodPolicy({}, {}, "", std::nullopt, options_.defaults,
+                                                 pod_namespace, options_.namespaces);
   if (api.has_value() && workload_key != nullptr) *workload_key = WorkloadKeyOf(*api);
   if (options_.hpa_for && workload_key != nullptr) {
     (void)KeepForHpa(options_.hpa_for(*workload_key), options_.hpa_mode, policy.tuning);
@@ -383,7 +385,7 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* tota
     std::optional<ApiPod> api;
     if (pods_ != nullptr) api = pods_->Find(seen.pod->pod_namespace, seen.pod->name);
     std::string workload_key = key;
-    row.policy = PolicyFor(api, counts, &workload_key);
+    row.policy = PolicyFor(seen.pod->pod_namespace, api, counts, &workload_key);
     row.blocked = SizingBlocked(seen.pod->pod_namespace, row.policy);
     std::vector<DeclaredResources> declared;
     if (api.has_value()) declared = DeclaredOf(*api);
@@ -536,7 +538,7 @@ absl::StatusOr<json> StatusBoard::Explain(const std::string& pod_namespace,
     const std::string controller = ControllerKey(*api);
     if (!controller.empty()) counts[controller] = pods_->CountFor(*api);
   }
-  const WorkloadPolicy policy = PolicyFor(api, counts, &workload_key);
+  const WorkloadPolicy policy = PolicyFor(pod_namespace, api, counts, &workload_key);
   std::vector<std::string> words;
   json out = {{"pod", absl::StrCat(pod_namespace, "/", name)}, {"workload", workload_key}};
   if (found.has_value()) {

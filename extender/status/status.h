@@ -132,7 +132,8 @@ class StatusBoard {
   // The pod's requests as declared and now, from the API when it knows the pod.
   std::pair<ResourceAmounts, ResourceAmounts> PodRequests(const ReportedPod& pod) const;
   using Counts = absl::flat_hash_map<std::string, WorkloadCount>;
-  WorkloadPolicy PolicyFor(const std::optional<ApiPod>& api, const Counts& counts,
+  WorkloadPolicy PolicyFor(const std::string& pod_namespace, const std::optional<ApiPod>& api,
+                           const Counts& counts,
                            std::string* workload_key) const;
   // Why headroom leaves the pod's resources as declared ("" when it sizes them).
   std::string SizingBlocked(const std::string& pod_namespace, const WorkloadPolicy& policy) const;
