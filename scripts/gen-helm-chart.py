@@ -24,6 +24,7 @@ SUBSTITUTIONS = [
     ("extender/configmap.yaml", r"(?m)^    dry-run: false$", "    dry-run: {{ .Values.actuation.dryRun }}"),
     ("extender/configmap.yaml", r"(?m)^    leader-elect: true$", "    leader-elect: {{ .Values.actuation.leaderElect }}"),
     ("extender/configmap.yaml", r"(?m)^    min-history: 24h$", "    min-history: {{ .Values.policy.minHistory }}"),
+    ("extender/configmap.yaml", r"(?m)^    default-mode: in-place$", "    default-mode: {{ .Values.policy.defaultMode }}"),
     ("extender/configmap.yaml", r"(?m)^    allow-below-declared: false$", "    allow-below-declared: {{ .Values.policy.allowBelowDeclared }}"),
     ("extender/configmap.yaml", r"(?m)^    max-shrink-step: 0.5$", "    max-shrink-step: {{ .Values.policy.maxShrinkStep }}"),
     ("extender/configmap.yaml", r"(?m)^    shrink-interval: 1h$", "    shrink-interval: {{ .Values.policy.shrinkInterval }}"),
@@ -44,6 +45,7 @@ SUBSTITUTIONS = [
      '        image: "{{ .Values.images.nri.repository }}:{{ .Values.images.nri.tag }}"\n'
      "        imagePullPolicy: {{ .Values.images.nri.pullPolicy }}"),
     ("nri/daemonset.yaml", r"(?m)^        - --min-history=24h$", "        - --min-history={{ .Values.policy.minHistory }}"),
+    ("nri/daemonset.yaml", r"(?m)^        - --default-mode=in-place$", "        - --default-mode={{ .Values.policy.defaultMode }}"),
     ("nri/daemonset.yaml", r"(?m)^        - --allow-below-declared=false$",
      "        - --allow-below-declared={{ .Values.policy.allowBelowDeclared }}\n"
      "        {{- if .Values.actuation.dryRun }}\n        - --dry-run\n        {{- end }}"),

@@ -195,8 +195,8 @@ WorkloadPolicy StatusBoard::PolicyFor(const std::string& pod_namespace,
   WorkloadPolicy policy =
       api.has_value()
           ? PolicyOf(*api, CountOf(counts, *api), options_.defaults, options_.namespaces)
-          : ResolvePodPolicy({}, {}, "", std::nullopt, options_.defaults,
-                                                 pod_namespace, options_.namespaces);
+          : ResolvePodPolicy({}, {}, "", std::nullopt, options_.defaults, pod_namespace,
+                             options_.namespaces);
   if (api.has_value() && workload_key != nullptr) *workload_key = WorkloadKeyOf(*api);
   if (options_.hpa_for && workload_key != nullptr) {
     (void)KeepForHpa(options_.hpa_for(*workload_key), options_.hpa_mode, policy.tuning);
@@ -300,7 +300,8 @@ json NamespaceJson(const NamespaceStatus& ns) {
           {"step", AdoptionStepName(ns.step)},
           {"stepFrom", ns.step_from},
           {"excluded", ns.excluded},
-          {"nextStep", top || ns.excluded ? json(nullptr) : json(AdoptionStepName(NextAdoptionStep(ns.step)))},
+          {"nextStep",
+           top || ns.excluded ? json(nullptr) : json(AdoptionStepName(NextAdoptionStep(ns.step)))},
           {"workloads", ns.workloads},
           {"pods", ns.pods},
           {"requested", Amounts(ns.requested)},
@@ -356,9 +357,9 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* tota
             {}, {}, "", std::nullopt, options_.defaults, name, options_.namespaces);
         ns.step = namespace_policy.step;
         ns.step_from = namespace_policy.step_from;
-        ns.excluded = std::find(options_.excluded_namespaces.begin(),
-                                options_.excluded_namespaces.end(),
-                                name) != options_.excluded_namespaces.end();
+        ns.excluded =
+            std::find(options_.excluded_namespaces.begin(), options_.excluded_namespaces.end(),
+                      name) != options_.excluded_namespaces.end();
       }
       ++ns.workloads;
       ns.pods += row.seen->replicas;

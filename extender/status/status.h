@@ -133,8 +133,7 @@ class StatusBoard {
   std::pair<ResourceAmounts, ResourceAmounts> PodRequests(const ReportedPod& pod) const;
   using Counts = absl::flat_hash_map<std::string, WorkloadCount>;
   WorkloadPolicy PolicyFor(const std::string& pod_namespace, const std::optional<ApiPod>& api,
-                           const Counts& counts,
-                           std::string* workload_key) const;
+                           const Counts& counts, std::string* workload_key) const;
   // Why headroom leaves the pod's resources as declared ("" when it sizes them).
   std::string SizingBlocked(const std::string& pod_namespace, const WorkloadPolicy& policy) const;
   // One container sized as the webhook would size a new replica (or left as declared, why
