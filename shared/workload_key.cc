@@ -6,6 +6,20 @@
 
 namespace headroom {
 
+absl::string_view CronJobOfJob(absl::string_view job_name) {
+  const size_t dash = job_name.rfind('-');
+  if (dash == absl::string_view::npos || dash == 0) return {};
+  const absl::string_view digits = job_name.substr(dash + 1);
+  if (digits.empty() || digits.size() > 10 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return {};
+  }
+  int64_t minutes = 0;
+  for (char c : digits) minutes = minutes * 10 + (c - '0');
+  if (minutes < kCronJobMinutesFrom || minutes > kCronJobMinutesTo) return {};
+  return job_name.substr(0, dash);
+}
+
 namespace {
 
 const std::string* Label(const PodLabels& labels, absl::string_view key) {
@@ -54,6 +68,15 @@ std::string Key(absl::string_view pod_namespace, absl::string_view kind, absl::s
   return absl::StrCat(pod_namespace, "/", kind, "/", name);
 }
 
+// A Job's key: a CronJob's run "<cronjob>-<minutes>" is the CronJob, so that its history
+// outlives each run; any other Job is itself.
+std::string JobKey(absl::string_view pod_namespace, absl::string_view job) {
+  if (absl::string_view cronjob = CronJobOfJob(job); !cronjob.empty()) {
+    return Key(pod_namespace, "CronJob", cronjob);
+  }
+  return Key(pod_namespace, "Job", job);
+}
+
 }  // namespace
 
 bool IsWorkloadKeyLabel(absl::string_view label) {
@@ -79,6 +102,7 @@ std::string WorkloadKeyFromController(absl::string_view pod_namespace, absl::str
       return Key(pod_namespace, "Rollout", rollout);
     }
   }
+  if (controller->kind == "Job") return JobKey(pod_namespace, controller->name);
   return Key(pod_namespace, controller->kind, controller->name);
 }
 
@@ -114,9 +138,7 @@ std::string WorkloadKeyFromSandbox(absl::string_view pod_namespace, absl::string
       return Key(pod_namespace, "StatefulSet", set);
     }
   }
-  if (absl::string_view job = JobName(labels); !job.empty()) {
-    return Key(pod_namespace, "Job", job);
-  }
+  if (absl::string_view job = JobName(labels); !job.empty()) return JobKey(pod_namespace, job);
   if (Label(labels, kControllerRevisionHashLabel) != nullptr) {
     if (absl::string_view set = StripLastDashPart(pod_name); !set.empty()) {
       return Key(pod_namespace, "DaemonSet", set);

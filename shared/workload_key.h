@@ -13,12 +13,14 @@
 // labels and annotations, takes it from there (WorkloadKeyFromSandbox). Only for a pod the
 // webhook did not see does the node infer the owner from the labels and name shapes the
 // controllers give their pods -- the same label rules the cluster side applies, so the two
-// agree for Deployments, StatefulSets, DaemonSets, Jobs (CronJobs' too), Argo Rollouts and
+// agree for Deployments, StatefulSets, DaemonSets, Jobs, CronJobs (every run one workload,
+// CronJobOfJob), Argo Rollouts and
 // bare pods even then; a bare ReplicaSet's or a custom controller's pods are "Pod" keys on
 // the node until the webhook names them. The extender checks every reported key against its
 // own (extender/reports/report_verification.h): a pod whose keys disagree is reported but its
 // statistics never join the workload's.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -61,7 +63,8 @@ std::string WorkloadKeyFromController(absl::string_view pod_namespace, absl::str
 // the webhook) when it is a well-formed key of the pod's own namespace; otherwise inferred:
 // "<d>-<h>-<suffix>" with pod-template-hash=h is Deployment d (Rollout d with
 // rollouts-pod-template-hash), statefulset.kubernetes.io/pod-name marks "<set>-<ordinal>",
-// a job-name label names the Job, controller-revision-hash marks DaemonSet "<set>-<suffix>";
+// a job-name label names the Job (or the CronJob of a run, CronJobOfJob),
+// controller-revision-hash marks DaemonSet "<set>-<suffix>";
 // anything else is "ns/Pod/name".
 std::string WorkloadKeyFromSandbox(absl::string_view pod_namespace, absl::string_view pod_name,
                                    const PodLabels& labels, absl::string_view workload_annotation);
@@ -72,6 +75,16 @@ bool IsWorkloadKeyOfNamespace(absl::string_view key, absl::string_view pod_names
 
 // "<workload key>#<container name>".
 std::string WorkloadContainerKey(absl::string_view workload_key, absl::string_view container);
+
+// The CronJob whose run `job_name` is, or "". The CronJob controller names each run
+// "<cronjob>-<scheduled time in minutes since the epoch>" (pkg/controller/cronjob's
+// getJobName); a Job named so, with minutes between 2015 and 2100, is taken for a run of
+// CronJob <cronjob>, so that its history outlives each run: its workload key is
+// "namespace/CronJob/<cronjob>" on both sides. A Job a person names "<x>-<8 digits in that
+// range>" is grouped the same way.
+inline constexpr int64_t kCronJobMinutesFrom = 23667840;  // 2015-01-01T00:00Z
+inline constexpr int64_t kCronJobMinutesTo = 68374080;    // 2100-01-01T00:00Z
+absl::string_view CronJobOfJob(absl::string_view job_name);
 
 // The Kind of a workload key "namespace/Kind/name"; "" for anything else.
 std::string WorkloadKind(absl::string_view workload_key);

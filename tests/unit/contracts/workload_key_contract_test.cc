@@ -74,7 +74,7 @@ const RealPod kPods[] = {
          "job-name":"nightly-29400000"},
          "ownerReferences":[{"apiVersion":"batch/v1","kind":"Job","name":"nightly-29400000",
            "uid":"0b6f5c1e-6","controller":true,"blockOwnerDeletion":true}]})",
-     "nightly-29400000-h5t7z", "shop/Job/nightly-29400000", true},
+     "nightly-29400000-h5t7z", "shop/CronJob/nightly", true},
     {"bare pod", R"({"name":"lonely","labels":{"app":"lonely"}})", "lonely", "shop/Pod/lonely",
      true},
     {"bare pod with generateName", R"({"generateName":"scratch-"})", "scratch-m4n5b",

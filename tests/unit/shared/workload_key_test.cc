@@ -43,6 +43,10 @@ TEST(WorkloadKeyFromSandbox, InfersTheOwnerFromNamesAndLabels) {
        {{"batch.kubernetes.io/job-name", "backup-28861"}, {"job-name", "backup-28861"}},
        "ns/Job/backup-28861"},
       {"agent-4hx2p", {{"controller-revision-hash", "6f9"}}, "ns/DaemonSet/agent"},
+      // A CronJob's run: every run is the CronJob.
+      {"nightly-29402880-x7k2p",
+       {{"batch.kubernetes.io/job-name", "nightly-29402880"}},
+       "ns/CronJob/nightly"},
       {"lonely", {}, "ns/Pod/lonely"},
       // The hash label must actually appear in the name.
       {"odd-name", {{"pod-template-hash", "zzz"}}, "ns/Pod/odd-name"},
@@ -111,6 +115,11 @@ TEST(WorkloadKeyFromController, AgreesWithTheSandboxRuleForEveryKindTheLabelsNam
        ControllerRef{"Job", "backup-1"},
        "ns/Job/backup-1",
        true},
+      {"nightly-29402880-x7k2p",
+       {{"batch.kubernetes.io/job-name", "nightly-29402880"}},
+       ControllerRef{"Job", "nightly-29402880"},
+       "ns/CronJob/nightly",
+       true},
       {"lonely", {}, std::nullopt, "ns/Pod/lonely", true},
       {"plain-x2x9k", {}, ControllerRef{"ReplicaSet", "plain"}, "ns/ReplicaSet/plain", false},
   };
@@ -121,6 +130,26 @@ TEST(WorkloadKeyFromController, AgreesWithTheSandboxRuleForEveryKindTheLabelsNam
     EXPECT_EQ(WorkloadKeyFromSandbox("ns", c.pod, c.labels, "") == key, c.node_alone_agrees)
         << c.pod;
   }
+}
+
+TEST(CronJobOfJob, TheControllersRunNamesOnly) {
+  const struct {
+    const char* job;
+    const char* cronjob;
+  } cases[] = {
+      {"nightly-29402880", "nightly"},      // 2025-11-26 16:00Z, as the controller names it
+      {"db-backup-23667840", "db-backup"},  // 2015-01-01, the first minute taken
+      {"db-backup-68374080", "db-backup"},  // 2100-01-01, the last
+      {"db-backup-23667839", ""},           // before 2015: not a run's name
+      {"db-backup-68374081", ""},           // after 2100
+      {"backup-20261128", ""},              // a date, not minutes (2008)
+      {"backup-1", ""},                     // a person's numbering
+      {"migrate-v2", ""},                   // no number
+      {"-29402880", ""},                    // no CronJob name
+      {"nightly-2940288a", ""},             // not all digits
+      {"nightly-00000000029402880", ""},    // too long
+  };
+  for (const auto& c : cases) EXPECT_EQ(CronJobOfJob(c.job), c.cronjob) << c.job;
 }
 
 TEST(WorkloadKey, OnlyTheKeyLabelsAreKeyLabels) {
