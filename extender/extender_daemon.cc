@@ -114,6 +114,7 @@ Actuator::Options ActuatorOptionsOf(const ExtenderConfig& config) {
   actuator.actions = config.policy.actions;
   actuator.defaults.allow_below_declared = config.policy.actions.guard.allow_below_declared;
   actuator.defaults.step = config.policy.default_step;
+  actuator.defaults.disruption_windows = config.policy.disruption_windows;
   actuator.hpa_mode = config.policy.hpa_mode;
   actuator.excluded_namespaces = config.policy.excluded_namespaces;
   return actuator;
@@ -387,6 +388,7 @@ void SetUpStatus(const ExtenderConfig& config, Parts& parts) {
   status_options.hpa_mode = config.policy.hpa_mode;
   status_options.excluded_namespaces = config.policy.excluded_namespaces;
   status_options.defaults.step = config.policy.default_step;
+  status_options.defaults.disruption_windows = config.policy.disruption_windows;
   status_options.namespaces = parts.namespace_lookup;
   parts.status = std::make_unique<StatusBoard>(parts.view, config.kube ? &parts.pod_index : nullptr,
                                                parts.journal, status_options);

@@ -146,6 +146,11 @@ ABSL_FLAG(std::string, default_mode, "in-place",
           "admission (size pods when they are created, never resize or evict running ones) or "
           "in-place (also resize running pods, and evict where the policy allows). Needs "
           "list/watch of Namespaces for their annotations.");
+ABSL_FLAG(std::string, disruption_window, "",
+          "When the actuator may evict pods or shrink them in place, e.g. \"Mon-Fri 22:00-06:00; "
+          "Sat,Sun 00:00-24:00\" (UTC; windows separated by ';', days optional). Outside it "
+          "pods are still sized at admission and grown, never shrunk or evicted. A pod or "
+          "Namespace sets its own with headroom.dev/disruption-window. \"\": always.");
 ABSL_FLAG(bool, actuate, false,
           "Resize running pods (pods/resize) and evict (Eviction API) as the per-node "
           "optimisation and OOM kills call for. Needs the Kubernetes API.");
@@ -353,6 +358,12 @@ absl::Status PolicyFromFlags(ExtenderConfig& config) {
   absl::StatusOr<AdoptionStep> step = ParseAdoptionStep(absl::GetFlag(FLAGS_default_mode));
   if (!step.ok()) return Invalid(absl::StrCat("--default-mode: ", step.status().message()));
   policy.default_step = *step;
+  absl::StatusOr<std::vector<DisruptionWindow>> windows =
+      ParseDisruptionWindows(absl::GetFlag(FLAGS_disruption_window));
+  if (!windows.ok()) {
+    return Invalid(absl::StrCat("--disruption-window: ", windows.status().message()));
+  }
+  policy.disruption_windows = *std::move(windows);
   return absl::OkStatus();
 }
 

@@ -48,6 +48,8 @@ struct SizingPolicy {
   // The cluster's adoption step (--default-mode); a Namespace, owner or pod sets its own with
   // headroom.dev/mode.
   AdoptionStep default_step = AdoptionStep::kInPlace;
+  // When the actuator may evict or shrink (--disruption-window); empty: always.
+  std::vector<DisruptionWindow> disruption_windows;
 };
 
 // The admission webhook's own HTTPS listener (the scheduler's listener serves it too when it

@@ -11,6 +11,9 @@ inline constexpr absl::string_view kPolicyAnnotation = "headroom.dev/policy";
 // Pod, owner or Namespace: the adoption step (shared/workload_policy.h's AdoptionStep):
 // observe | admission | in-place (and the older recommend = observe, enforce = in-place).
 inline constexpr absl::string_view kModeAnnotation = "headroom.dev/mode";
+// Pod or Namespace: when headroom may evict the pod or shrink it in place
+// (shared/disruption_window.h), e.g. "Mon-Fri 22:00-06:00; Sat,Sun 00:00-24:00" (UTC).
+inline constexpr absl::string_view kDisruptionWindowAnnotation = "headroom.dev/disruption-window";
 // Workload or pod: "true" leaves the workload entirely alone.
 inline constexpr absl::string_view kDisableAnnotation = "headroom.dev/disable";
 // Pod: "true" excludes the pod from OOM eviction and resizes.
@@ -73,29 +76,18 @@ inline constexpr absl::string_view kLoadCordonTaintValue = "load";
 
 // Every headroom.dev/ annotation and label key above, so a key outside it is reported as a typo.
 inline constexpr absl::string_view kKnownKeys[] = {
-    kPolicyAnnotation,
-    kModeAnnotation,
-    kDisableAnnotation,
-    kExcludeAnnotation,
-    kEvictionRankingAnnotation,
-    kEvictionEnabledLabel,
-    kEvictionPolicyAnnotation,
-    kAllowBelowDeclaredAnnotation,
-    kAllowDisruptionAnnotation,
-    kDoNotDisruptAnnotation,
-    kDeclaredAnnotation,
-    kDeclaredPodAnnotation,
-    kAdmittedModeAnnotation,
-    kWorkloadAnnotation,
-    kMinCpuAnnotation,
-    kMaxCpuAnnotation,
-    kMinMemoryAnnotation,
-    kMaxMemoryAnnotation,
-    kCpuMarginAnnotation,
-    kMemoryMarginAnnotation,
-    kKeepDeclaredAnnotation,
-    kBasePercentileAnnotation,
-    kWebhookLabel,
+    kPolicyAnnotation,           kModeAnnotation,
+    kDisableAnnotation,          kExcludeAnnotation,
+    kEvictionRankingAnnotation,  kEvictionEnabledLabel,
+    kEvictionPolicyAnnotation,   kAllowBelowDeclaredAnnotation,
+    kAllowDisruptionAnnotation,  kDoNotDisruptAnnotation,
+    kDisruptionWindowAnnotation, kDeclaredAnnotation,
+    kDeclaredPodAnnotation,      kAdmittedModeAnnotation,
+    kWorkloadAnnotation,         kMinCpuAnnotation,
+    kMaxCpuAnnotation,           kMinMemoryAnnotation,
+    kMaxMemoryAnnotation,        kCpuMarginAnnotation,
+    kMemoryMarginAnnotation,     kKeepDeclaredAnnotation,
+    kBasePercentileAnnotation,   kWebhookLabel,
     kAdmissionAnnotation,
 };
 inline constexpr absl::string_view kAnnotationPrefix = "headroom.dev/";

@@ -14,6 +14,7 @@ std::string EvictionBlockedBy(const DisruptionFacts& facts) {
   if (facts.do_not_disrupt) return "annotated do-not-disrupt";
   if (facts.disabled) return "annotated headroom.dev/disable";
   if (facts.recommend_only) return "mode observe or admission (evictions only in-place)";
+  if (!facts.outside_window.empty()) return facts.outside_window;
   if (facts.ranking == EvictionRanking::kNoEviction) return "eviction ranking no-eviction";
   if (facts.allow_disruption) return "";
   constexpr absl::string_view kOptIn = " (opt in with headroom.dev/allow-disruption: \"true\")";

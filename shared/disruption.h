@@ -39,6 +39,8 @@ struct DisruptionFacts {
   bool recommend_only = false;  // headroom.dev/mode below in-place (or the global switch)
   EvictionRanking ranking = EvictionRanking::kLow;
   bool allow_disruption = false;  // headroom.dev/allow-disruption: "true"
+  // Why now is outside the pod's disruption windows (OutsideDisruptionWindow); "": inside.
+  std::string outside_window;
 };
 
 // Why headroom must not evict the pod ("" when it may).

@@ -71,6 +71,8 @@ struct PodState {
   bool allow_below_declared = false;
   WorkloadTuning tuning;          // the workload's bounds, margins and resources kept
   std::string resize_blocked_by;  // "" when the pod may be resized
+  // Why the pod may grow but not shrink now (outside its disruption window); "": it may.
+  std::string shrink_blocked_by;
   DisruptionFacts disruption;
 };
 

@@ -357,6 +357,20 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
     }
   }
   result.tuning = ResolveTuning(layers, result.warnings);
+  result.disruption_windows = defaults.disruption_windows;
+  if (const std::string* value = Lookup(layers, kDisruptionWindowAnnotation)) {
+    absl::StatusOr<std::vector<DisruptionWindow>> parsed = ParseDisruptionWindows(*value);
+    if (parsed.ok()) {
+      result.disruption_windows = *std::move(parsed);
+    } else {
+      // Fail safe: an unreadable window allows no disruption rather than any at any time.
+      result.windows_unreadable = true;
+      result.warnings.push_back(
+          {"InvalidAnnotation",
+           absl::StrCat(kDisruptionWindowAnnotation, ": ", parsed.status().message(),
+                        "; no eviction or shrink until it is fixed")});
+    }
+  }
   WarnUnknownKeys(workload, result.warnings);
   WarnUnknownKeys(pod, result.warnings);
   WarnUnknownKeys(namespace_annotations, result.warnings);
@@ -395,6 +409,15 @@ std::string SizingBlockedBy(const WorkloadPolicy& policy) {
   if (policy.recommend_only) return "recommend-only";
   if (policy.policy == SizingPolicy::kStatic) return "policy static";
   return "";
+}
+
+std::string OutsideDisruptionWindow(const WorkloadPolicy& policy, absl::Time now) {
+  if (policy.windows_unreadable) {
+    return absl::StrCat("its ", kDisruptionWindowAnnotation, " is unreadable");
+  }
+  if (InsideDisruptionWindows(policy.disruption_windows, now)) return "";
+  return absl::StrCat("outside its disruption window (",
+                      DescribeDisruptionWindows(policy.disruption_windows), ")");
 }
 
 std::string InPlaceBlockedBy(const WorkloadPolicy& policy) {

@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "shared/annotations.h"
 #include "shared/disruption.h"
+#include "shared/disruption_window.h"
 #include "shared/eviction_ranking.h"
 #include "shared/guard_rails.h"
 #include "shared/koordinator_eviction.h"
@@ -64,7 +65,9 @@ struct PolicyDefaults {
   SizingPolicy policy = SizingPolicy::kHeadroom;
   bool recommend_only = false;                 // the global recommend-only switch
   AdoptionStep step = AdoptionStep::kInPlace;  // the cluster's step (--default-mode)
-  bool allow_below_declared = false;           // the cluster-wide default (--allow-below-declared)
+  // When disruption is allowed (--disruption-window); empty: always.
+  std::vector<DisruptionWindow> disruption_windows;
+  bool allow_below_declared = false;  // the cluster-wide default (--allow-below-declared)
 };
 
 struct WorkloadPolicy {
@@ -80,8 +83,12 @@ struct WorkloadPolicy {
   bool allow_below_declared = false;  // guard_rails.h: requests may go below the declared ones
   bool allow_disruption = false;      // disruption.h: protected pods may be evicted
   bool do_not_disrupt = false;        // never evicted
-  WorkloadTuning tuning;              // guard_rails.h: bounds, margins, resources kept
-  std::vector<Reason> warnings;       // ignored annotations and why
+  // When headroom may evict or shrink the pod (headroom.dev/disruption-window, pod >
+  // namespace > cluster); empty: always. An unreadable annotation: never (`windows_unreadable`).
+  std::vector<DisruptionWindow> disruption_windows;
+  bool windows_unreadable = false;
+  WorkloadTuning tuning;         // guard_rails.h: bounds, margins, resources kept
+  std::vector<Reason> warnings;  // ignored annotations and why
 };
 
 // Every key is read from the first of the pod's annotations, its owner's (`workload`) and its
@@ -101,6 +108,10 @@ DisruptionFacts DisruptionFactsOf(const WorkloadPolicy& policy);
 // disabled, excluded, recommend mode or the static policy. The admission webhook and the
 // actuator's resizes and optimisation share it.
 std::string SizingBlockedBy(const WorkloadPolicy& policy);
+
+// Why headroom must not disrupt the workload now -- evict its pods or shrink them in place --
+// because of its disruption windows ("" when it may).
+std::string OutsideDisruptionWindow(const WorkloadPolicy& policy, absl::Time now);
 
 // Why headroom must not change the workload's running pods ("" when it may resize them in
 // place): SizingBlockedBy's reasons, or the admission step.

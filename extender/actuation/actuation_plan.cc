@@ -28,8 +28,8 @@ const DeclaredResources* Named(const std::vector<DeclaredResources>& list, absl:
 }
 
 // The shared plan's view of one reported pod, with what the API says about it.
-PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
-                 const ApiView& view) {
+PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api, const ApiView& view,
+                 absl::Time now) {
   PodState state;
   PodDemand& demand = state.demand;
   demand.pod_namespace = reported.pod_namespace;
@@ -60,7 +60,8 @@ PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api,
     (void)KeepForHpa(view.hpa_for(WorkloadKeyOf(*api)), view.hpa_mode, state.tuning);
   }
   state.resize_blocked_by = ResizeBlockedBy(*api, policy, view.pod_level_resize);
-  state.disruption = DisruptionFactsFor(*api, count, policy);
+  state.disruption = DisruptionFactsFor(*api, count, now, policy);
+  state.shrink_blocked_by = state.disruption.outside_window;
   const std::vector<DeclaredResources> declared = DeclaredOf(*api);
   for (ContainerDemand& container : demand.containers) {
     ContainerState container_state;
@@ -137,6 +138,17 @@ std::optional<PlannedResize> WithPodLevel(const ApiPod& pod, const PodState& sta
 }
 
 // The shared plan's resize of one pod as a pods/resize change, or nullopt with `why`.
+// `after` with every value that would go below `before`'s kept at `before`'s.
+DeclaredResources OnlyGrowth(const DeclaredResources& before, DeclaredResources after) {
+  const auto keep_larger = [](const std::optional<int64_t>& was, std::optional<int64_t>& will) {
+    if (was.has_value() && will.has_value() && *will < *was) will = was;
+  };
+  keep_larger(before.cpu_request_millis, after.cpu_request_millis);
+  keep_larger(before.memory_request_bytes, after.memory_request_bytes);
+  keep_larger(before.memory_limit_bytes, after.memory_limit_bytes);
+  return after;
+}
+
 std::optional<PlannedResize> ToApiResize(const ApiPod& pod, const PodState& state,
                                          const PlannedPodResize& planned,
                                          const ResizeThreshold& threshold, std::string& why) {
@@ -152,6 +164,8 @@ std::optional<PlannedResize> ToApiResize(const ApiPod& pod, const PodState& stat
     after.cpu_request_millis = change.after.cpu_request_millis;
     after.memory_request_bytes = change.after.memory_request_bytes;
     if (before.memory_limit_bytes) after.memory_limit_bytes = change.after.memory_limit_bytes;
+    // Outside its disruption window a pod only grows: what would shrink stays as it is.
+    if (!state.shrink_blocked_by.empty()) after = OnlyGrowth(before, after);
     // A CPU limit the pod still declares caps the request (the API rejects request > limit).
     const bool capped = after.cpu_limit_millis && after.cpu_request_millis &&
                         *after.cpu_request_millis > *after.cpu_limit_millis;
@@ -165,6 +179,10 @@ std::optional<PlannedResize> ToApiResize(const ApiPod& pod, const PodState& stat
     }
     *it = after;
     resize.containers.push_back({name, before, after, change.last_shrink});
+  }
+  if (resize.containers.empty() && !state.shrink_blocked_by.empty()) {
+    why = absl::StrCat("no shrink: ", state.shrink_blocked_by);
+    return std::nullopt;
   }
   if (resize.containers.empty()) {
     why = absl::StrCat("requests within ", std::lround(threshold.fraction * 100), "% (or ",
@@ -205,7 +223,7 @@ NodePlan PlanNode(const NodeReport& report, const ApiView& api, const ActionConf
                 pod->node != report.node)) {
       pod.reset();
     }
-    states.push_back(StateOf(reported, pod, api));
+    states.push_back(StateOf(reported, pod, api, now));
     api_pods.push_back(std::move(pod));
   }
   absl::StatusOr<NodeActions> actions =

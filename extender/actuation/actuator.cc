@@ -349,7 +349,7 @@ void Actuator::HandleOomKills(absl::Time now,
         metrics_.CountAction("evict", "oom_skipped");
         continue;
       }
-      if (std::string why = EvictionBlockedBy(pod, count, policy); !why.empty()) {
+      if (std::string why = EvictionBlockedBy(pod, count, now, policy); !why.empty()) {
         logger_->info("OOM kill of {}/{} container {}: no eviction ({})", pod.pod_namespace,
                       pod.name, kill.container, why);
         metrics_.CountAction("evict", "oom_skipped");

@@ -51,7 +51,7 @@ std::string ResizeBlockedBy(const ApiPod& pod, const WorkloadPolicy& policy,
   return "";
 }
 
-DisruptionFacts DisruptionFactsFor(const ApiPod& pod, const WorkloadCount& count,
+DisruptionFacts DisruptionFactsFor(const ApiPod& pod, const WorkloadCount& count, absl::Time now,
                                    const WorkloadPolicy& policy) {
   const bool owned = !pod.owner_kind.empty();
   DisruptionFacts facts = DisruptionFactsOf(policy);
@@ -62,12 +62,13 @@ DisruptionFacts DisruptionFactsFor(const ApiPod& pod, const WorkloadCount& count
   facts.ready = pod.ready;
   facts.mirror = pod.mirror;
   facts.terminating = pod.terminating;
+  facts.outside_window = OutsideDisruptionWindow(policy, now);
   return facts;
 }
 
-std::string EvictionBlockedBy(const ApiPod& pod, const WorkloadCount& count,
+std::string EvictionBlockedBy(const ApiPod& pod, const WorkloadCount& count, absl::Time now,
                               const WorkloadPolicy& policy) {
-  return headroom::EvictionBlockedBy(DisruptionFactsFor(pod, count, policy));
+  return headroom::EvictionBlockedBy(DisruptionFactsFor(pod, count, now, policy));
 }
 
 }  // namespace headroom::extender

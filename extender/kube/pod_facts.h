@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "extender/kube/pod_index.h"
 #include "shared/disruption.h"
 #include "shared/workload_policy.h"
@@ -27,10 +28,10 @@ std::optional<DeclaredResources> DeclaredPodLevelOf(const ApiPod& pod);
 // InPlacePodLevelResourcesVerticalScaling); without it a pod that declares them is not resized.
 std::string ResizeBlockedBy(const ApiPod& pod, const WorkloadPolicy& policy, bool pod_level_resize);
 // The disruption facts of `pod` (shared/disruption.h), with its workload's counts and policy.
-DisruptionFacts DisruptionFactsFor(const ApiPod& pod, const WorkloadCount& count,
+DisruptionFacts DisruptionFactsFor(const ApiPod& pod, const WorkloadCount& count, absl::Time now,
                                    const WorkloadPolicy& policy);
 // Why headroom must not evict `pod` ("" when it may).
-std::string EvictionBlockedBy(const ApiPod& pod, const WorkloadCount& count,
+std::string EvictionBlockedBy(const ApiPod& pod, const WorkloadCount& count, absl::Time now,
                               const WorkloadPolicy& policy);
 
 }  // namespace headroom::extender

@@ -592,9 +592,16 @@ absl::StatusOr<json> StatusBoard::Explain(const std::string& pod_namespace,
   }
   out["containers"] = std::move(containers);
   if (api.has_value()) {
-    const std::string eviction = EvictionBlockedBy(*api, CountOf(counts, *api), policy);
+    const std::string eviction = EvictionBlockedBy(*api, CountOf(counts, *api), now, policy);
     words.push_back(eviction.empty() ? "may be evicted when its node cannot fit its pods"
-                                     : absl::StrCat("never evicted by headroom: ", eviction));
+                                     : absl::StrCat("not evicted by headroom: ", eviction));
+    words.push_back(
+        absl::StrCat("disruption window ", DescribeDisruptionWindows(policy.disruption_windows),
+                     policy.windows_unreadable ? " (unreadable annotation: no eviction or shrink)"
+                     : OutsideDisruptionWindow(policy, now).empty()
+                         ? ": evictions and shrinking resizes allowed now"
+                         : ": now outside it, running pods may grow but not shrink or be evicted"));
+    out["disruptionWindow"] = DescribeDisruptionWindows(policy.disruption_windows);
   }
   const std::vector<JournalEntry> actions =
       journal_.ForPod(absl::StrCat(pod_namespace, "/", name), 10);

@@ -292,5 +292,38 @@ TEST(AdoptionStepTest, WhatEachStepAllows) {
                                           {}, {{"headroom.dev/mode", "observe"}})));
 }
 
+TEST(DisruptionWindowPolicy, PodOverNamespaceOverClusterAndUnreadableMeansNever) {
+  PolicyDefaults defaults;
+  defaults.disruption_windows = *ParseDisruptionWindows("Sat,Sun 00:00-24:00");
+  const Annotations ns = {{"headroom.dev/disruption-window", "Mon-Fri 22:00-06:00"}};
+  // 2026-11-25 is a Wednesday.
+  const absl::Time wednesday_noon =
+      absl::FromCivil(absl::CivilSecond(2026, 11, 25, 12, 0, 0), absl::UTCTimeZone());
+  const absl::Time wednesday_night =
+      absl::FromCivil(absl::CivilSecond(2026, 11, 25, 23, 0, 0), absl::UTCTimeZone());
+  WorkloadPolicy p = ResolveWorkloadPolicy({}, {}, "Deployment", 2, defaults);
+  EXPECT_THAT(OutsideDisruptionWindow(p, wednesday_night),
+              HasSubstr("outside its disruption window (Sat,Sun 00:00-24:00 UTC)"));
+  p = ResolveWorkloadPolicy({}, {}, "Deployment", 2, defaults, ns);
+  EXPECT_EQ(OutsideDisruptionWindow(p, wednesday_night), "");
+  EXPECT_NE(OutsideDisruptionWindow(p, wednesday_noon), "");
+  p = ResolveWorkloadPolicy({}, {{"headroom.dev/disruption-window", "12:00-13:00"}}, "Deployment",
+                            2, defaults, ns);
+  EXPECT_EQ(OutsideDisruptionWindow(p, wednesday_noon), "");
+  // Evictions follow (DisruptionFacts), through the shared rule.
+  DisruptionFacts facts = DisruptionFactsOf(p);
+  facts.outside_window = OutsideDisruptionWindow(p, wednesday_night);
+  facts.workload_pods = 3;
+  facts.owner_kind = "ReplicaSet";
+  EXPECT_THAT(EvictionBlockedBy(facts), HasSubstr("outside its disruption window"));
+  // Unreadable: a warning, and never.
+  p = ResolveWorkloadPolicy({}, {{"headroom.dev/disruption-window", "nights"}}, "Deployment", 2,
+                            defaults);
+  EXPECT_TRUE(p.windows_unreadable);
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_THAT(p.warnings[0].message, HasSubstr("no eviction or shrink until it is fixed"));
+  EXPECT_THAT(OutsideDisruptionWindow(p, wednesday_noon), HasSubstr("unreadable"));
+}
+
 }  // namespace
 }  // namespace headroom

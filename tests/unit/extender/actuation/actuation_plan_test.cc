@@ -380,7 +380,8 @@ TEST(EvictionGuards, ProtectedPodsAreNeverEvicted) {
     ApiPod pod = Pod("p", 100, kMi);
     pod.ready = true;
     c.change(pod);
-    const std::string why = EvictionBlockedBy(pod, c.count, PolicyOf(pod, c.count));
+    const std::string why =
+        EvictionBlockedBy(pod, c.count, absl::UnixEpoch(), PolicyOf(pod, c.count));
     if (c.why.empty()) {
       EXPECT_EQ(why, "") << c.name;
     } else {
@@ -411,6 +412,52 @@ TEST(PlanNode, EvictsForMemoryOnlyPodsThePolicyAllows) {
   plan = Plan(report, unknown);
   EXPECT_TRUE(plan.evictions.empty());
   EXPECT_TRUE(plan.resizes.empty());
+}
+
+// Disruption windows (kNow is a Sunday, 10:00 UTC): outside them no eviction and no shrink,
+// while a pod that needs more still grows; inside, everything as usual.
+TEST(PlanNode, DisruptionWindowsHoldEvictionsAndShrinks) {
+  const std::vector<DisruptionWindow> weeknights = *ParseDisruptionWindows("Mon-Fri 22:00-06:00");
+  const std::vector<DisruptionWindow> weekends = *ParseDisruptionWindows("Sat,Sun 00:00-24:00");
+  const NodeReport crowded = Report({Reported("a", 200, 400, 100 * kMi, 200 * kMi),
+                                     Reported("b", 200, 400, 100 * kMi, 200 * kMi)},
+                                    {4000, 250 * kMi});
+  ApiView api = Api();
+  api.defaults.disruption_windows = weekends;
+  EXPECT_EQ(Plan(crowded, api).evictions.size(), 1u);
+  api.defaults.disruption_windows = weeknights;
+  EXPECT_TRUE(Plan(crowded, api).evictions.empty());
+  // A Namespace's window (here, the pod's own annotation) wins over the cluster's.
+  ApiView annotated =
+      Api([](ApiPod& p) { p.annotations["headroom.dev/disruption-window"] = "Sun 09:00-11:00"; });
+  annotated.defaults.disruption_windows = weeknights;
+  EXPECT_EQ(Plan(crowded, annotated).evictions.size(), 1u);
+  // An unreadable window allows nothing.
+  EXPECT_TRUE(Plan(crowded,
+                   Api([](ApiPod& p) { p.annotations["headroom.dev/disruption-window"] = "soon"; }))
+                  .evictions.empty());
+
+  // Shrinking CPU, growing memory (800Mi used, 512Mi requested): outside the window only the
+  // memory moves; inside both.
+  const NodeReport mixed = Report({Reported("a", 300, 300, 800 * kMi, 800 * kMi)});
+  api.defaults.disruption_windows = weeknights;
+  NodePlan plan = Plan(mixed, api);
+  ASSERT_EQ(plan.resizes.size(), 1u) << SkipReason(plan, "resize");
+  EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 1000);
+  EXPECT_EQ(plan.resizes[0].containers[0].after.memory_request_bytes, 800 * kMi);
+  api.defaults.disruption_windows = weekends;
+  plan = Plan(mixed, api);
+  ASSERT_EQ(plan.resizes.size(), 1u) << SkipReason(plan, "resize");
+  EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 500);
+  // A shrink alone waits for the window, and says so.
+  api.defaults.disruption_windows = weeknights;
+  plan = Plan(Report({Reported("a", 300, 300, 200 * kMi, 200 * kMi)}), api);
+  EXPECT_TRUE(plan.resizes.empty());
+  EXPECT_NE(SkipReason(plan, "resize")
+                .find("no shrink: outside its disruption window "
+                      "(Mon,Tue,Wed,Thu,Fri 22:00-06:00 UTC)"),
+            std::string::npos)
+      << SkipReason(plan, "resize");
 }
 
 TEST(PlanNode, AShortSharedCpuHeadroomAloneNeverEvicts) {
