@@ -19,9 +19,9 @@
 #include "extender/kube/api_nodes.h"
 #include "extender/kube/hpa_index.h"
 #include "extender/kube/list_watcher.h"
-#include "extender/kube/namespace_index.h"
 #include "extender/kube/pod_index.h"
 #include "extender/kube/pod_placements.h"
+#include "extender/kube/policy_layers.h"
 #include "extender/reports/report_metrics.h"
 #include "extender/reports/report_service.h"
 #include "extender/scheduler/scheduler_metrics.h"
@@ -57,6 +57,7 @@ int Fail(absl::string_view message) {
 // TokenReview never waits behind a watch.
 struct KubeClients {
   std::unique_ptr<io::KubeClient> pods, nodes, hpas, namespaces, writes, reviews, lease;
+  std::vector<std::unique_ptr<io::KubeClient>> owners;  // one per kOwnerKinds
 };
 
 absl::StatusOr<KubeClients> ConnectKube(const io::KubeConfig& config) {
@@ -66,6 +67,11 @@ absl::StatusOr<KubeClients> ConnectKube(const io::KubeConfig& config) {
     absl::StatusOr<std::unique_ptr<io::KubeClient>> client = io::KubeClient::Create(config);
     if (!client.ok()) return client.status();
     *slot = *std::move(client);
+  }
+  for (size_t i = 0; i < std::size(kOwnerKinds); ++i) {
+    absl::StatusOr<std::unique_ptr<io::KubeClient>> client = io::KubeClient::Create(config);
+    if (!client.ok()) return client.status();
+    clients.owners.push_back(*std::move(client));
   }
   return clients;
 }
@@ -153,9 +159,11 @@ struct Parts {
   ApiNodeTracker api_nodes;
   NodeTaintIndex node_taints;
   HpaIndex hpas;
-  NamespaceIndex namespaces;
+  AnnotationIndex namespaces{NamespaceKey()};
+  std::vector<std::unique_ptr<AnnotationIndex>> owners;  // parallel to kOwnerKinds
   std::unique_ptr<ListWatcher> pod_watch, node_watch, hpa_watch, namespace_watch;
-  NamespaceLookup namespace_lookup;  // null without the Kubernetes API
+  std::vector<std::unique_ptr<ListWatcher>> owner_watches;  // parallel to kOwnerKinds
+  PolicyLayers layers;  // null functions without the Kubernetes API
   std::unique_ptr<ReportServiceImpl> reports;
   RunningGrpcServer report_server;
   // What headroom did, for the status page; the actuator and the webhook record into it.
@@ -263,25 +271,41 @@ void SetUpHpaWatch(const ExtenderConfig& config, Parts& parts,
   parts.actuation.hpa_for = hpa_for;
 }
 
-// Namespaces, for the namespace layer of the policy (headroom.dev/mode and the other keys on a
-// Namespace): until they are listed, every workload whose pod sets no mode is observed only.
-void SetUpNamespaceWatch(const ExtenderConfig& config, Parts& parts,
-                         const std::shared_ptr<spdlog::logger>& logger) {
+// The policy's middle layers: the annotations of each pod's owning workload and of its
+// Namespace (headroom.dev/mode and the other keys); until a layer is listed, every workload
+// whose pod sets no mode is observed only.
+void SetUpPolicyLayerWatches(const ExtenderConfig& config, Parts& parts,
+                             const std::shared_ptr<spdlog::logger>& logger) {
   if (!config.kube) return;
-  NamespaceIndex& namespaces = parts.namespaces;
-  parts.namespace_watch = std::make_unique<ListWatcher>(
-      *parts.kube.namespaces, NamespacesWatch(),
-      ListWatcher::Handlers{
-          [&namespaces](std::vector<nlohmann::json> items) { namespaces.Replace(items); },
-          [&namespaces](const WatchEvent& event) { namespaces.Apply(event); }},
-      logger);
-  parts.namespace_lookup = [&namespaces, watch = parts.namespace_watch.get()](
-                               const std::string& name) -> std::optional<Annotations> {
-    if (!watch->synced()) return std::nullopt;
-    return namespaces.For(name);
+  const auto watch = [&logger](io::KubeClient& client, ListWatchOptions options,
+                               AnnotationIndex& index) {
+    return std::make_unique<ListWatcher>(
+        client, std::move(options),
+        ListWatcher::Handlers{[&index](std::vector<nlohmann::json> items) { index.Replace(items); },
+                              [&index](const WatchEvent& event) { index.Apply(event); }},
+        logger);
   };
-  parts.options.admission.namespaces = parts.namespace_lookup;
-  parts.actuation.namespaces = parts.namespace_lookup;
+  parts.namespace_watch = watch(*parts.kube.namespaces, NamespacesWatch(), parts.namespaces);
+  for (size_t i = 0; i < std::size(kOwnerKinds); ++i) {
+    parts.owners.push_back(std::make_unique<AnnotationIndex>(OwnerKey(kOwnerKinds[i].kind)));
+    parts.owner_watches.push_back(
+        watch(*parts.kube.owners[i], OwnersWatch(kOwnerKinds[i]), *parts.owners.back()));
+  }
+  parts.layers.namespaces = [&parts](const std::string& name) -> std::optional<Annotations> {
+    if (!parts.namespace_watch->synced()) return std::nullopt;
+    return parts.namespaces.For(name);
+  };
+  parts.layers.owners = [&parts](const std::string& workload_key) -> std::optional<Annotations> {
+    const std::string kind = WorkloadKind(workload_key);
+    for (size_t i = 0; i < std::size(kOwnerKinds); ++i) {
+      if (kind != kOwnerKinds[i].kind) continue;
+      if (!parts.owner_watches[i]->synced()) return std::nullopt;
+      return parts.owners[i]->For(workload_key);
+    }
+    return Annotations{};  // a kind whose annotations are not read (a Job, a bare pod)
+  };
+  parts.options.admission.layers = parts.layers;
+  parts.actuation.layers = parts.layers;
   // Each reported pod's step goes back to its node, for what the runtime may change.
   PolicyDefaults defaults;
   defaults.step = config.policy.default_step;
@@ -292,8 +316,8 @@ void SetUpNamespaceWatch(const ExtenderConfig& config, Parts& parts,
     if (!mode.has_value()) return std::nullopt;
     Annotations annotations;
     if (!mode->empty()) annotations.emplace(std::string(kModeAnnotation), *mode);
-    const WorkloadPolicy policy = ResolvePodPolicy({}, annotations, "", std::nullopt, defaults,
-                                                   pod.pod_namespace, parts.namespace_lookup);
+    const WorkloadPolicy policy = ResolvePodPolicy(
+        annotations, "", std::nullopt, defaults, pod.pod_namespace, pod.workload_key, parts.layers);
     return policy.disabled ? AdoptionStep::kObserve : policy.step;
   };
 }
@@ -389,7 +413,7 @@ void SetUpStatus(const ExtenderConfig& config, Parts& parts) {
   status_options.excluded_namespaces = config.policy.excluded_namespaces;
   status_options.defaults.step = config.policy.default_step;
   status_options.defaults.disruption_windows = config.policy.disruption_windows;
-  status_options.namespaces = parts.namespace_lookup;
+  status_options.layers = parts.layers;
   parts.status = std::make_unique<StatusBoard>(parts.view, config.kube ? &parts.pod_index : nullptr,
                                                parts.journal, status_options);
   parts.options.status = parts.status.get();
@@ -526,6 +550,9 @@ void AddServices(const ExtenderConfig& config, Parts& parts, spdlog::logger& log
   if (parts.namespace_watch != nullptr) {
     services.Add(Watch("Namespace watch", *parts.namespace_watch));
   }
+  for (size_t i = 0; i < parts.owner_watches.size(); ++i) {
+    services.Add(Watch(absl::StrCat(kOwnerKinds[i].kind, " watch"), *parts.owner_watches[i]));
+  }
   if (parts.status != nullptr) {
     services.Add(EveryInterval("status sampler", config.status.sample_interval,
                                [status = parts.status.get()] { status->Sample(); },
@@ -584,7 +611,7 @@ absl::Status Build(const ExtenderConfig& config, Parts& parts,
   }
   SetUpReportAuth(config, parts, *logger);
   SetUpHpaWatch(config, parts, logger);
-  SetUpNamespaceWatch(config, parts, logger);
+  SetUpPolicyLayerWatches(config, parts, logger);
   SetUpPodAndNodeWatches(config, parts, logger);
   HEADROOM_RETURN_IF_ERROR(StartReports(config, parts, *logger));
   SetUpStatus(config, parts);

@@ -479,6 +479,33 @@ inp=$(ladder_field ladder-inp app '{.spec.containers[0].resources.requests.cpu}/
 [[ $obs == 500m/observe && $adm == 200m/admission && $inp == 200m/in-place ]] &&
   pass "the webhook follows each namespace's step: observe keeps 500m, admission and in-place size to 200m (admitted-mode written on each pod)" ||
   fail "ladder at admission: observe '$obs' (want 500m/observe), admission '$adm' (200m/admission), in-place '$inp' (200m/in-place)"
+# The owner layer: a Deployment annotated observe in the in-place namespace (its pod template
+# says nothing). Its pods keep their CPU limit (no history: in-place would only remove it).
+# Created with no replica, then scaled once the extender's Deployment watch has seen it.
+kubectl_ apply -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: watched, namespace: ladder-inp, annotations: {headroom.dev/mode: observe}}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: watched}}
+  template:
+    metadata: {labels: {app: watched}}
+    spec:
+      nodeName: ladder-history
+      containers:
+      - name: app
+        image: docker.io/library/busybox:local
+        resources: {requests: {cpu: 500m, memory: 256Mi}, limits: {cpu: "1", memory: 512Mi}}
+YAML
+sleep 2
+kubectl_ -n ladder-inp scale deployment watched --replicas 1 >/dev/null
+watched_pod() { kubectl_ -n ladder-inp get pods -l app=watched -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
+wait_for 60 watched_pod || fail "the Deployment ladder-inp/watched made no pod"
+watched=$(ladder_field ladder-inp "$(watched_pod)" '{.spec.containers[0].resources.limits.cpu}/{.metadata.annotations.headroom\.dev/admitted-mode}')
+[[ $watched == 1/observe ]] &&
+  pass "the owner layer: a Deployment annotated observe in an in-place namespace keeps its pods as declared (CPU limit 1, admitted-mode observe)" ||
+  fail "the Deployment annotated observe: its pod has '$watched' (want 1/observe)"
 namespace_row() { # NAME: the status API's row of namespace NAME
   curl -sf "http://127.0.0.1:$http_port/api/v1/status" | python3 -c "import json,sys; print(json.dumps([n for n in json.load(sys.stdin)['namespaces'] if n['name']=='$1'][0]))"
 }

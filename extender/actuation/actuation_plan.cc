@@ -47,7 +47,7 @@ PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api, 
     return state;
   }
   const WorkloadCount count = CountOf(view.counts, *api);
-  const WorkloadPolicy policy = PolicyOf(*api, count, view.defaults, view.namespaces);
+  const WorkloadPolicy policy = PolicyOf(*api, count, view.defaults, view.layers);
   demand.daemonset = demand.daemonset || api->owner_kind == "DaemonSet";
   demand.ranking = policy.ranking.ranking;
   // The API is authoritative for what the pod requests.

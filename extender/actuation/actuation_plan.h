@@ -84,8 +84,8 @@ struct ApiView {
   absl::flat_hash_map<std::string, WorkloadCount> counts;  // by ControllerKey
   const ShrinkLedger* ledger = nullptr;                    // may be null: nothing shrank yet
   PolicyDefaults defaults;
-  // The Namespaces' annotations (the namespace layer of the policy); null: none.
-  NamespaceLookup namespaces;
+  // The owners' and Namespaces' annotations (the policy's middle layers); null: none.
+  PolicyLayers layers;
   // The HPAs of a workload ("namespace/Kind/name") and what to do about them (shared/hpa.h);
   // unset: no HPA is known.
   std::function<std::optional<HpaScaling>(const std::string& workload_key)> hpa_for;

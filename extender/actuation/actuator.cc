@@ -339,7 +339,7 @@ void Actuator::HandleOomKills(absl::Time now,
       if (kill.finished_at < started_ - options_.oom_lookback) continue;  // before our time
       const std::string controller = ControllerKey(pod);
       const WorkloadCount count = CountOf(counts, pod);
-      const WorkloadPolicy policy = PolicyOf(pod, count, options_.defaults, options_.namespaces);
+      const WorkloadPolicy policy = PolicyOf(pod, count, options_.defaults, options_.layers);
       const OomDecision decision = oom_cooldown_.Evaluate(
           {absl::StrCat(pod.uid, "/", kill.container), pod.name, kill.finished_at, 0},
           {!options_.oom_evict, policy.excluded, policy.disabled || policy.recommend_only});
@@ -391,7 +391,7 @@ void Actuator::RunOnce(absl::Time now) {
   api.counts = pods_.WorkloadCounts();
   api.ledger = &shrinks_;
   api.defaults = options_.defaults;
-  api.namespaces = options_.namespaces;
+  api.layers = options_.layers;
   api.hpa_for = options_.hpa_for;
   api.hpa_mode = options_.hpa_mode;
   api.pod_level_resize = options_.pod_level_resize;

@@ -86,8 +86,8 @@ class Actuator {
     OomPolicyConfig oom;
     ActionConfig actions;     // guard rails, resize threshold, CPU eviction delay
     PolicyDefaults defaults;  // allow_below_declared, step: the cluster-wide defaults
-    // The Namespaces' annotations (the policy's namespace layer); null: none.
-    NamespaceLookup namespaces;
+    // The owners' and Namespaces' annotations (the policy's middle layers); null: none.
+    PolicyLayers layers;
     // The HPAs of a workload and what to do about them (shared/hpa.h); unset: none known.
     std::function<std::optional<HpaScaling>(const std::string& workload_key)> hpa_for;
     HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;

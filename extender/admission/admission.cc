@@ -274,8 +274,8 @@ absl::StatusOr<AdmissionDecision> DecideAdmission(const json& review, const Stat
   defaults.allow_below_declared = options.guard.allow_below_declared;
   defaults.step = options.default_step;
   WorkloadPolicy policy =
-      ResolvePodPolicy({}, annotations, pod->owner.has_value() ? pod->owner->kind : "",
-                       std::nullopt, defaults, pod->pod_namespace, options.namespaces);
+      ResolvePodPolicy(annotations, pod->owner.has_value() ? pod->owner->kind : "", std::nullopt,
+                       defaults, pod->pod_namespace, decision.workload_key, options.layers);
   for (const Reason& warning : policy.warnings) decision.warnings.push_back(warning.message);
   // A resource an HPA scales on by utilisation is kept (its reason reaches the guard rails').
   if (options.hpa_for) {

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "extender/kube/namespace_index.h"
+#include "extender/kube/policy_layers.h"
 #include "nlohmann/json.hpp"
 #include "shared/guard_rails.h"
 #include "shared/hpa.h"
@@ -46,8 +46,8 @@ struct AdmissionOptions {
   std::function<std::optional<HpaScaling>(const std::string& workload_key)> hpa_for;
   HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;
   AdoptionStep default_step = AdoptionStep::kInPlace;  // the cluster's step (--default-mode)
-  // The Namespaces' annotations (the policy's namespace layer); null: none.
-  NamespaceLookup namespaces;
+  // The owners' and Namespaces' annotations (the policy's middle layers); null: none.
+  PolicyLayers layers;
 };
 
 using WorkloadContainerStats = UsageSnapshot;

@@ -90,11 +90,11 @@ WorkloadCount CountOf(const absl::flat_hash_map<std::string, WorkloadCount>& cou
 }
 
 WorkloadPolicy PolicyOf(const ApiPod& pod, const WorkloadCount& count,
-                        const PolicyDefaults& defaults, const NamespaceLookup& namespaces) {
+                        const PolicyDefaults& defaults, const PolicyLayers& layers) {
   const std::optional<int> replicas =
       pod.owner_kind.empty() ? std::nullopt : std::optional<int>(count.pods);
-  return ResolvePodPolicy({}, pod.annotations, pod.owner_kind, replicas, defaults,
-                          pod.pod_namespace, namespaces);
+  return ResolvePodPolicy(pod.annotations, pod.owner_kind, replicas, defaults, pod.pod_namespace,
+                          layers.owners ? WorkloadKeyOf(pod) : std::string(), layers);
 }
 
 std::optional<std::string> PodIndex::AnnotationOf(const std::string& pod_namespace,

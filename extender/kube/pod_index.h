@@ -15,8 +15,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "extender/kube/list_watcher.h"
-#include "extender/kube/namespace_index.h"
 #include "extender/kube/pod_resources.h"
+#include "extender/kube/policy_layers.h"
 #include "nlohmann/json.hpp"
 #include "shared/pod_identity.h"
 #include "shared/pod_level_resources.h"
@@ -71,8 +71,7 @@ WorkloadCount CountOf(const absl::flat_hash_map<std::string, WorkloadCount>& cou
 // kind and, for a pod with a controller, its workload's replica count (the default eviction
 // ranking).
 WorkloadPolicy PolicyOf(const ApiPod& pod, const WorkloadCount& count,
-                        const PolicyDefaults& defaults = {},
-                        const NamespaceLookup& namespaces = nullptr);
+                        const PolicyDefaults& defaults = {}, const PolicyLayers& layers = {});
 
 // InvalidArgument for an object without metadata.name/namespace/uid or with bad resources.
 absl::StatusOr<ApiPod> DecodeApiPod(const nlohmann::json& pod);

@@ -193,10 +193,10 @@ WorkloadPolicy StatusBoard::PolicyFor(const std::string& pod_namespace,
                                       const std::optional<ApiPod>& api, const Counts& counts,
                                       std::string* workload_key) const {
   WorkloadPolicy policy =
-      api.has_value()
-          ? PolicyOf(*api, CountOf(counts, *api), options_.defaults, options_.namespaces)
-          : ResolvePodPolicy({}, {}, "", std::nullopt, options_.defaults, pod_namespace,
-                             options_.namespaces);
+      api.has_value() ? PolicyOf(*api, CountOf(counts, *api), options_.defaults, options_.layers)
+                      : ResolvePodPolicy({}, "", std::nullopt, options_.defaults, pod_namespace,
+                                         workload_key != nullptr ? *workload_key : std::string(),
+                                         options_.layers);
   if (api.has_value() && workload_key != nullptr) *workload_key = WorkloadKeyOf(*api);
   if (options_.hpa_for && workload_key != nullptr) {
     (void)KeepForHpa(options_.hpa_for(*workload_key), options_.hpa_mode, policy.tuning);
@@ -353,8 +353,8 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* tota
       NamespaceStatus& ns = it->second;
       if (added) {
         ns.name = name;
-        const WorkloadPolicy namespace_policy = ResolvePodPolicy(
-            {}, {}, "", std::nullopt, options_.defaults, name, options_.namespaces);
+        const WorkloadPolicy namespace_policy =
+            ResolvePodPolicy({}, "", std::nullopt, options_.defaults, name, "", options_.layers);
         ns.step = namespace_policy.step;
         ns.step_from = namespace_policy.step_from;
         ns.excluded =

@@ -96,8 +96,8 @@ class StatusBoard {
     HpaResourcesMode hpa_mode = HpaResourcesMode::kKeep;
     // Namespaces headroom never changes (--admission-exclude-namespaces).
     std::vector<std::string> excluded_namespaces;
-    // The Namespaces' annotations (the policy's namespace layer); null: none.
-    NamespaceLookup namespaces;
+    // The owners' and Namespaces' annotations (the policy's middle layers); null: none.
+    PolicyLayers layers;
   };
 
   // `pods` may be null (no Kubernetes API): declared requests then come from the reports.

@@ -125,12 +125,12 @@ TEST(Admission, TheNamespacesStepDecidesAndIsWrittenOnThePod) {
       {"plain namespace, cluster in-place", Annotations{}, AdoptionStep::kInPlace, true, "in-place",
        ""},
       {"not listed yet", std::nullopt, AdoptionStep::kInPlace, false, "observe",
-       "mode observe (namespaces not listed yet)"},
+       "mode observe (not listed yet)"},
   };
   for (const auto& c : cases) {
     AdmissionOptions options = OptedIn();
     options.default_step = c.cluster;
-    options.namespaces = [&c](const std::string& name) -> std::optional<Annotations> {
+    options.layers.namespaces = [&c](const std::string& name) -> std::optional<Annotations> {
       EXPECT_EQ(name, "shop");
       return c.shop;
     };
