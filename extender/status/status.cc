@@ -129,6 +129,21 @@ ClusterTotals TotalsOf(const std::vector<NodeStatus>& nodes) {
   return totals;
 }
 
+void AddToNamespace(NamespaceStatus& ns, int replicas, const ResourceAmounts& requested,
+                    const ResourceAmounts& recommended_per_replica, bool sizable) {
+  ++ns.workloads;
+  ns.pods += replicas;
+  ns.requested = SaturatingSum(ns.requested, requested);
+  const ResourceAmounts recommended =
+      sizable ? ResourceAmounts{recommended_per_replica.cpu_millis * replicas,
+                                recommended_per_replica.memory_bytes * replicas}
+              : requested;
+  ns.recommended = SaturatingSum(ns.recommended, recommended);
+  ns.saves = SaturatingSum(
+      ns.saves, {std::max<int64_t>(0, requested.cpu_millis - recommended.cpu_millis),
+                 std::max<int64_t>(0, requested.memory_bytes - recommended.memory_bytes)});
+}
+
 double Saving(int64_t declared, int64_t projected) {
   if (declared <= 0) return 0;
   return 1.0 - static_cast<double>(projected) / static_cast<double>(declared);
@@ -189,6 +204,18 @@ std::vector<NodeStatus> StatusBoard::Nodes(const std::vector<NodeReport>& report
   return nodes;
 }
 
+NamespaceStatus StatusBoard::NamespaceOf(const std::string& name) const {
+  NamespaceStatus ns;
+  ns.name = name;
+  const WorkloadPolicy policy =
+      ResolvePodPolicy({}, "", std::nullopt, options_.defaults, name, "", options_.layers);
+  ns.step = policy.step;
+  ns.step_from = policy.step_from;
+  ns.excluded = std::find(options_.excluded_namespaces.begin(), options_.excluded_namespaces.end(),
+                          name) != options_.excluded_namespaces.end();
+  return ns;
+}
+
 WorkloadPolicy StatusBoard::PolicyFor(const std::string& pod_namespace,
                                       const std::optional<ApiPod>& api, const Counts& counts,
                                       std::string* workload_key) const {
@@ -218,26 +245,26 @@ StatusBoard::ContainerStatus StatusBoard::SizeContainer(const std::string& workl
                                                         const SizedValues& declared,
                                                         const WorkloadPolicy& policy,
                                                         const std::string& blocked) const {
-  ContainerStatus status{container,
-                         declared,
-                         declared,
-                         blocked,
-                         false,
-                         {},
-                         view_.WorkloadContainer(workload_key, container)};
+  ContainerStatus status;
+  status.name = container;
+  status.declared = declared;
+  status.recommended = declared;
+  status.blocked = blocked;
+  status.stats = view_.WorkloadContainer(workload_key, container);
   // The observe step leaves the pod as declared but still shows what headroom would do.
   status.observed = !blocked.empty() && OnlyObserving(policy) && blocked == SizingBlockedBy(policy);
-  if (!blocked.empty()) status.reasons.push_back(absl::StrCat("left as declared: ", blocked));
-  if (!blocked.empty() && !status.observed) {
-    // nothing more to say
-  } else if (status.stats.has_value()) {
-    GuardResult sized = SizeNewContainer(*status.stats, declared, policy.allow_below_declared,
-                                         policy.tuning, options_.guard);
-    status.recommended = sized.values;
-    for (const Reason& reason : sized.reasons) status.reasons.push_back(reason.message);
-  } else {
-    status.reasons.push_back("no statistics yet: left as declared");
+  if (!blocked.empty()) {
+    status.reasons.push_back(absl::StrCat("left as declared: ", blocked));
+    if (!status.observed) return status;
   }
+  if (!status.stats.has_value()) {
+    status.reasons.push_back("no statistics yet: left as declared");
+    return status;
+  }
+  GuardResult sized = SizeNewContainer(*status.stats, declared, policy.allow_below_declared,
+                                       policy.tuning, options_.guard);
+  status.recommended = sized.values;
+  for (const Reason& reason : sized.reasons) status.reasons.push_back(reason.message);
   return status;
 }
 
@@ -345,41 +372,6 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* tota
     ResourceAmounts recommended;  // per replica
   };
   std::vector<Sized> sized;
-  const auto NamespaceSums = [this](const std::vector<Sized>& rows) {
-    std::map<std::string, NamespaceStatus> sums;
-    for (const Sized& row : rows) {
-      const std::string& name = row.seen->pod->pod_namespace;
-      auto [it, added] = sums.try_emplace(name);
-      NamespaceStatus& ns = it->second;
-      if (added) {
-        ns.name = name;
-        const WorkloadPolicy namespace_policy =
-            ResolvePodPolicy({}, "", std::nullopt, options_.defaults, name, "", options_.layers);
-        ns.step = namespace_policy.step;
-        ns.step_from = namespace_policy.step_from;
-        ns.excluded =
-            std::find(options_.excluded_namespaces.begin(), options_.excluded_namespaces.end(),
-                      name) != options_.excluded_namespaces.end();
-      }
-      ++ns.workloads;
-      ns.pods += row.seen->replicas;
-      ns.requested = SaturatingSum(ns.requested, row.seen->requested);
-      // Only what headroom may size counts towards the savings (not a disabled workload's).
-      const bool sizable = row.blocked.empty() || OnlyObserving(row.policy);
-      const ResourceAmounts recommended =
-          sizable ? ResourceAmounts{row.recommended.cpu_millis * row.seen->replicas,
-                                    row.recommended.memory_bytes * row.seen->replicas}
-                  : row.seen->requested;
-      ns.recommended = SaturatingSum(ns.recommended, recommended);
-      ns.saves = SaturatingSum(
-          ns.saves,
-          {std::max<int64_t>(0, row.seen->requested.cpu_millis - recommended.cpu_millis),
-           std::max<int64_t>(0, row.seen->requested.memory_bytes - recommended.memory_bytes)});
-    }
-    std::vector<NamespaceStatus> out;
-    for (auto& [name, ns] : sums) out.push_back(std::move(ns));
-    return out;
-  };
   sized.reserve(workloads.size());
   for (const auto& [key, seen] : workloads) {
     Sized row{key, &seen};
@@ -403,8 +395,17 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* tota
     }
     sized.push_back(std::move(row));
   }
+  std::map<std::string, NamespaceStatus> sums;
+  for (const Sized& row : sized) {
+    const std::string& name = row.seen->pod->pod_namespace;
+    auto [it, added] = sums.try_emplace(name);
+    if (added) it->second = NamespaceOf(name);
+    // Only what headroom may size counts towards the savings (not a disabled workload's).
+    AddToNamespace(it->second, row.seen->replicas, row.seen->requested, row.recommended,
+                   row.blocked.empty() || OnlyObserving(row.policy));
+  }
   *namespaces = json::array();
-  for (const NamespaceStatus& ns : NamespaceSums(sized)) *namespaces += NamespaceJson(ns);
+  for (const auto& [name, ns] : sums) *namespaces += NamespaceJson(ns);
   std::sort(sized.begin(), sized.end(), [](const Sized& a, const Sized& b) {
     const int64_t ca = a.seen->declared.cpu_millis * a.seen->replicas;
     const int64_t cb = b.seen->declared.cpu_millis * b.seen->replicas;

@@ -77,6 +77,12 @@ struct NamespaceStatus {
   ResourceAmounts saves;        // sum over workloads of what requested exceeds recommended by
 };
 
+// Adds a workload's `replicas` pods to `ns`: their requests now, what headroom would request
+// (`recommended_per_replica` each; as now when headroom may not size them) and what the first
+// exceeds the second by, per resource and never below zero.
+void AddToNamespace(NamespaceStatus& ns, int replicas, const ResourceAmounts& requested,
+                    const ResourceAmounts& recommended_per_replica, bool sizable);
+
 NodeStatus NodeStatusOf(const NodeFootprint& footprint, const ResourceAmounts& declared,
                         const ResourceAmounts& requested, absl::Duration report_age);
 ClusterTotals TotalsOf(const std::vector<NodeStatus>& nodes);
@@ -132,6 +138,8 @@ class StatusBoard {
   // The pod's requests as declared and now, from the API when it knows the pod.
   std::pair<ResourceAmounts, ResourceAmounts> PodRequests(const ReportedPod& pod) const;
   using Counts = absl::flat_hash_map<std::string, WorkloadCount>;
+  // A namespace's row before its workloads are added: its step and where it comes from.
+  NamespaceStatus NamespaceOf(const std::string& name) const;
   WorkloadPolicy PolicyFor(const std::string& pod_namespace, const std::optional<ApiPod>& api,
                            const Counts& counts, std::string* workload_key) const;
   // Why headroom leaves the pod's resources as declared ("" when it sizes them).

@@ -76,6 +76,22 @@ TEST(StatusTotals, Table) {
   EXPECT_DOUBLE_EQ(Saving(0, 1000), 0);
 }
 
+TEST(StatusNamespaces, WhatTheNextStepWouldSave) {
+  NamespaceStatus ns;
+  // 3 replicas at 1000m / 1Gi now, headroom would give each 400m / 1.5Gi: 1800m saved, no
+  // memory (more than now is never a saving).
+  AddToNamespace(ns, 3, {3000, 3 * kGi}, {400, 3 * kGi / 2}, true);
+  EXPECT_EQ(ns.saves, (ResourceAmounts{1800, 0}));
+  EXPECT_EQ(ns.recommended, (ResourceAmounts{1200, 9 * kGi / 2}));
+  // A workload headroom may not size counts as it is: no saving.
+  AddToNamespace(ns, 2, {2000, 2 * kGi}, {100, kGi / 4}, false);
+  EXPECT_EQ(ns.workloads, 2);
+  EXPECT_EQ(ns.pods, 5);
+  EXPECT_EQ(ns.requested, (ResourceAmounts{5000, 5 * kGi}));
+  EXPECT_EQ(ns.recommended, (ResourceAmounts{3200, 13 * kGi / 2}));
+  EXPECT_EQ(ns.saves, (ResourceAmounts{1800, 0}));
+}
+
 class StatusBoardTest : public ::testing::Test {
  protected:
   void SetUp() override {
