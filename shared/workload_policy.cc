@@ -1,7 +1,6 @@
 #include "shared/workload_policy.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <iterator>
 
@@ -17,19 +16,16 @@
 namespace headroom {
 namespace {
 
-// The layers a key is looked up in, in order, first match wins (pod > owner > namespace),
-// each with its name for step_from and warnings.
-struct Layer {
-  const Annotations* annotations;
-  absl::string_view name;
+// The layers a key is looked up in, first match wins (pod > owner > namespace).
+struct Layers {
+  const Annotations& pod;
+  const Annotations& workload;
+  const Annotations& namespace_;
 };
-using Layers = std::array<Layer, 3>;
 
 const std::string* Lookup(const Layers& layers, absl::string_view key) {
-  for (const Layer& layer : layers) {
-    if (auto it = layer.annotations->find(key); it != layer.annotations->end()) {
-      return &it->second;
-    }
+  for (const Annotations* annotations : {&layers.pod, &layers.workload, &layers.namespace_}) {
+    if (auto it = annotations->find(key); it != annotations->end()) return &it->second;
   }
   return nullptr;
 }
@@ -288,8 +284,7 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
                                      absl::string_view kind, std::optional<int> replicas,
                                      const PolicyDefaults& defaults,
                                      const Annotations& namespace_annotations) {
-  const Layers layers = {
-      {{&pod, "pod"}, {&workload, "owner"}, {&namespace_annotations, "namespace"}}};
+  const Layers layers{pod, workload, namespace_annotations};
   WorkloadPolicy result;
   result.policy = defaults.policy;
   if (const std::string* value = Lookup(layers, kPolicyAnnotation)) {
@@ -314,7 +309,9 @@ WorkloadPolicy ResolveWorkloadPolicy(const Annotations& workload, const Annotati
   result.step = defaults.step;
   // A layer's unreadable mode falls through to the next layer, never to a higher step than
   // the operator set for the namespace.
-  for (const auto& [annotations, from] : layers) {
+  const std::pair<const Annotations*, absl::string_view> mode_layers[] = {
+      {&pod, "pod"}, {&workload, "owner"}, {&namespace_annotations, "namespace"}};
+  for (const auto& [annotations, from] : mode_layers) {
     const auto it = annotations->find(kModeAnnotation);
     if (it == annotations->end()) continue;
     absl::StatusOr<AdoptionStep> parsed = ParseAdoptionStep(it->second);

@@ -31,6 +31,14 @@ ListWatchOptions MetadataWatch(std::string path) {
   return options;
 }
 
+// A layer's annotations; nullopt (not listed yet) becomes `unlisted`'s mode: observe.
+const Annotations* LayerOrObserve(const std::optional<Annotations>& layer,
+                                  const Annotations& observe, bool& unlisted) {
+  if (layer.has_value()) return &*layer;
+  unlisted = true;
+  return &observe;
+}
+
 }  // namespace
 
 ListWatchOptions NamespacesWatch() { return MetadataWatch("/api/v1/namespaces"); }
@@ -48,15 +56,16 @@ WorkloadPolicy ResolvePodPolicy(const Annotations& pod, absl::string_view kind,
   std::optional<Annotations> ns;
   if (layers.owners && !workload_key.empty()) owner = layers.owners(workload_key);
   if (layers.namespaces) ns = layers.namespaces(pod_namespace);
-  // A layer that is read but not listed yet stands in as observe.
-  const bool owner_unlisted = layers.owners && !workload_key.empty() && !owner.has_value();
-  const bool namespace_unlisted = layers.namespaces && !ns.has_value();
-  const Annotations& owner_layer = owner_unlisted ? *kObserve : owner ? *owner : *kNone;
-  const Annotations& namespace_layer = namespace_unlisted ? *kObserve : ns ? *ns : *kNone;
+  bool unlisted = false;
+  const Annotations* owner_layer =
+      !layers.owners || workload_key.empty() ? kNone : LayerOrObserve(owner, *kObserve, unlisted);
+  const Annotations* namespace_layer =
+      !layers.namespaces ? kNone : LayerOrObserve(ns, *kObserve, unlisted);
   WorkloadPolicy policy =
-      ResolveWorkloadPolicy(owner_layer, pod, kind, replicas, defaults, namespace_layer);
-  if ((policy.step_from == "owner" && owner_unlisted) ||
-      (policy.step_from == "namespace" && namespace_unlisted)) {
+      ResolveWorkloadPolicy(*owner_layer, pod, kind, replicas, defaults, *namespace_layer);
+  if (unlisted && policy.step_from != "pod" &&
+      ((policy.step_from == "owner" && !owner.has_value()) ||
+       (policy.step_from == "namespace" && !ns.has_value()))) {
     policy.step_from = "not listed yet";
   }
   return policy;
