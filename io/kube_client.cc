@@ -249,15 +249,41 @@ absl::StatusOr<KubeClient::WriteResult> KubeClient::Write(absl::string_view meth
   if (method != "POST" && method != "PATCH") {
     return absl::InvalidArgumentError(absl::StrCat("unsupported write method ", method));
   }
-  HEADROOM_ASSIGN_OR_RETURN(std::unique_ptr<httplib::ClientImpl> client, NewConnection(timeout));
   HEADROOM_ASSIGN_OR_RETURN(const httplib::Headers headers, RequestHeaders(config_));
-  httplib::Result result = method == "POST" ? client->Post(path, headers, body, content_type)
-                                            : client->Patch(path, headers, body, content_type);
-  if (!result) {
-    return absl::UnavailableError(
-        absl::StrCat(method, " ", config_.server, path, ": ", httplib::to_string(result.error())));
+  // A kept-alive connection the server has closed in the meantime fails at once: the write is
+  // tried once more on a new connection. A new connection's failure is the answer.
+  for (int attempt = 0;; ++attempt) {
+    std::unique_ptr<httplib::ClientImpl> client = TakeIdleWriter();
+    const bool reused = client != nullptr;
+    if (!reused) {
+      HEADROOM_ASSIGN_OR_RETURN(client, NewConnection(timeout));
+      client->set_keep_alive(true);
+    }
+    client->set_read_timeout(absl::ToChronoSeconds(timeout));
+    httplib::Result result = method == "POST" ? client->Post(path, headers, body, content_type)
+                                              : client->Patch(path, headers, body, content_type);
+    if (result) {
+      PutIdleWriter(std::move(client));
+      return WriteResult{result->status, std::move(result->body)};
+    }
+    if (!reused || attempt > 0) {
+      return absl::UnavailableError(absl::StrCat(method, " ", config_.server, path, ": ",
+                                                 httplib::to_string(result.error())));
+    }
   }
-  return WriteResult{result->status, std::move(result->body)};
+}
+
+std::unique_ptr<httplib::ClientImpl> KubeClient::TakeIdleWriter() {
+  absl::MutexLock lock(&writers_mu_);
+  if (idle_writers_.empty()) return nullptr;
+  std::unique_ptr<httplib::ClientImpl> writer = std::move(idle_writers_.back());
+  idle_writers_.pop_back();
+  return writer;
+}
+
+void KubeClient::PutIdleWriter(std::unique_ptr<httplib::ClientImpl> writer) {
+  absl::MutexLock lock(&writers_mu_);
+  if (idle_writers_.size() < kMaxIdleWriters) idle_writers_.push_back(std::move(writer));
 }
 
 absl::StatusOr<nlohmann::json> KubeClient::Review(const std::string& path, const std::string& body,

@@ -1,14 +1,17 @@
 #pragma once
 
 // A small Kubernetes REST client over cpp-httplib: GET a path, stream a watch line by line, or
-// send a write (POST, PATCH) and get its status and body back. One HTTP connection per call (lists
-// and watches are minutes apart); a running watch can be cancelled from another thread, which is
-// how shutdown ends it.
+// send a write (POST, PATCH) and get its status and body back. Lists and watches open one HTTP
+// connection each (they are minutes apart); writes reuse kept-alive connections (an actuator
+// round writes thousands of resizes, and a TLS handshake with a client certificate per write
+// cost about 50 ms each on a loaded 2-core control plane, measured by scripts/bench-cluster.sh).
+// A running watch can be cancelled from another thread, which is how shutdown ends it.
 
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -106,8 +109,16 @@ class KubeClient {
   KubeClient(KubeConfig config, ServerAddress address);
   absl::StatusOr<std::unique_ptr<httplib::ClientImpl>> NewConnection(absl::Duration read_timeout);
 
+  // Kept-alive connections for writes, idle between calls; a write takes one (or opens a new
+  // one) and puts it back after an answer. At most kMaxIdleWriters are kept.
+  static constexpr size_t kMaxIdleWriters = 4;
+  std::unique_ptr<httplib::ClientImpl> TakeIdleWriter();
+  void PutIdleWriter(std::unique_ptr<httplib::ClientImpl> writer);
+
   const KubeConfig config_;
   const ServerAddress address_;
+  absl::Mutex writers_mu_;
+  std::vector<std::unique_ptr<httplib::ClientImpl>> idle_writers_ ABSL_GUARDED_BY(writers_mu_);
   absl::Mutex mu_;
   httplib::ClientImpl* active_ ABSL_GUARDED_BY(mu_) = nullptr;
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;

@@ -7,9 +7,12 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "extender/kube/api_nodes.h"
 #include "extender/kube/list_watcher.h"
@@ -498,6 +501,71 @@ TEST(KubeClientTest, RefusesUnusableCertificatesAndReportsApiErrors) {
   server.stop();
   thread.join();
   EXPECT_THAT(client->Get("/api/v1/nodes", absl::Seconds(5)).status(),
+              StatusIs(absl::StatusCode::kUnavailable));
+}
+
+// Writes reuse a kept-alive connection (the actuator writes thousands a round), and a write on a
+// connection the server has closed since is sent again on a new one, once.
+TEST(KubeClientTest, WritesReuseAConnectionAndRetryOnceWhenTheServerClosedIt) {
+  httplib::Server server;
+  std::mutex mu;
+  std::vector<int> ports;            // the client's port of each write: one per connection
+  server.set_keep_alive_timeout(1);  // (stop() waits for kept-alive connections this long)
+  server.Patch(R"(/api/v1/namespaces/ns/pods/(\w+)/resize)",
+               [&](const httplib::Request& request, httplib::Response& response) {
+                 std::lock_guard<std::mutex> lock(mu);
+                 ports.push_back(request.remote_port);
+                 response.set_content(R"({"kind":"Pod"})", "application/json");
+               });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread thread([&] { server.listen_after_bind(); });
+  io::KubeConfig plain;
+  plain.server = "http://127.0.0.1:" + std::to_string(port);
+  std::unique_ptr<io::KubeClient> client = *io::KubeClient::Create(plain);
+  for (const char* pod : {"a", "b", "c"}) {
+    absl::StatusOr<io::KubeClient::WriteResult> written =
+        client->Write("PATCH", absl::StrCat("/api/v1/namespaces/ns/pods/", pod, "/resize"), "{}",
+                      "application/strategic-merge-patch+json", absl::Seconds(5));
+    ASSERT_TRUE(written.ok()) << written.status();
+    EXPECT_EQ(written->status, 200);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(ports.size(), 3u);
+    EXPECT_EQ(ports[0], ports[1]);
+    EXPECT_EQ(ports[1], ports[2]);
+  }
+  // The server restarts: the kept connection is dead; the write goes through on a new one.
+  server.stop();
+  thread.join();
+  httplib::Server again;
+  again.set_keep_alive_timeout(1);
+  again.Patch(R"(/api/v1/namespaces/ns/pods/(\w+)/resize)",
+              [&](const httplib::Request& request, httplib::Response& response) {
+                std::lock_guard<std::mutex> lock(mu);
+                ports.push_back(request.remote_port);
+                response.status = 422;
+                response.set_content(R"({"kind":"Status","message":"no"})", "application/json");
+              });
+  ASSERT_TRUE(again.bind_to_port("127.0.0.1", port));
+  std::thread thread_again([&] { again.listen_after_bind(); });
+  absl::StatusOr<io::KubeClient::WriteResult> written =
+      client->Write("PATCH", "/api/v1/namespaces/ns/pods/d/resize", "{}",
+                    "application/strategic-merge-patch+json", absl::Seconds(5));
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(written->status, 422);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(ports.size(), 4u);  // the dead connection's attempt never reached a server
+    EXPECT_NE(ports[3], ports[2]);
+  }
+  again.stop();
+  thread_again.join();
+  // No server: a new connection's failure is the answer, not retried forever.
+  EXPECT_THAT(client
+                  ->Write("PATCH", "/api/v1/namespaces/ns/pods/e/resize", "{}",
+                          "application/strategic-merge-patch+json", absl::Seconds(5))
+                  .status(),
               StatusIs(absl::StatusCode::kUnavailable));
 }
 
