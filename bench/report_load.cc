@@ -10,13 +10,9 @@
 // Usage: report_load --target 127.0.0.1:PORT [--nodes 5000] [--in-flight 4] [--rounds 3]
 //                    [--interval 20s] [--pods 30] [--deadline 2s] [--per-address 60]
 
-#include <arpa/inet.h>
 #include <grpcpp/create_channel_posix.h>
 #include <grpcpp/grpcpp.h>
-#include <netinet/in.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -36,6 +32,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "bench/due_timer.h"
+#include "bench/loopback_socket.h"
 #include "headroom/v1/report.grpc.pb.h"
 #include "kubelet-hook/report_retry.h"
 #include "nlohmann/json.hpp"
@@ -52,25 +50,6 @@ struct Args {
   absl::Duration deadline = absl::Seconds(2);
   int per_address = 60;
 };
-
-// A connected TCP socket from 127.0.0.`host_octet` to `port`; -1 on failure.
-int ConnectFrom(int host_octet, int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  sockaddr_in local{};
-  local.sin_family = AF_INET;
-  local.sin_addr.s_addr = htonl((127u << 24) | static_cast<uint32_t>(host_octet));
-  sockaddr_in remote{};
-  remote.sin_family = AF_INET;
-  remote.sin_port = htons(static_cast<uint16_t>(port));
-  remote.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0 ||
-      connect(fd, reinterpret_cast<sockaddr*>(&remote), sizeof(remote)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 headroom::v1::NodeReport MakeReport(int node, int pods) {
   headroom::v1::NodeReport report;
@@ -114,56 +93,19 @@ struct Node {
   headroom::v1::NodeReport report;
 };
 
-// Retries due later, run by one thread.
-class Timer {
- public:
-  void At(absl::Time when, std::function<void()> fn) {
-    absl::MutexLock lock(&mu_);
-    due_.push({when, seq_++, std::move(fn)});
-  }
-  void Run(const std::atomic<bool>& stop) {
-    while (!stop) {
-      std::function<void()> fn;
-      {
-        absl::MutexLock lock(&mu_);
-        if (!due_.empty() && due_.top().when <= absl::Now()) {
-          fn = due_.top().fn;
-          due_.pop();
-        }
-      }
-      if (fn) {
-        fn();
-      } else {
-        absl::SleepFor(absl::Milliseconds(2));
-      }
-    }
-  }
-
- private:
-  struct Entry {
-    absl::Time when;
-    uint64_t seq;
-    std::function<void()> fn;
-    bool operator>(const Entry& o) const { return when != o.when ? when > o.when : seq > o.seq; }
-  };
-  absl::Mutex mu_;
-  uint64_t seq_ = 0;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> due_;
-};
-
 struct Run {
   Args args;
   int port = 0;
   std::vector<Node> nodes;
   Tally tally;
-  Timer timer;
+  headroom::bench::DueTimer timer;
   std::atomic<int64_t> outstanding{0};
   absl::Mutex gen_mu;
   absl::BitGen gen;
 
   // A new connection for `node` from its source address; false when it cannot connect.
   bool Connect(int node) {
-    const int fd = ConnectFrom(2 + node / args.per_address, port);
+    const int fd = headroom::bench::ConnectFrom(2 + node / args.per_address, port);
     if (fd < 0) return false;
     std::shared_ptr<grpc::Channel> channel = grpc::CreateInsecureChannelFromFd(args.target, fd);
     auto stub = std::shared_ptr<headroom::v1::ReportService::Stub>(
