@@ -520,6 +520,7 @@ int main(int argc, char** argv) {
   double build_seconds = 0;
   const absl::Time start = absl::Now();
   int rounds_done = 0;
+  std::vector<double> burst_seconds;  // per burst round
   for (int round = 0; round < args.rounds; ++round, ++rounds_done) {
     const absl::Time round_start = start + round * args.interval;
     if (!SleepUntil(round_start)) break;
@@ -552,9 +553,11 @@ int main(int argc, char** argv) {
       }
       sender.Start(i, round_end);
     }
-    // A burst round waits for its answers, so the rate below is the burst's own.
+    // A burst round waits for its answers (retries included): its rate is the nodes over the
+    // time from the round's start to its last answer.
     if (args.burst) {
-      while (sender.outstanding() > 0) absl::SleepFor(absl::Milliseconds(5));
+      while (sender.outstanding() > 0) absl::SleepFor(absl::Milliseconds(1));
+      burst_seconds.push_back(absl::ToDoubleSeconds(absl::Now() - round_start));
     }
   }
   const absl::Time sent_end = absl::Now();
@@ -585,6 +588,9 @@ int main(int argc, char** argv) {
       {"attempt_p99_ms", Percentile(tally.latencies_ms, 0.99)},
       {"attempt_max_ms", Percentile(tally.latencies_ms, 1.0)},
       {"reports_per_second", seconds > 0 ? tally.accepted / seconds : 0.0},
+      {"burst_round_seconds", burst_seconds},
+      {"burst_reports_per_second",
+       burst_seconds.empty() ? 0.0 : nodes.size() / Percentile(burst_seconds, 0.5)},
       {"build_seconds", build_seconds},
       {"seconds", seconds},
       {"sending_seconds", absl::ToDoubleSeconds(sent_end - start)},
