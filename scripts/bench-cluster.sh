@@ -115,17 +115,7 @@ overrides=(
   "state-dir=$work/extender-state" "kill-switch-file=$work/kill-switch" "kubeconfig=$work/admin.kubeconfig"
 )
 mkdir -p "$work/extender-state"
-deploy_yaml | python3 -c '
-import sys, yaml
-out, overrides = sys.argv[1], sys.argv[2:]
-for doc in yaml.safe_load_all(sys.stdin):
-    if doc and doc["kind"] == "ConfigMap" and doc["metadata"]["name"] == "headroom-extender":
-        config = yaml.safe_load(doc["data"]["extender.yaml"])
-for item in overrides:
-    key, value = item.split("=", 1)
-    config[key] = value
-yaml.safe_dump(config, open(out, "w"))
-' "$work/extender.yaml" "${overrides[@]}" || die "reading deploy/'s extender configuration"
+deploy_extender_config "$work/extender.yaml" "${overrides[@]}" || die "reading deploy/'s extender configuration"
 start_extender() {
   "$extender_bin" --config "$work/extender.yaml" >>"$work/extender.log" 2>&1 &
   extender_pid=$!

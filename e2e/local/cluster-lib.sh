@@ -3,7 +3,7 @@
 # openssl for the run, and an admin kubeconfig. Expects: work (scratch directory), k8s_bin,
 # pids (array; started processes are appended, the caller stops them by PID), die().
 # Provides (with e2e/check-lib.sh): wait_for, free_port, kubectl_, start_control_plane (sets api_port), create_nodes,
-# extender_certificate, deploy_scheduler_config, deploy_webhook_config.
+# extender_certificate, deploy_extender_config, deploy_scheduler_config, deploy_webhook_config.
 # apiserver_disable_admission (optional): the apiserver's --disable-admission-plugins
 # (default ServiceAccount).
 # apiserver_extra_args (optional array): more kube-apiserver flags.
@@ -127,6 +127,23 @@ config["leaderElection"] = {"leaderElect": False}
 config["extenders"][0]["urlPrefix"] = url
 yaml.safe_dump(config, open(out, "w"))
 ' "$work/admin.kubeconfig" "$1" "$2"
+}
+# deploy_extender_config OUT KEY=VALUE...: headroom-extender's --config file (deploy/'s
+#   ConfigMap) with each KEY set to VALUE.
+deploy_extender_config() {
+  local out=$1
+  shift
+  deploy_yaml | python3 -c '
+import sys, yaml
+out, overrides = sys.argv[1], sys.argv[2:]
+for doc in yaml.safe_load_all(sys.stdin):
+    if doc and doc["kind"] == "ConfigMap" and doc["metadata"]["name"] == "headroom-extender":
+        config = yaml.safe_load(doc["data"]["extender.yaml"])
+for item in overrides:
+    key, value = item.split("=", 1)
+    config[key] = value
+yaml.safe_dump(config, open(out, "w"))
+' "$out" "$@"
 }
 # deploy_webhook_config WEBHOOK_URL CA_FILE OUT: the MutatingWebhookConfiguration (failurePolicy
 #   Ignore, its selectors and timeout) calling WEBHOOK_URL instead of the in-cluster Service.
