@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
 #include "io/atomic_file.h"
 #include "nlohmann/json.hpp"
 #include "shared/json_nesting.h"
@@ -251,8 +252,11 @@ absl::StatusOr<KubeClient::WriteResult> KubeClient::Write(absl::string_view meth
   }
   HEADROOM_ASSIGN_OR_RETURN(const httplib::Headers headers, RequestHeaders(config_));
   // A kept-alive connection the server has closed in the meantime fails at once: the write is
-  // tried once more on a new connection. A new connection's failure is the answer.
+  // tried once more on a new connection. A new connection's failure is the answer, and so is a
+  // reused one's that took half the timeout (a slow server, not a closed connection: trying
+  // again would double the wait, and send an eviction twice).
   for (int attempt = 0;; ++attempt) {
+    const absl::Time started = absl::Now();
     std::unique_ptr<httplib::ClientImpl> client = TakeIdleWriter();
     const bool reused = client != nullptr;
     if (!reused) {
@@ -266,7 +270,7 @@ absl::StatusOr<KubeClient::WriteResult> KubeClient::Write(absl::string_view meth
       PutIdleWriter(std::move(client));
       return WriteResult{result->status, std::move(result->body)};
     }
-    if (!reused || attempt > 0) {
+    if (!reused || attempt > 0 || absl::Now() - started >= timeout / 2) {
       return absl::UnavailableError(absl::StrCat(method, " ", config_.server, path, ": ",
                                                  httplib::to_string(result.error())));
     }

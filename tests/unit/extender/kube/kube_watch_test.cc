@@ -506,7 +506,7 @@ TEST(KubeClientTest, RefusesUnusableCertificatesAndReportsApiErrors) {
 
 // Writes reuse a kept-alive connection (the actuator writes thousands a round), and a write on a
 // connection the server has closed since is sent again on a new one, once.
-TEST(KubeClientTest, WritesReuseAConnectionAndRetryOnceWhenTheServerClosedIt) {
+TEST(KubeClientTest, WritesReuseAConnectionRetryWhenTheServerClosedItNotWhenItIsSlow) {
   httplib::Server server;
   std::mutex mu;
   std::vector<int> ports;            // the client's port of each write: one per connection
@@ -547,6 +547,13 @@ TEST(KubeClientTest, WritesReuseAConnectionAndRetryOnceWhenTheServerClosedIt) {
                 response.status = 422;
                 response.set_content(R"({"kind":"Status","message":"no"})", "application/json");
               });
+  std::atomic<int> slow_calls{0};
+  again.Patch("/api/v1/namespaces/ns/slow",
+              [&](const httplib::Request&, httplib::Response& response) {
+                ++slow_calls;
+                std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+                response.set_content("{}", "application/json");
+              });
   ASSERT_TRUE(again.bind_to_port("127.0.0.1", port));
   std::thread thread_again([&] { again.listen_after_bind(); });
   absl::StatusOr<io::KubeClient::WriteResult> written =
@@ -559,6 +566,14 @@ TEST(KubeClientTest, WritesReuseAConnectionAndRetryOnceWhenTheServerClosedIt) {
     ASSERT_EQ(ports.size(), 4u);  // the dead connection's attempt never reached a server
     EXPECT_NE(ports[3], ports[2]);
   }
+  // A reused connection whose answer does not come in time is not tried again (the server is
+  // slow, not gone: a second try would double the wait and could send an eviction twice).
+  EXPECT_THAT(client
+                  ->Write("PATCH", "/api/v1/namespaces/ns/slow", "{}",
+                          "application/strategic-merge-patch+json", absl::Seconds(1))
+                  .status(),
+              StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_EQ(slow_calls.load(), 1);
   again.stop();
   thread_again.join();
   // No server: a new connection's failure is the answer, not retried forever.
