@@ -26,9 +26,6 @@
 //          [--per-address 60]
 // SIGTERM ends the run early (the JSON covers what was sent).
 
-#include <grpcpp/create_channel_posix.h>
-#include <grpcpp/grpcpp.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -37,7 +34,6 @@
 #include <cstdint>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,21 +41,17 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/random/random.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "bench/due_timer.h"
-#include "bench/loopback_socket.h"
+#include "bench/report_fleet.h"
 #include "cli/usage_trace_file.h"
 #include "codec/report_codec.h"
-#include "headroom/v1/report.grpc.pb.h"
-#include "kubelet-hook/report_retry.h"
 #include "nlohmann/json.hpp"
 #include "shared/footprint.h"
+#include "shared/guard_rails.h"
 #include "shared/node_headroom.h"
 #include "shared/node_report.h"
 #include "shared/quantity.h"
@@ -100,6 +92,9 @@ struct Args {
   absl::Duration deadline = absl::Seconds(5);
   int per_address = 60;
 };
+
+// headroom-nri's and the extender's --min-history default (the warm-up).
+const absl::Duration kMinHistory = headroom::GuardRailConfig{}.min_history;
 
 // Trace minute 0 is midnight UTC (2026-01-01), as the simulator replays it.
 absl::Time TraceTime(int64_t minute) { return absl::FromUnixSeconds(1767225600 + minute * 60); }
@@ -191,130 +186,6 @@ std::optional<int64_t> ModifiedNanos(const std::string& path) {
   return int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
 }
 
-struct Tally {
-  absl::Mutex mu;
-  uint64_t sent = 0, accepted = 0, accepted_after_retry = 0, lost = 0, attempts = 0, reconnects = 0;
-  std::map<std::string, uint64_t> codes;  // of every attempt
-  std::map<std::string, std::string> first_message;
-  std::vector<double> latencies_ms;  // of every attempt
-};
-
-// A node's connection and its report of this round. A channel made from a socket cannot
-// reconnect by itself, as headroom-nri's channel does: a node whose connection failed gets a
-// new one.
-struct Node {
-  std::string name;
-  absl::Mutex mu;
-  std::shared_ptr<grpc::Channel> channel ABSL_GUARDED_BY(mu);
-  std::shared_ptr<headroom::v1::ReportService::Stub> stub ABSL_GUARDED_BY(mu);
-  std::shared_ptr<const headroom::v1::NodeReport> report ABSL_GUARDED_BY(mu);  // this round's
-};
-
-// Sends reports as headroom-nri does: a failed one is retried with its backoff
-// (kubelet-hook/report_retry.h) until accepted or the round ends.
-class Sender {
- public:
-  Sender(const Args& args, int port, std::vector<Node>& nodes)
-      : args_(args), port_(port), nodes_(nodes) {}
-
-  bool Connect(size_t node) {
-    const int fd =
-        headroom::bench::ConnectFrom(2 + static_cast<int>(node) / args_.per_address, port_);
-    if (fd < 0) return false;
-    std::shared_ptr<grpc::Channel> channel = grpc::CreateInsecureChannelFromFd(args_.target, fd);
-    std::shared_ptr<headroom::v1::ReportService::Stub> stub =
-        headroom::v1::ReportService::NewStub(channel);
-    absl::MutexLock lock(&nodes_[node].mu);
-    nodes_[node].channel = std::move(channel);
-    nodes_[node].stub = std::move(stub);
-    return true;
-  }
-
-  // The first attempt of `node`'s report of this round.
-  void Start(size_t node, absl::Time round_end) {
-    {
-      absl::MutexLock lock(&tally_.mu);
-      ++tally_.sent;
-    }
-    Send(node, 0, round_end);
-  }
-
-  void RunTimer(const std::atomic<bool>& stop) { timer_.Run(stop); }
-  int64_t outstanding() const { return outstanding_; }
-  Tally& tally() { return tally_; }
-
- private:
-  void Send(size_t node, int attempt, absl::Time round_end) {
-    struct Call {
-      grpc::ClientContext context;
-      headroom::v1::ReportReply reply;
-      absl::Time started;
-      std::shared_ptr<grpc::Channel> channel;
-      std::shared_ptr<headroom::v1::ReportService::Stub> stub;
-      std::shared_ptr<const headroom::v1::NodeReport> report;
-    };
-    auto* call = new Call;
-    {
-      absl::MutexLock lock(&nodes_[node].mu);
-      call->channel = nodes_[node].channel;
-      call->stub = nodes_[node].stub;
-      call->report = nodes_[node].report;
-    }
-    call->started = absl::Now();
-    call->context.set_deadline(absl::ToChronoTime(call->started + args_.deadline));
-    ++outstanding_;
-    call->stub->async()->Report(
-        &call->context, call->report.get(), &call->reply,
-        [this, call, node, attempt, round_end](grpc::Status status) {
-          const double ms = absl::ToDoubleMilliseconds(absl::Now() - call->started);
-          const std::shared_ptr<grpc::Channel> channel = call->channel;
-          delete call;
-          bool retry = false;
-          absl::Duration delay;
-          {
-            absl::MutexLock lock(&tally_.mu);
-            ++tally_.attempts;
-            tally_.latencies_ms.push_back(ms);
-            const std::string code_name = status.ok() ? "OK" : absl::StrCat(status.error_code());
-            ++tally_.codes[code_name];
-            if (status.ok()) {
-              ++tally_.accepted;
-              if (attempt > 0) ++tally_.accepted_after_retry;
-            } else {
-              tally_.first_message.emplace(code_name, status.error_message());
-              const auto code = static_cast<absl::StatusCode>(status.error_code());
-              delay = headroom::nri::ReportRetryDelay({absl::Seconds(1), absl::Seconds(30)},
-                                                      attempt, absl::Uniform(gen_, 0.0, 1.0));
-              retry = headroom::nri::ReportRetryable(code) && absl::Now() + delay < round_end &&
-                      !stopping;
-              if (!retry) ++tally_.lost;
-            }
-          }
-          if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
-            const grpc_connectivity_state state = channel->GetState(false);
-            if ((state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) &&
-                Connect(node)) {
-              absl::MutexLock lock(&tally_.mu);
-              ++tally_.reconnects;
-            }
-          }
-          if (retry) {
-            timer_.At(absl::Now() + delay,
-                      [this, node, attempt, round_end] { Send(node, attempt + 1, round_end); });
-          }
-          --outstanding_;
-        });
-  }
-
-  const Args& args_;
-  int port_;
-  std::vector<Node>& nodes_;
-  Tally tally_;
-  headroom::bench::DueTimer timer_;
-  std::atomic<int64_t> outstanding_{0};
-  absl::BitGen gen_ ABSL_GUARDED_BY(tally_.mu);
-};
-
 class Fleet {
  public:
   Fleet(Args args, headroom::sim::UsageTrace trace)
@@ -377,8 +248,9 @@ class Fleet {
                                        {p.cpu_request_millis, p.memory_request_bytes},
                                        {0, 0},
                                        vm.memory_now_bytes};
-      if (demand.cpu.has_value() && demand.memory.has_value() &&
-          vm.snapshot.history >= absl::Hours(24)) {
+      // Measured together as headroom-nri does and the simulator (sim/sizing_policies.cc):
+      // containers whose history the guard rails trust.
+      if (headroom::HasTrustedHistory(demand, kMinHistory)) {
         measured[i].push_back(
             {&vm.stats,
              {headroom::PlanningBase(*demand.cpu), headroom::PlanningBase(*demand.memory)}});
@@ -389,7 +261,7 @@ class Fleet {
     }
     report.load1 = load;
     const headroom::NodeMeasurement m =
-        headroom::MeasureNode(measured, TraceTime(clock_), absl::Hours(24), {});
+        headroom::MeasureNode(measured, TraceTime(clock_), kMinHistory, {});
     report.shared_headroom = m.shared_headroom;
     for (size_t i = 0; i < report.pods.size(); ++i)
       report.pods[i].in_shared_headroom = m.measured[i];
@@ -405,12 +277,6 @@ class Fleet {
   std::vector<std::unique_ptr<ReplayedVm>> vms_;
   int64_t clock_ = 0;
 };
-
-double Percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(q * v.size()))];
-}
 
 bool ParseArgs(int argc, char** argv, Args& args) {
   if (argc % 2 != 1) return false;
@@ -470,16 +336,12 @@ int main(int argc, char** argv) {
                  "[--deadline 5s] [--per-address 60]\n";
     return 2;
   }
-  rlimit files{};
-  getrlimit(RLIMIT_NOFILE, &files);
-  files.rlim_cur = files.rlim_max;
-  setrlimit(RLIMIT_NOFILE, &files);
-  int port = 0;
-  const std::vector<std::string> host_port = absl::StrSplit(args.target, ':');
-  if (host_port.size() != 2 || !absl::SimpleAtoi(host_port[1], &port)) {
+  const std::optional<int> port = headroom::bench::LoopbackTargetPort(args.target);
+  if (!port.has_value()) {
     std::cerr << "cluster_reporter: --target must be 127.0.0.1:PORT\n";
     return 2;
   }
+  headroom::bench::RaiseOpenFileLimit();
   absl::StatusOr<headroom::sim::UsageTrace> trace = headroom::cli::LoadUsageTrace(args.trace_dir);
   if (!trace.ok()) {
     std::cerr << "cluster_reporter: " << trace.status() << "\n";
@@ -501,12 +363,11 @@ int main(int argc, char** argv) {
               << " (or more than --per-address x 250)\n";
     return 1;
   }
-  std::vector<Node> nodes(names.size());
-  for (size_t i = 0; i < names.size(); ++i) nodes[i].name = names[i];
-  Sender sender(args, port, nodes);
-  for (size_t i = 0; i < nodes.size(); ++i) {
+  headroom::bench::ReportFleet sender(args.target, *port, names.size(), args.per_address,
+                                      args.deadline, &stopping);
+  for (size_t i = 0; i < names.size(); ++i) {
     if (!sender.Connect(i)) {
-      std::cerr << "cluster_reporter: connecting node " << nodes[i].name << " failed\n";
+      std::cerr << "cluster_reporter: connecting node " << names[i] << " failed\n";
       return 1;
     }
   }
@@ -536,19 +397,17 @@ int main(int argc, char** argv) {
     fleet.Advance();
     pods_reported = 0;
     static const std::vector<FleetPod> kNone;
-    for (Node& node : nodes) {
-      const auto it = pods_by_node.find(node.name);
+    for (size_t i = 0; i < names.size(); ++i) {
+      const auto it = pods_by_node.find(names[i]);
       const std::vector<FleetPod>& pods = it == pods_by_node.end() ? kNone : it->second;
-      auto report =
-          std::make_shared<const headroom::v1::NodeReport>(fleet.ReportOf(node.name, pods));
-      absl::MutexLock lock(&node.mu);
-      node.report = std::move(report);
+      sender.SetReport(
+          i, std::make_shared<const headroom::v1::NodeReport>(fleet.ReportOf(names[i], pods)));
       pods_reported += pods.size();
     }
     build_seconds += absl::ToDoubleSeconds(absl::Now() - build_start);
-    for (size_t i = 0; i < nodes.size(); ++i) {
+    for (size_t i = 0; i < names.size(); ++i) {
       if (!args.burst &&
-          !SleepUntil(round_start + args.interval * (static_cast<double>(i) / nodes.size()))) {
+          !SleepUntil(round_start + args.interval * (static_cast<double>(i) / names.size()))) {
         break;
       }
       sender.Start(i, round_end);
@@ -565,10 +424,10 @@ int main(int argc, char** argv) {
   timer_stop = true;
   timer.join();
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-  Tally& tally = sender.tally();
-  absl::MutexLock lock(&tally.mu);
+  const headroom::bench::ReportTally tally = sender.Tally();
+  using headroom::bench::Percentile;
   nlohmann::json out = {
-      {"nodes", nodes.size()},
+      {"nodes", names.size()},
       {"rounds", rounds_done},
       {"burst", args.burst},
       {"pods_last_round", pods_reported},
@@ -576,10 +435,11 @@ int main(int argc, char** argv) {
       {"fleet_lines_skipped", skipped_lines},
       {"trace_vms", fleet.vm_count()},
       {"trace_minute_last", fleet.clock()},
-      {"sent", tally.sent},
-      {"accepted", tally.accepted},
-      {"accepted_after_retry", tally.accepted_after_retry},
+      {"sent", tally.reports},
+      {"accepted", tally.accepted()},
+      {"accepted_after_retry", tally.after_retry},
       {"lost", tally.lost},
+      {"lost_codes", tally.lost_codes},
       {"attempts", tally.attempts},
       {"reconnects", tally.reconnects},
       {"codes", tally.codes},
@@ -587,10 +447,10 @@ int main(int argc, char** argv) {
       {"attempt_p50_ms", Percentile(tally.latencies_ms, 0.5)},
       {"attempt_p99_ms", Percentile(tally.latencies_ms, 0.99)},
       {"attempt_max_ms", Percentile(tally.latencies_ms, 1.0)},
-      {"reports_per_second", seconds > 0 ? tally.accepted / seconds : 0.0},
+      {"reports_per_second", seconds > 0 ? tally.accepted() / seconds : 0.0},
       {"burst_round_seconds", burst_seconds},
       {"burst_reports_per_second",
-       burst_seconds.empty() ? 0.0 : nodes.size() / Percentile(burst_seconds, 0.5)},
+       burst_seconds.empty() ? 0.0 : names.size() / Percentile(burst_seconds, 0.5)},
       {"build_seconds", build_seconds},
       {"seconds", seconds},
       {"sending_seconds", absl::ToDoubleSeconds(sent_end - start)},

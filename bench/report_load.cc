@@ -10,32 +10,20 @@
 // Usage: report_load --target 127.0.0.1:PORT [--nodes 5000] [--in-flight 4] [--rounds 3]
 //                    [--interval 20s] [--pods 30] [--deadline 2s] [--per-address 60]
 
-#include <grpcpp/create_channel_posix.h>
-#include <grpcpp/grpcpp.h>
-#include <sys/resource.h>
-
-#include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <iostream>
-#include <map>
 #include <memory>
-#include <queue>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "absl/random/random.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "bench/due_timer.h"
-#include "bench/loopback_socket.h"
+#include "bench/report_fleet.h"
 #include "headroom/v1/report.grpc.pb.h"
-#include "kubelet-hook/report_retry.h"
 #include "nlohmann/json.hpp"
 
 namespace {
@@ -74,122 +62,6 @@ headroom::v1::NodeReport MakeReport(int node, int pods) {
   return report;
 }
 
-struct Tally {
-  absl::Mutex mu;
-  uint64_t reports = 0, first_try = 0, after_retry = 0, lost = 0, attempts = 0;
-  std::map<std::string, uint64_t> codes;
-  std::map<std::string, std::string> first_message;  // by code
-  std::map<std::string, uint64_t> lost_codes;        // the last failure of each report lost
-  uint64_t reconnects = 0;
-  std::vector<double> latencies_ms;
-};
-
-// A node's connection. A channel made from a socket cannot reconnect by itself, as
-// headroom-nri's channel does: a node whose connection failed gets a new one.
-struct Node {
-  absl::Mutex mu;
-  std::shared_ptr<grpc::Channel> channel ABSL_GUARDED_BY(mu);
-  std::shared_ptr<headroom::v1::ReportService::Stub> stub ABSL_GUARDED_BY(mu);
-  headroom::v1::NodeReport report;
-};
-
-struct Run {
-  Args args;
-  int port = 0;
-  std::vector<Node> nodes;
-  Tally tally;
-  headroom::bench::DueTimer timer;
-  std::atomic<int64_t> outstanding{0};
-  absl::Mutex gen_mu;
-  absl::BitGen gen;
-
-  // A new connection for `node` from its source address; false when it cannot connect.
-  bool Connect(int node) {
-    const int fd = headroom::bench::ConnectFrom(2 + node / args.per_address, port);
-    if (fd < 0) return false;
-    std::shared_ptr<grpc::Channel> channel = grpc::CreateInsecureChannelFromFd(args.target, fd);
-    auto stub = std::shared_ptr<headroom::v1::ReportService::Stub>(
-        headroom::v1::ReportService::NewStub(channel));
-    absl::MutexLock lock(&nodes[node].mu);
-    nodes[node].channel = std::move(channel);
-    nodes[node].stub = std::move(stub);
-    return true;
-  }
-
-  double Uniform() {
-    absl::MutexLock lock(&gen_mu);
-    return absl::Uniform<double>(gen, 0.0, 1.0);
-  }
-
-  // One attempt of one report; `round_end`: when headroom-nri's next round would replace it.
-  void Send(int node, int attempt, absl::Time round_end) {
-    struct Call {
-      grpc::ClientContext context;
-      headroom::v1::ReportReply reply;
-      absl::Time started;
-    };
-    auto* call = new Call;
-    call->started = absl::Now();
-    call->context.set_deadline(absl::ToChronoTime(call->started + args.deadline));
-    ++outstanding;
-    std::shared_ptr<headroom::v1::ReportService::Stub> stub;
-    std::shared_ptr<grpc::Channel> channel;
-    {
-      absl::MutexLock lock(&nodes[node].mu);
-      stub = nodes[node].stub;
-      channel = nodes[node].channel;
-    }
-    stub->async()->Report(
-        &call->context, &nodes[node].report, &call->reply,
-        [this, call, node, attempt, round_end, stub, channel](grpc::Status status) {
-          const double ms = absl::ToDoubleMilliseconds(absl::Now() - call->started);
-          delete call;
-          bool retry = false;
-          absl::Duration delay;
-          {
-            absl::MutexLock lock(&tally.mu);
-            ++tally.attempts;
-            tally.latencies_ms.push_back(ms);
-            const std::string code = status.ok() ? "OK" : absl::StrCat(status.error_code());
-            ++tally.codes[code];
-            if (!status.ok()) tally.first_message.emplace(code, status.error_message());
-            if (status.ok()) {
-              ++(attempt == 0 ? tally.first_try : tally.after_retry);
-            } else {
-              const auto code = static_cast<absl::StatusCode>(status.error_code());
-              delay = headroom::nri::ReportRetryDelay({absl::Seconds(1), absl::Seconds(30)},
-                                                      attempt, Uniform());
-              retry = headroom::nri::ReportRetryable(code) && absl::Now() + delay < round_end;
-              if (!retry) {
-                ++tally.lost;
-                ++tally.lost_codes[absl::StrCat(status.error_code())];
-              }
-            }
-          }
-          if (!status.ok() && status.error_code() == grpc::StatusCode::UNAVAILABLE) {
-            const grpc_connectivity_state state = channel->GetState(false);
-            if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) {
-              if (Connect(node)) {
-                absl::MutexLock lock(&tally.mu);
-                ++tally.reconnects;
-              }
-            }
-          }
-          if (retry) {
-            timer.At(absl::Now() + delay,
-                     [this, node, attempt, round_end] { Send(node, attempt + 1, round_end); });
-          }
-          --outstanding;
-        });
-  }
-};
-
-double Percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(q * v.size()))];
-}
-
 bool ParseArgs(int argc, char** argv, Args& args) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
@@ -225,56 +97,44 @@ bool ParseArgs(int argc, char** argv, Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Run run;
-  if (!ParseArgs(argc, argv, run.args)) {
+  Args args;
+  if (!ParseArgs(argc, argv, args)) {
     std::cerr << "usage: report_load --target HOST:PORT [--nodes 5000] [--in-flight 4] "
                  "[--rounds 3] [--interval 20s] [--pods 30] [--deadline 2s] [--per-address 60]\n";
     return 2;
   }
-  const Args& args = run.args;
-  rlimit files{};
-  getrlimit(RLIMIT_NOFILE, &files);
-  files.rlim_cur = files.rlim_max;
-  setrlimit(RLIMIT_NOFILE, &files);
-  int port = 0;
-  const std::vector<std::string> host_port = absl::StrSplit(args.target, ':');
-  if (host_port.size() != 2 || !absl::SimpleAtoi(host_port[1], &port)) {
+  const std::optional<int> port = headroom::bench::LoopbackTargetPort(args.target);
+  if (!port.has_value()) {
     std::cerr << "report_load: --target must be 127.0.0.1:PORT\n";
     return 2;
   }
-  run.port = port;
-  run.nodes = std::vector<Node>(args.nodes);
-  for (int i = 0; i < args.nodes; ++i) run.nodes[i].report = MakeReport(i, args.pods);
+  headroom::bench::RaiseOpenFileLimit();
+  headroom::bench::ReportFleet fleet(args.target, *port, args.nodes, args.per_address,
+                                     args.deadline);
   for (int i = 0; i < args.nodes; ++i) {
-    if (!run.Connect(i)) {
+    fleet.SetReport(i, std::make_shared<const headroom::v1::NodeReport>(MakeReport(i, args.pods)));
+    if (!fleet.Connect(i)) {
       std::cerr << "report_load: connecting node " << i << " failed\n";
       return 1;
     }
   }
   std::atomic<bool> stop{false};
-  std::thread timer([&] { run.timer.Run(stop); });
+  std::thread timer([&] { fleet.RunTimer(stop); });
   const absl::Time start = absl::Now();
   for (int round = 0; round < args.rounds; ++round) {
     const absl::Time round_start = start + round * args.interval;
     absl::SleepFor(round_start - absl::Now());
     const absl::Time round_end = round_start + args.interval;
     for (int i = 0; i < args.nodes; ++i) {
-      for (int k = 0; k < args.in_flight; ++k) {
-        {
-          absl::MutexLock lock(&run.tally.mu);
-          ++run.tally.reports;
-        }
-        run.Send(i, 0, round_end);
-      }
+      for (int k = 0; k < args.in_flight; ++k) fleet.Start(i, round_end);
     }
   }
   absl::SleepFor(start + args.rounds * args.interval - absl::Now());
-  while (run.outstanding > 0) absl::SleepFor(absl::Milliseconds(10));
+  while (fleet.outstanding() > 0) absl::SleepFor(absl::Milliseconds(10));
   stop = true;
   timer.join();
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-  absl::MutexLock lock(&run.tally.mu);
-  const Tally& t = run.tally;
+  const headroom::bench::ReportTally t = fleet.Tally();
   nlohmann::json out = {
       {"nodes", args.nodes},
       {"in_flight", args.in_flight},
@@ -286,13 +146,12 @@ int main(int argc, char** argv) {
       {"lost", t.lost},
       {"lost_codes", t.lost_codes},
       {"reconnects", t.reconnects},
-      {"accepted_fraction",
-       t.reports > 0 ? static_cast<double>(t.first_try + t.after_retry) / t.reports : 0.0},
+      {"accepted_fraction", t.reports > 0 ? static_cast<double>(t.accepted()) / t.reports : 0.0},
       {"attempts", t.attempts},
       {"codes", t.codes},
       {"messages", t.first_message},
-      {"attempt_p50_ms", Percentile(t.latencies_ms, 0.5)},
-      {"attempt_p99_ms", Percentile(t.latencies_ms, 0.99)},
+      {"attempt_p50_ms", headroom::bench::Percentile(t.latencies_ms, 0.5)},
+      {"attempt_p99_ms", headroom::bench::Percentile(t.latencies_ms, 0.99)},
       {"seconds", seconds},
   };
   std::cout << out.dump() << std::endl;

@@ -199,19 +199,27 @@ pids+=($!)
 sampler_pid=$!
 fleet_loop &
 pids+=($!)
-rounds_total=$(((seconds + 59) / 60 + 60))  # enough for fill, churn and the bursts after
-build/release/bench/cluster_reporter --target "127.0.0.1:$grpc_port" --nodes-file "$work/nodes.txt" \
-  --fleet-file "$work/fleet.txt" --usage-trace "$trace" --interval 60s --rounds 100000 \
-  --node-cpus "$node_cpus" --node-memory-gi "$node_memory_gi" >"$work/reporter.json" 2>"$work/reporter.log" &
-pids+=($!)
-reporter_pid=$!
+# Every node reporting through bench/cluster_reporter, once a minute until stopped (later
+# flags win: the burst below adds its own); its JSON in $work/reporter.json.
+reporter=(build/release/bench/cluster_reporter --target "127.0.0.1:$grpc_port" --nodes-file "$work/nodes.txt"
+  --fleet-file "$work/fleet.txt" --usage-trace "$trace" --interval 60s --rounds 100000
+  --node-cpus "$node_cpus" --node-memory-gi "$node_memory_gi")
+start_reporting() {
+  "${reporter[@]}" >"$work/reporter.json" 2>"$work/reporter.log" &
+  pids+=($!)
+  reporter_pid=$!
+}
+stop_reporting() { # KEY: records the reporter's JSON under KEY
+  kill -TERM "$reporter_pid"; wait "$reporter_pid" 2>/dev/null || true
+  record "$1" "$(cat "$work/reporter.json")"
+}
+start_reporting
 WAIT_INTERVAL=5 wait_for 3600 filled || die "fill: $(ready_pods) of $target_pods pods ready after an hour"
 fill_seconds=$(python3 -c "import sys; print(round($(date +%s.%N) - $fill_start, 1))")
 ready=$(ready_pods)
 log "fill: $ready of $target_pods pods ready in ${fill_seconds}s"
 record fill "{\"pods\": $target_pods, \"ready\": $ready, \"deployments\": $deployments, \"seconds\": $fill_seconds}"
-kill -TERM "$reporter_pid"; wait "$reporter_pid" 2>/dev/null || true
-record reporting_during_fill "$(cat "$work/reporter.json")"
+stop_reporting reporting_during_fill
 
 # --- helpers for the measurements
 metrics() { curl -sf "http://127.0.0.1:$http_port/metrics"; }
@@ -220,6 +228,34 @@ histogram_of() { metrics | awk -v verb="$1" '
   index($0, "headroom_extender_request_duration_seconds_bucket{") == 1 && index($0, "verb=\"" verb "\"") {
     match($0, /le="[^"]*"/); le = substr($0, RSTART + 4, RLENGTH - 5); print le, $2 }'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# histogram_quantiles VERB: {"calls", "p50_ms", "p99_ms", "share_within_5ms"} of VERB's requests
+# between $work/VERB.before and $work/VERB.after (histogram_of), interpolated within the buckets
+# as Prometheus' histogram_quantile (a quantile in +Inf reads as the largest finite bound).
+histogram_quantiles() {
+  python3 - "$work/$1.before" "$work/$1.after" <<'PY'
+import json, sys
+def buckets(path):
+    out = {}
+    for line in open(path):
+        le, count = line.split()
+        out[float("inf") if le == "+Inf" else float(le)] = float(count)
+    return out
+before, after = buckets(sys.argv[1]), buckets(sys.argv[2])
+bounds = sorted(after)
+counts = [after[b] - before.get(b, 0) for b in bounds]
+total = counts[-1] if counts else 0
+def q(p):
+    if total == 0: return None
+    rank, lower, prev = p * total, 0.0, 0.0
+    for b, c in zip(bounds, counts):
+        if c >= rank:
+            if b == float("inf"): return lower * 1000
+            return 1000 * (lower + (b - lower) * (rank - prev) / max(c - prev, 1e-9))
+        lower, prev = b, c
+at5 = next((c for b, c in zip(bounds, counts) if b == 0.005), 0)
+print(json.dumps({"calls": total, "p50_ms": q(0.5), "p99_ms": q(0.99), "share_within_5ms": at5 / total if total else None}))
+PY
+}
 status_probe() { # prints "seconds bytes" of one status API call
   curl -s -o /dev/null -w '%{time_total} %{size_download}\n' "http://127.0.0.1:$http_port/api/v1/status"
 }
@@ -229,11 +265,7 @@ log "churn: ${seconds}s"
 for verb in filter prioritize admission; do histogram_of "$verb" >"$work/$verb.before"; done
 metrics >"$work/metrics.before"
 ticks_before=$(cpu_ticks "$extender_pid")
-build/release/bench/cluster_reporter --target "127.0.0.1:$grpc_port" --nodes-file "$work/nodes.txt" \
-  --fleet-file "$work/fleet.txt" --usage-trace "$trace" --interval 60s --rounds 100000 \
-  --node-cpus "$node_cpus" --node-memory-gi "$node_memory_gi" >"$work/reporter.json" 2>"$work/reporter.log" &
-pids+=($!)
-reporter_pid=$!
+start_reporting
 : >"$work/status.txt"
 churn_end=$(($(date +%s) + seconds))
 actions=0
@@ -254,34 +286,13 @@ while (($(date +%s) < churn_end)); do
   sleep 1
 done
 ticks_after=$(cpu_ticks "$extender_pid")
-kill -TERM "$reporter_pid"; wait "$reporter_pid" 2>/dev/null || true
-record reporting_during_churn "$(cat "$work/reporter.json")"
+stop_reporting reporting_during_churn
 for verb in filter prioritize admission; do histogram_of "$verb" >"$work/$verb.after"; done
 metrics >"$work/metrics.after"
+for verb in filter prioritize admission; do record "$verb" "$(histogram_quantiles "$verb")"; done
 python3 - "$work" "$seconds" "$actions" "$(( (ticks_after - ticks_before) ))" "$(getconf CLK_TCK)" >>"$results" <<'PY'
 import json, sys
 work, seconds, actions, ticks, hz = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-def buckets(path):
-    out = {}
-    for line in open(path):
-        le, count = line.split()
-        out[float("inf") if le == "+Inf" else float(le)] = float(count)
-    return out
-def quantiles(verb):
-    before, after = buckets("%s/%s.before" % (work, verb)), buckets("%s/%s.after" % (work, verb))
-    bounds = sorted(after)
-    counts = [after[b] - before.get(b, 0) for b in bounds]
-    total = counts[-1] if counts else 0
-    def q(p):  # as Prometheus' histogram_quantile: linear within the bucket
-        if total == 0: return None
-        rank, lower, prev = p * total, 0.0, 0.0
-        for b, c in zip(bounds, counts):
-            if c >= rank:
-                if b == float("inf"): return lower * 1000
-                return 1000 * (lower + (b - lower) * (rank - prev) / max(c - prev, 1e-9))
-            lower, prev = b, c
-    at5 = next((c for b, c in zip(bounds, counts) if b == 0.005), 0)
-    return {"calls": total, "p50_ms": q(0.5), "p99_ms": q(0.99), "share_within_5ms": at5 / total if total else None}
 def counter(path, prefix):
     total = 0.0
     for line in open(path):
@@ -293,8 +304,6 @@ status = [tuple(map(float, l.split())) for l in open(work + "/status.txt") if l.
 rounds = delta("headroom_extender_actuation_rounds_total")
 out = {
     "churn": {"seconds": seconds, "kubectl_actions": actions},
-    "filter": quantiles("filter"), "prioritize": quantiles("prioritize"),
-    "admission": quantiles("admission"),
     "actuator": {"rounds": rounds,
                  "mean_round_ms": 1000 * delta("headroom_extender_actuation_round_seconds_total") / rounds if rounds else None,
                  "mean_planning_ms": 1000 * (delta("headroom_extender_actuation_round_seconds_total") - delta("headroom_extender_actuation_writing_seconds_total")) / rounds if rounds else None,
@@ -337,15 +346,11 @@ throughput_round() { # SCHEDULER ROUND
 log "throughput: $rounds rounds of $batch pods per scheduler"
 : >"$work/throughput.txt"
 # The fleet keeps reporting (as it would) while the rounds run.
-build/release/bench/cluster_reporter --target "127.0.0.1:$grpc_port" --nodes-file "$work/nodes.txt" \
-  --fleet-file "$work/fleet.txt" --usage-trace "$trace" --interval 60s --rounds 100000 \
-  --node-cpus "$node_cpus" --node-memory-gi "$node_memory_gi" >"$work/reporter.json" 2>"$work/reporter.log" &
-pids+=($!)
-reporter_pid=$!
+start_reporting
 for ((r = 1; r <= rounds; r++)); do
   for s in bench-alone bench-null "$scheduler_name"; do throughput_round "$s" "$r"; done
 done
-kill -TERM "$reporter_pid"; wait "$reporter_pid" 2>/dev/null || true
+stop_reporting reporting_during_throughput
 python3 - "$work/throughput.txt" "$scheduler_name" "$batch" >>"$results" <<'PY'
 import json, statistics, sys
 runs = {}
@@ -363,41 +368,20 @@ PY
 
 # --- burst: every node reports at once while the headroom scheduler places a batch
 log "burst: $nodes reports at once during a scheduling batch"
-for verb in filter; do histogram_of "$verb" >"$work/$verb.before"; done
-offset=$(stat -c %s "$work/$scheduler_name.log")
+histogram_of filter >"$work/filter.before"
 (throughput_round "$scheduler_name" burst) &
 tput_pid=$!
 sleep 2
-build/release/bench/cluster_reporter --target "127.0.0.1:$grpc_port" --nodes-file "$work/nodes.txt" \
-  --fleet-file "$work/fleet.txt" --usage-trace "$trace" --interval 5s --rounds 3 --burst true \
-  --node-cpus "$node_cpus" --node-memory-gi "$node_memory_gi" >"$work/burst.json" 2>"$work/burst.log" ||
-  die "burst reporter failed (see $work/burst.log)"
+"${reporter[@]}" --interval 5s --rounds 3 --burst true >"$work/reporter.json" 2>"$work/reporter.log" ||
+  die "burst reporter failed (see $work/reporter.log)"
 wait "$tput_pid" || die "scheduling during the burst failed"
 histogram_of filter >"$work/filter.after"
-record burst_reports "$(cat "$work/burst.json")"
-python3 - "$work" >>"$results" <<'PY'
-import json, sys
-work = sys.argv[1]
-def buckets(path):
-    return {(float("inf") if l.split()[0] == "+Inf" else float(l.split()[0])): float(l.split()[1]) for l in open(path)}
-b, a = buckets(work + "/filter.before"), buckets(work + "/filter.after")
-bounds = sorted(a); counts = [a[x] - b.get(x, 0) for x in bounds]; total = counts[-1]
-def q(p):
-    rank, lower, prev = p * total, 0.0, 0.0
-    for x, c in zip(bounds, counts):
-        if c >= rank:
-            return None if x == float("inf") else 1000 * (lower + (x - lower) * (rank - prev) / max(c - prev, 1e-9))
-        lower, prev = x, c
-print(json.dumps({"filter_during_burst": {"calls": total, "p50_ms": q(0.5) if total else None, "p99_ms": q(0.99) if total else None}}))
-PY
+record burst_reports "$(cat "$work/reporter.json")"
+record filter_during_burst "$(histogram_quantiles filter)"
 
 # --- restart: seconds until /readyz answers with every node reporting again
 log "restart"
-build/release/bench/cluster_reporter --target "127.0.0.1:$grpc_port" --nodes-file "$work/nodes.txt" \
-  --fleet-file "$work/fleet.txt" --usage-trace "$trace" --interval 60s --rounds 100000 \
-  --node-cpus "$node_cpus" --node-memory-gi "$node_memory_gi" >"$work/reporter.json" 2>"$work/reporter.log" &
-pids+=($!)
-reporter_pid=$!
+start_reporting
 sleep 5
 peak_rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$extender_pid/status")
 kill -TERM "$extender_pid"; wait "$extender_pid" 2>/dev/null || true
@@ -406,7 +390,7 @@ start_extender || die "headroom-extender did not start again (see $work/extender
 wait_for 300 curl -sf "http://127.0.0.1:$http_port/readyz" || die "not ready 300 s after the restart"
 ready_seconds=$(python3 -c "print(round($(date +%s.%N) - $restart_start, 1))")
 known=$(metrics | awk '/^headroom_extender_nodes_reported / {print $2}')
-kill -TERM "$reporter_pid"; wait "$reporter_pid" 2>/dev/null || true
+stop_reporting reporting_around_restart
 record restart "{\"ready_seconds\": $ready_seconds, \"nodes_reported_when_ready\": ${known:-0}}"
 
 # --- the end: everything still up?
