@@ -228,26 +228,68 @@ void BM_PodWatchApply(benchmark::State& state) {
 }
 BENCHMARK(BM_PodWatchApply)->Unit(benchmark::kMicrosecond);
 
-// The read-only APIs at cluster scale: `nodes` nodes of 30 pods each (distinct names).
-// Explain is an index lookup (ClusterView::FindReportedPod) for a pod that exists and one
-// that does not; the status build (uncached) copies every fresh report.
+// The read-only APIs at cluster scale: `nodes` nodes of 30 pods each (distinct names), the
+// pods of 3 workloads of 10 replicas per node (3000 Deployments at 1000 nodes, as
+// scripts/bench-cluster.sh fills a cluster). Explain is an index lookup
+// (ClusterView::FindReportedPod) for a pod that exists and one that does not; the status
+// build (uncached) reads every fresh report and, with the API's pods, every pod's requests.
+constexpr int kPodsPerNode = 30;
+
+std::string WorkloadName(int node, int pod) {
+  return "app-" + std::to_string((node * kPodsPerNode + pod) / 10);
+}
+
 std::unique_ptr<ClusterView> ReportedCluster(int nodes) {
   auto view = std::make_unique<ClusterView>(ClusterView::Options{});
   const absl::Time now = absl::Now();
   for (int i = 0; i < nodes; ++i) {
     NodeReport report = EmptyReport(i, now);
-    for (int p = 0; p < 30; ++p) {
+    for (int p = 0; p < kPodsPerNode; ++p) {
       ReportedPod pod;
       pod.pod_namespace = "bench";
       pod.name = report.node + "-pod-" + std::to_string(p);
       pod.uid = pod.name;
-      pod.workload_key = "bench/Deployment/app-" + std::to_string(p);
+      pod.workload_key = "bench/Deployment/" + WorkloadName(i, p);
+      pod.verified = true;
+      pod.requests = {500, kGi};
       pod.containers.push_back({"c", CpuStats{500, 900}, MemoryStats{kGi, kGi, kGi, 0}});
+      pod.containers.back().declared_requests = {500, kGi};
       report.pods.push_back(pod);
     }
     (void)view->ApplyReport(report);
   }
   return view;
+}
+
+// The API's view of ReportedCluster's pods: each owned by its Deployment's ReplicaSet.
+std::unique_ptr<PodIndex> ApiPods(int nodes) {
+  std::vector<nlohmann::json> pods;
+  pods.reserve(static_cast<size_t>(nodes) * kPodsPerNode);
+  for (int i = 0; i < nodes; ++i) {
+    for (int p = 0; p < kPodsPerNode; ++p) {
+      const std::string name = NodeName(i) + "-pod-" + std::to_string(p);
+      nlohmann::json owner = {{"apiVersion", "apps/v1"},
+                              {"kind", "ReplicaSet"},
+                              {"name", WorkloadName(i, p) + "-5d4f8c7b9"},
+                              {"uid", "rs"},
+                              {"controller", true}};
+      nlohmann::json container = {
+          {"name", "c"}, {"resources", {{"requests", {{"cpu", "500m"}, {"memory", "1Gi"}}}}}};
+      pods.push_back(
+          {{"metadata",
+            {{"namespace", "bench"},
+             {"name", name},
+             {"uid", name},
+             {"labels", {{"app", WorkloadName(i, p)}, {"pod-template-hash", "5d4f8c7b9"}}},
+             {"ownerReferences", {owner}}}},
+           {"spec", {{"nodeName", NodeName(i)}, {"containers", {container}}}},
+           {"status",
+            {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
+    }
+  }
+  auto index = std::make_unique<PodIndex>();
+  index->Replace(pods);
+  return index;
 }
 
 void BM_Explain(benchmark::State& state) {
@@ -265,17 +307,51 @@ BENCHMARK(BM_Explain)
     ->Args({5000, 0})
     ->Unit(benchmark::kMicrosecond);
 
+// Arg 0: nodes; arg 1: 1 with the API's pods (the daemon's case), 0 without.
 void BM_StatusBuild(benchmark::State& state) {
-  std::unique_ptr<ClusterView> view = ReportedCluster(static_cast<int>(state.range(0)));
+  const int nodes = static_cast<int>(state.range(0));
+  std::unique_ptr<ClusterView> view = ReportedCluster(nodes);
+  std::unique_ptr<PodIndex> pods = state.range(1) != 0 ? ApiPods(nodes) : nullptr;
   ActionJournal journal;
   StatusBoard::Options options;
   options.cache_for = absl::ZeroDuration();
-  StatusBoard board(*view, nullptr, journal, options);
+  StatusBoard board(*view, pods.get(), journal, options);
   size_t bytes = 0;
   for (auto _ : state) bytes = board.StatusJson().size();
   state.counters["bytes"] = static_cast<double>(bytes);
+  state.SetLabel(pods != nullptr ? "with the API's pods" : "reports only");
 }
-BENCHMARK(BM_StatusBuild)->Arg(5000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StatusBuild)
+    ->Args({1000, 1})
+    ->Args({5000, 0})
+    ->Args({5000, 1})
+    ->Unit(benchmark::kMillisecond);
+
+// A read of the status as the daemon serves it (refresh_in_background): the last document
+// built, copied out; the build itself runs on the refresher's thread.
+void BM_StatusRead(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  std::unique_ptr<ClusterView> view = ReportedCluster(nodes);
+  std::unique_ptr<PodIndex> pods = ApiPods(nodes);
+  ActionJournal journal;
+  StatusBoard::Options options;
+  options.refresh_in_background = true;
+  StatusBoard board(*view, pods.get(), journal, options);
+  benchmark::DoNotOptimize(board.StatusJson());  // the first read builds
+  for (auto _ : state) benchmark::DoNotOptimize(board.StatusJson());
+}
+BENCHMARK(BM_StatusRead)->Arg(5000)->Unit(benchmark::kMillisecond);
+
+// The once-a-minute sample of the cluster totals (the status page's history).
+void BM_StatusSample(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  std::unique_ptr<ClusterView> view = ReportedCluster(nodes);
+  std::unique_ptr<PodIndex> pods = ApiPods(nodes);
+  ActionJournal journal;
+  StatusBoard board(*view, pods.get(), journal, {});
+  for (auto _ : state) board.Sample();
+}
+BENCHMARK(BM_StatusSample)->Arg(5000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace headroom::extender

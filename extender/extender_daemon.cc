@@ -414,6 +414,7 @@ void SetUpStatus(const ExtenderConfig& config, Parts& parts) {
   status_options.defaults.step = config.policy.default_step;
   status_options.defaults.disruption_windows = config.policy.disruption_windows;
   status_options.layers = parts.layers;
+  status_options.refresh_in_background = true;  // the "status refresher" service
   parts.status = std::make_unique<StatusBoard>(parts.view, config.kube ? &parts.pod_index : nullptr,
                                                parts.journal, status_options);
   parts.options.status = parts.status.get();
@@ -557,6 +558,10 @@ void AddServices(const ExtenderConfig& config, Parts& parts, spdlog::logger& log
     services.Add(EveryInterval("status sampler", config.status.sample_interval,
                                [status = parts.status.get()] { status->Sample(); },
                                {.at_start = true}));
+    // While someone reads the status, its document is rebuilt in the background, so that a
+    // read never waits for a build at thousands of nodes.
+    services.Add(EveryInterval("status refresher", StatusBoard::Options{}.cache_for,
+                               [status = parts.status.get()] { status->RefreshIfWatched(); }, {}));
   }
   if (LeaderElector* elector = parts.elector.get(); elector != nullptr) {
     services.Add(

@@ -399,8 +399,9 @@ void Actuator::RunOnce(absl::Time now) {
   const absl::Time round_started = absl::Now();
   absl::Duration writing;  // of the round: the API writes (resizes, evictions, their Events)
   size_t planned_resizes = 0, planned_evictions = 0;
-  const std::vector<NodeReport> reports = view_.FreshReports(now);
-  for (const NodeReport& report : reports) {
+  const std::vector<ClusterView::SharedReport> reports = view_.FreshReports(now);
+  for (const ClusterView::SharedReport& shared : reports) {
+    const NodeReport& report = *shared;
     // A stop ends the round between nodes (and between writes, below): a round of thousands
     // of API writes must not hold the daemon past its termination grace period.
     if (stop_.HasBeenNotified()) break;
@@ -457,7 +458,7 @@ void Actuator::RunOnce(absl::Time now) {
   // quadratic, 25 M string comparisons a round at 5000 nodes.)
   absl::flat_hash_set<absl::string_view> planned_nodes;
   planned_nodes.reserve(reports.size());
-  for (const NodeReport& report : reports) planned_nodes.insert(report.node);
+  for (const ClusterView::SharedReport& report : reports) planned_nodes.insert(report->node);
   absl::erase_if(shortfalls_,
                  [&](const auto& entry) { return !planned_nodes.contains(entry.first); });
   const absl::Duration took = absl::Now() - round_started;

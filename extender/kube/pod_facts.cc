@@ -3,7 +3,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "extender/kube/pod_resources.h"
 #include "shared/annotations.h"
+#include "shared/pod_level_resources.h"
 
 namespace headroom::extender {
 
@@ -29,6 +31,11 @@ std::optional<DeclaredResources> DeclaredPodLevelOf(const ApiPod& pod) {
     now->memory_request_bytes = (*declared)->memory_request_bytes;
   }
   return now;
+}
+
+PodRequests RequestsOfPod(const ApiPod& pod) {
+  return {EffectivePodRequests(RequestsOf(DeclaredOf(pod)), PodLevelOf(DeclaredPodLevelOf(pod))),
+          EffectivePodRequests(RequestsOf(pod.containers), pod.pod_level)};
 }
 
 std::string ResizeBlockedBy(const ApiPod& pod, const WorkloadPolicy& policy,

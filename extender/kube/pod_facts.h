@@ -22,6 +22,9 @@ std::vector<DeclaredResources> DeclaredOf(const ApiPod& pod);
 // (the API never lets a resize remove one). nullopt: the pod declares no pod-level
 // resources.
 std::optional<DeclaredResources> DeclaredPodLevelOf(const ApiPod& pod);
+// The pod's requests as the scheduler counts them (shared/pod_level_resources.h), as declared
+// (DeclaredOf, DeclaredPodLevelOf) and now (the spec).
+PodRequests RequestsOfPod(const ApiPod& pod);
 
 // Why headroom must not resize `pod` at all ("" when it may); `policy` is PolicyOf(pod, ...).
 // `pod_level_resize`: the cluster resizes pod-level resources in place (Kubernetes 1.36+,

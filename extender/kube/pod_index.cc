@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "codec/json_lenient.h"
 #include "extender/kube/pod_decoder.h"
+#include "extender/kube/pod_facts.h"
 #include "io/kube_client.h"
 #include "shared/status_macros.h"
 
@@ -69,6 +70,7 @@ absl::StatusOr<ApiPod> DecodeApiPod(const json& object) {
                                    .value_or(absl::InfinitePast())});
     }
   }
+  pod.requests = RequestsOfPod(pod);
   return pod;
 }
 
@@ -101,7 +103,7 @@ std::optional<std::string> PodIndex::AnnotationOf(const std::string& pod_namespa
                                                   const std::string& name, const std::string& uid,
                                                   absl::string_view key) const {
   const std::string pod_key = absl::StrCat(pod_namespace, "/", name);
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   const auto it = pods_.find(pod_key);
   if (it == pods_.end() || it->second.uid != uid) return std::nullopt;
   const auto annotation = it->second.annotations.find(key);
@@ -109,12 +111,12 @@ std::optional<std::string> PodIndex::AnnotationOf(const std::string& pod_namespa
 }
 
 absl::flat_hash_map<std::string, WorkloadCount> PodIndex::WorkloadCounts() const {
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   return counts_;
 }
 
 WorkloadCount PodIndex::CountFor(const ApiPod& pod) const {
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   return CountOf(counts_, pod);
 }
 
@@ -162,15 +164,41 @@ void PodIndex::Apply(const WatchEvent& event) {
 
 std::optional<ApiPod> PodIndex::Find(const std::string& pod_namespace,
                                      const std::string& name) const {
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   const auto it = pods_.find(absl::StrCat(pod_namespace, "/", name));
   if (it == pods_.end()) return std::nullopt;
   return it->second;
 }
 
+bool PodIndex::Visit(const std::string& pod_namespace, const std::string& name,
+                     absl::FunctionRef<void(const ApiPod&)> visit) const {
+  const std::string key = absl::StrCat(pod_namespace, "/", name);
+  absl::ReaderMutexLock lock(&mu_);
+  const auto it = pods_.find(key);
+  if (it == pods_.end()) return false;
+  visit(it->second);
+  return true;
+}
+
+std::vector<std::optional<PodRequests>> PodIndex::RequestsOf(
+    const std::vector<ReportedPod>& pods) const {
+  std::vector<std::optional<PodRequests>> out;
+  out.reserve(pods.size());
+  std::string key;
+  absl::ReaderMutexLock lock(&mu_);
+  for (const ReportedPod& pod : pods) {
+    key.clear();
+    absl::StrAppend(&key, pod.pod_namespace, "/", pod.name);
+    const auto it = pods_.find(key);
+    out.push_back(it != pods_.end() ? std::optional<PodRequests>(it->second.requests)
+                                    : std::nullopt);
+  }
+  return out;
+}
+
 std::vector<ApiPod> PodIndex::WithOomKills() const {
   std::vector<ApiPod> out;
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   for (const auto& [key, pod] : pods_) {
     if (!pod.oom_kills.empty()) out.push_back(pod);
   }
@@ -178,7 +206,7 @@ std::vector<ApiPod> PodIndex::WithOomKills() const {
 }
 
 size_t PodIndex::size() const {
-  absl::MutexLock lock(&mu_);
+  absl::ReaderMutexLock lock(&mu_);
   return pods_.size();
 }
 

@@ -11,6 +11,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -18,6 +19,7 @@
 #include "extender/kube/pod_resources.h"
 #include "extender/kube/policy_layers.h"
 #include "nlohmann/json.hpp"
+#include "shared/node_report.h"
 #include "shared/pod_identity.h"
 #include "shared/pod_level_resources.h"
 #include "shared/workload_key.h"
@@ -29,6 +31,13 @@ struct OomKill {
   std::string container;
   std::string container_id;  // of the killed container instance
   absl::Time finished_at = absl::InfinitePast();
+};
+
+// A pod's requests as the scheduler counts them (pod-level where declared): as declared
+// (headroom.dev/declared and declared-pod, where the webhook changed them) and now.
+struct PodRequests {
+  ResourceAmounts declared;
+  ResourceAmounts now;
 };
 
 struct ApiPod : PodIdentity {
@@ -47,6 +56,9 @@ struct ApiPod : PodIdentity {
   bool ready = false;          // the Ready condition is True
   bool mirror = false;         // a static pod's mirror (kubernetes.io/config.mirror)
   std::vector<OomKill> oom_kills;
+  // Worked out once when the pod is decoded (pod_facts.h's RequestsOfPod), for the sums over
+  // every pod that the status page makes.
+  PodRequests requests;
 
   std::string Key() const { return pod_namespace + "/" + name; }
 };
@@ -82,6 +94,13 @@ class PodIndex {
   void Apply(const WatchEvent& event);
 
   std::optional<ApiPod> Find(const std::string& pod_namespace, const std::string& name) const;
+  // Calls `visit` with the pod, without a copy, under the index's shared lock (keep it short,
+  // do not call the index from it); false, without a call, when the index does not know it.
+  bool Visit(const std::string& pod_namespace, const std::string& name,
+             absl::FunctionRef<void(const ApiPod&)> visit) const;
+  // The requests of each of `pods` (by namespace and name; nullopt for a pod the index does
+  // not know), in their order: one lock for all of them and no copy of a pod.
+  std::vector<std::optional<PodRequests>> RequestsOf(const std::vector<ReportedPod>& pods) const;
   // The pod's annotation `key` ("" when it has none) if the pod's UID is `uid`; nullopt when no
   // such pod is known. A lookup without a copy of the pod, for every pod of every report.
   std::optional<std::string> AnnotationOf(const std::string& pod_namespace, const std::string& name,

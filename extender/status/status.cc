@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -157,20 +159,26 @@ StatusBoard::StatusBoard(ClusterView& view, const PodIndex* pods, const ActionJo
       options_(std::move(options)),
       clock_(std::move(clock)) {}
 
-std::pair<ResourceAmounts, ResourceAmounts> StatusBoard::PodRequests(const ReportedPod& pod) const {
-  if (pods_ != nullptr) {
-    if (std::optional<ApiPod> api = pods_->Find(pod.pod_namespace, pod.name); api.has_value()) {
-      // A pod-level request is what the scheduler counts; its declared value is in
-      // headroom.dev/declared-pod when the webhook changed it.
-      return {
-          EffectivePodRequests(RequestsOf(DeclaredOf(*api)), PodLevelOf(DeclaredPodLevelOf(*api))),
-          EffectivePodRequests(RequestsOf(api->containers), api->pod_level)};
+StatusBoard::ReportRequests StatusBoard::RequestsOf(
+    const std::vector<SharedReport>& reports) const {
+  ReportRequests out;
+  out.reserve(reports.size());
+  for (const SharedReport& report : reports) {
+    std::vector<PodRequests>& pods = out.emplace_back();
+    pods.reserve(report->pods.size());
+    std::vector<std::optional<PodRequests>> api;
+    if (pods_ != nullptr) api = pods_->RequestsOf(report->pods);
+    for (size_t i = 0; i < report->pods.size(); ++i) {
+      const ResourceAmounts& reported = report->pods[i].requests;
+      pods.push_back(i < api.size() && api[i].has_value() ? *api[i]
+                                                          : PodRequests{reported, reported});
     }
   }
-  return {pod.requests, pod.requests};
+  return out;
 }
 
-std::vector<NodeStatus> StatusBoard::Nodes(const std::vector<NodeReport>& reports, absl::Time now) {
+std::vector<NodeStatus> StatusBoard::Nodes(const std::vector<SharedReport>& reports,
+                                           const ReportRequests& requests, absl::Time now) {
   // A few hundred nodes at a time: judging a node afresh takes the view's writer lock, which
   // the scheduler's requests wait for.
   constexpr size_t kBatch = 256;
@@ -180,27 +188,26 @@ std::vector<NodeStatus> StatusBoard::Nodes(const std::vector<NodeReport>& report
   for (size_t first = 0; first < reports.size(); first += kBatch) {
     names.clear();
     for (size_t i = first; i < std::min(reports.size(), first + kBatch); ++i) {
-      names.push_back(reports[i].node);
+      names.push_back(reports[i]->node);
     }
     for (std::optional<NodeFootprint>& footprint : view_.Nodes(names, now)) {
       footprints.push_back(std::move(footprint));
     }
   }
   std::vector<NodeStatus> nodes;
+  nodes.reserve(reports.size());
   for (size_t i = 0; i < reports.size(); ++i) {
     if (!footprints[i].has_value()) continue;
     ResourceAmounts declared;
     ResourceAmounts requested;
-    for (const ReportedPod& pod : reports[i].pods) {
-      const auto [pod_declared, pod_requested] = PodRequests(pod);
-      declared = SaturatingSum(declared, pod_declared);
-      requested = SaturatingSum(requested, pod_requested);
+    for (const PodRequests& pod : requests[i]) {
+      declared = SaturatingSum(declared, pod.declared);
+      requested = SaturatingSum(requested, pod.now);
     }
     nodes.push_back(
-        NodeStatusOf(*footprints[i], declared, requested, now - reports[i].reported_at));
+        NodeStatusOf(*footprints[i], declared, requested, now - reports[i]->reported_at));
   }
-  std::sort(nodes.begin(), nodes.end(),
-            [](const NodeStatus& a, const NodeStatus& b) { return a.name < b.name; });
+  // (The reports come sorted by node name.)
   return nodes;
 }
 
@@ -216,19 +223,20 @@ NamespaceStatus StatusBoard::NamespaceOf(const std::string& name) const {
   return ns;
 }
 
-WorkloadPolicy StatusBoard::PolicyFor(const std::string& pod_namespace,
-                                      const std::optional<ApiPod>& api, const Counts& counts,
-                                      std::string* workload_key) const {
-  WorkloadPolicy policy =
-      api.has_value() ? PolicyOf(*api, CountOf(counts, *api), options_.defaults, options_.layers)
-                      : ResolvePodPolicy({}, "", std::nullopt, options_.defaults, pod_namespace,
-                                         workload_key != nullptr ? *workload_key : std::string(),
-                                         options_.layers);
-  if (api.has_value() && workload_key != nullptr) *workload_key = WorkloadKeyOf(*api);
-  if (options_.hpa_for && workload_key != nullptr) {
-    (void)KeepForHpa(options_.hpa_for(*workload_key), options_.hpa_mode, policy.tuning);
+WorkloadPolicy StatusBoard::PolicyFor(const std::string& pod_namespace, const ApiPod* api,
+                                      const Counts& counts, std::string* workload_key) const {
+  if (api != nullptr) {
+    if (workload_key != nullptr) *workload_key = WorkloadKeyOf(*api);
+    return PolicyOf(*api, CountOf(counts, *api), options_.defaults, options_.layers);
   }
-  return policy;
+  return ResolvePodPolicy({}, "", std::nullopt, options_.defaults, pod_namespace,
+                          workload_key != nullptr ? *workload_key : std::string(), options_.layers);
+}
+
+void StatusBoard::ApplyHpaMode(const std::string& workload_key, WorkloadPolicy& policy) const {
+  if (options_.hpa_for) {
+    (void)KeepForHpa(options_.hpa_for(workload_key), options_.hpa_mode, policy.tuning);
+  }
 }
 
 std::string StatusBoard::SizingBlocked(const std::string& pod_namespace,
@@ -338,8 +346,8 @@ json NamespaceJson(const NamespaceStatus& ns) {
 
 }  // namespace
 
-json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* total,
-                            json* namespaces) {
+json StatusBoard::Workloads(const std::vector<SharedReport>& reports,
+                            const ReportRequests& requests, size_t* total, json* namespaces) {
   const Counts counts = pods_ != nullptr ? pods_->WorkloadCounts() : Counts{};
   struct Seen {
     const ReportedPod* pod = nullptr;  // a replica, for its containers and declared requests
@@ -347,17 +355,19 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* tota
     ResourceAmounts declared;   // per replica
     ResourceAmounts requested;  // every replica's requests now, summed
   };
-  std::map<std::string, Seen> workloads;
-  for (const NodeReport& report : reports) {
-    for (const ReportedPod& pod : report.pods) {
+  // (Keyed by the reports' own strings: `reports` outlives the map.)
+  absl::flat_hash_map<absl::string_view, Seen> workloads;
+  for (size_t r = 0; r < reports.size(); ++r) {
+    const std::vector<ReportedPod>& pods = reports[r]->pods;
+    for (size_t i = 0; i < pods.size(); ++i) {
+      const ReportedPod& pod = pods[i];
       if (!pod.verified || pod.workload_key.empty() || pod.daemonset) continue;
       Seen& seen = workloads[pod.workload_key];
-      const auto [declared, requested] = PodRequests(pod);
       if (seen.pod == nullptr) {
         seen.pod = &pod;
-        seen.declared = declared;
+        seen.declared = requests[r][i].declared;
       }
-      seen.requested = SaturatingSum(seen.requested, requested);
+      seen.requested = SaturatingSum(seen.requested, requests[r][i].now);
       ++seen.replicas;
     }
   }
@@ -374,20 +384,28 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* tota
   std::vector<Sized> sized;
   sized.reserve(workloads.size());
   for (const auto& [key, seen] : workloads) {
-    Sized row{key, &seen};
-    std::optional<ApiPod> api;
-    if (pods_ != nullptr) api = pods_->Find(seen.pod->pod_namespace, seen.pod->name);
-    std::string workload_key = key;
-    row.policy = PolicyFor(seen.pod->pod_namespace, api, counts, &workload_key);
-    row.blocked = SizingBlocked(seen.pod->pod_namespace, row.policy);
+    Sized row;
+    row.key = std::string(key);
+    row.seen = &seen;
+    std::string workload_key = row.key;
     std::vector<DeclaredResources> declared;
-    if (api.has_value()) declared = DeclaredOf(*api);
+    // The replica as the API has it, read in place (no copy of the pod).
+    const bool known =
+        pods_ != nullptr &&
+        pods_->Visit(seen.pod->pod_namespace, seen.pod->name, [&](const ApiPod& api) {
+          row.policy = PolicyFor(seen.pod->pod_namespace, &api, counts, &workload_key);
+          declared = DeclaredOf(api);
+        });
+    if (!known) row.policy = PolicyFor(seen.pod->pod_namespace, nullptr, counts, &workload_key);
+    ApplyHpaMode(workload_key, row.policy);
+    row.blocked = SizingBlocked(seen.pod->pod_namespace, row.policy);
     for (const ContainerDemand& container : seen.pod->containers) {
       SizedValues values = DeclaredValues(container);
       for (const DeclaredResources& d : declared) {
         if (d.name == container.name) values = DeclaredValues(d);
       }
-      row.containers.push_back(SizeContainer(key, container.name, values, row.policy, row.blocked));
+      row.containers.push_back(
+          SizeContainer(row.key, container.name, values, row.policy, row.blocked));
       const ContainerStatus& c = row.containers.back();
       row.recommended =
           SaturatingSum(row.recommended, {c.recommended.cpu_request_millis.value_or(0),
@@ -406,14 +424,21 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* tota
   }
   *namespaces = json::array();
   for (const auto& [name, ns] : sums) *namespaces += NamespaceJson(ns);
-  std::sort(sized.begin(), sized.end(), [](const Sized& a, const Sized& b) {
-    const int64_t ca = a.seen->declared.cpu_millis * a.seen->replicas;
-    const int64_t cb = b.seen->declared.cpu_millis * b.seen->replicas;
-    return ca != cb ? ca > cb : a.key < b.key;
-  });
-  if (sized.size() > options_.max_workloads) sized.resize(options_.max_workloads);
+  // The largest first, found without moving the rows (a partial sort of pointers).
+  std::vector<const Sized*> largest;
+  largest.reserve(sized.size());
+  for (const Sized& row : sized) largest.push_back(&row);
+  const size_t listed = std::min(largest.size(), options_.max_workloads);
+  std::partial_sort(largest.begin(), largest.begin() + static_cast<ptrdiff_t>(listed),
+                    largest.end(), [](const Sized* a, const Sized* b) {
+                      const int64_t ca = a->seen->declared.cpu_millis * a->seen->replicas;
+                      const int64_t cb = b->seen->declared.cpu_millis * b->seen->replicas;
+                      return ca != cb ? ca > cb : a->key < b->key;
+                    });
+  largest.resize(listed);
   json out = json::array();
-  for (const Sized& row : sized) {
+  for (const Sized* listed_row : largest) {
+    const Sized& row = *listed_row;
     json containers = json::array();
     bool oom = false;
     absl::Duration history = absl::ZeroDuration();
@@ -440,8 +465,9 @@ json StatusBoard::Workloads(const std::vector<NodeReport>& reports, size_t* tota
 }
 
 json StatusBoard::Build(absl::Time now) {
-  const std::vector<NodeReport> reports = view_.FreshReports(now);
-  const std::vector<NodeStatus> nodes = Nodes(reports, now);
+  const std::vector<SharedReport> reports = view_.FreshReports(now);
+  const ReportRequests requests = RequestsOf(reports);
+  const std::vector<NodeStatus> nodes = Nodes(reports, requests, now);
   const ClusterTotals totals = TotalsOf(nodes);
   json nodes_json = json::array();
   for (const NodeStatus& node : nodes) {
@@ -461,9 +487,14 @@ json StatusBoard::Build(absl::Time now) {
   }
   size_t workload_total = 0;
   json namespaces = json::array();
-  json workloads = Workloads(reports, &workload_total, &namespaces);
+  json workloads = Workloads(reports, requests, &workload_total, &namespaces);
+  std::vector<HistoryPoint> points;
+  {
+    absl::MutexLock lock(&mu_);
+    points.assign(history_.begin(), history_.end());
+  }
   json history = json::array();
-  for (const HistoryPoint& point : history_) {
+  for (const HistoryPoint& point : points) {
     history.push_back({{"at", absl::ToUnixSeconds(point.at)},
                        {"nodes", point.totals.nodes},
                        {"declared", Amounts(point.totals.declared)},
@@ -477,22 +508,60 @@ json StatusBoard::Build(absl::Time now) {
           {"namespaces", std::move(namespaces)}, {"apiConnected", pods_ != nullptr}};
 }
 
+bool StatusBoard::CachedHolds(absl::Time cached_at, absl::Time now,
+                              absl::Duration serve_for) const {
+  return now >= cached_at && now - cached_at < serve_for;
+}
+
+std::shared_ptr<const std::string> StatusBoard::BuildAndKeep(absl::Time now,
+                                                             absl::Duration serve_for) {
+  absl::MutexLock build(&build_mu_);
+  {
+    absl::MutexLock lock(&mu_);  // built by another caller while this one waited?
+    if (cached_ != nullptr && CachedHolds(cached_at_, now, serve_for)) return cached_;
+  }
+  // Built without mu_: readers are served the previous document meanwhile.
+  auto built = std::make_shared<const std::string>(
+      Build(now).dump(-1, ' ', false, json::error_handler_t::replace));
+  {
+    absl::MutexLock lock(&mu_);
+    cached_ = built;
+    cached_at_ = now;
+  }
+  // The build's document tree and lookups are freed by now; glibc keeps such memory for the
+  // process unless asked to give it back.
+  if (built->size() > (1 << 20)) malloc_trim(0);
+  return built;
+}
+
 std::string StatusBoard::StatusJson() {
   const absl::Time now = clock_();
-  absl::MutexLock lock(&mu_);
-  if (now - cached_at_ < options_.cache_for && now >= cached_at_) return cached_;
-  cached_ = Build(now).dump(-1, ' ', false, json::error_handler_t::replace);
-  cached_at_ = now;
-  // The build's copies of every report and its document tree are freed by now; glibc keeps
-  // such memory for the process unless asked to give it back.
-  if (cached_.size() > (1 << 20)) malloc_trim(0);
-  return cached_;
+  const absl::Duration serve_for =
+      options_.refresh_in_background ? 6 * options_.cache_for : options_.cache_for;
+  std::shared_ptr<const std::string> document;
+  {
+    absl::MutexLock lock(&mu_);
+    last_read_ = now;
+    if (cached_ != nullptr && CachedHolds(cached_at_, now, serve_for)) document = cached_;
+  }
+  if (document == nullptr) document = BuildAndKeep(now, options_.cache_for);
+  return *document;  // (copied outside the lock)
+}
+
+void StatusBoard::RefreshIfWatched() {
+  const absl::Time now = clock_();
+  {
+    absl::MutexLock lock(&mu_);
+    if (now - last_read_ > options_.watched_for) return;  // nobody is looking
+  }
+  // (A document younger than half the interval is kept: the refresh is not due yet.)
+  (void)BuildAndKeep(now, options_.cache_for / 2);
 }
 
 void StatusBoard::Sample() {
   const absl::Time now = clock_();
-  const std::vector<NodeReport> reports = view_.FreshReports(now);
-  const ClusterTotals totals = TotalsOf(Nodes(reports, now));
+  const std::vector<SharedReport> reports = view_.FreshReports(now);
+  const ClusterTotals totals = TotalsOf(Nodes(reports, RequestsOf(reports), now));
   if (totals.nodes == 0) return;  // nothing reported yet (just started): no point to plot
   absl::MutexLock lock(&mu_);
   history_.push_back({now, totals});
@@ -540,7 +609,9 @@ absl::StatusOr<json> StatusBoard::Explain(const std::string& pod_namespace,
     const std::string controller = ControllerKey(*api);
     if (!controller.empty()) counts[controller] = pods_->CountFor(*api);
   }
-  const WorkloadPolicy policy = PolicyFor(pod_namespace, api, counts, &workload_key);
+  WorkloadPolicy policy =
+      PolicyFor(pod_namespace, api.has_value() ? &*api : nullptr, counts, &workload_key);
+  ApplyHpaMode(workload_key, policy);
   std::vector<std::string> words;
   json out = {{"pod", absl::StrCat(pod_namespace, "/", name)}, {"workload", workload_key}};
   if (found.has_value()) {
@@ -586,8 +657,8 @@ absl::StatusOr<json> StatusBoard::Explain(const std::string& pod_namespace,
     }
   }
   json containers = json::array();
-  for (const auto& [name, values] : sized) {
-    const ContainerStatus c = SizeContainer(workload_key, name, values, policy, blocked);
+  for (const auto& [container, values] : sized) {
+    const ContainerStatus c = SizeContainer(workload_key, container, values, policy, blocked);
     words.push_back(ContainerWords(c));
     containers.push_back(ContainerJson(c));
   }

@@ -11,10 +11,14 @@
 // Bounded: the status is built at most once per `cache_for` (a flood of GETs costs one build),
 // lists at most `max_workloads` workloads (the largest by declared CPU), and keeps
 // `history_points` samples of the cluster totals (one per Sample call: a day at one a minute).
+// With `refresh_in_background` (the daemon's), a read never waits for a build after the
+// first: the daemon calls RefreshIfWatched every `cache_for`, which rebuilds while someone has
+// read the status in the last `watched_for`, and a read is given the last document built.
 
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -93,6 +97,10 @@ class StatusBoard {
  public:
   struct Options {
     absl::Duration cache_for = absl::Seconds(5);
+    // A read gets the last document built, up to 6 * cache_for old, and RefreshIfWatched keeps
+    // it fresh (at 5000 nodes a build takes a few hundred ms).
+    bool refresh_in_background = false;
+    absl::Duration watched_for = absl::Minutes(2);
     size_t max_workloads = 500;
     size_t history_points = 1440;
     size_t actions_per_workload = 5;
@@ -112,6 +120,9 @@ class StatusBoard {
 
   // The status document (cached for options.cache_for).
   std::string StatusJson();
+  // Builds the document afresh if someone read it in the last options.watched_for (with
+  // refresh_in_background, called every cache_for).
+  void RefreshIfWatched();
   // One container as the status shows it: sized once, written as JSON and as words.
   struct ContainerStatus {
     std::string name;
@@ -129,19 +140,29 @@ class StatusBoard {
   void Sample();
 
  private:
+  using SharedReport = ClusterView::SharedReport;
+  // Each reported pod's requests as declared and now -- the API's where it knows the pod, else
+  // as reported -- per report, in the reports' order: looked up once per build, without a copy
+  // of any pod.
+  using ReportRequests = std::vector<std::vector<PodRequests>>;
+  ReportRequests RequestsOf(const std::vector<SharedReport>& reports) const;
+
   nlohmann::json Build(absl::Time now);
-  std::vector<NodeStatus> Nodes(const std::vector<NodeReport>& reports, absl::Time now);
+  std::vector<NodeStatus> Nodes(const std::vector<SharedReport>& reports,
+                                const ReportRequests& requests, absl::Time now);
   // The largest workloads; `total` gets how many there are in all, `namespaces` each
   // namespace's step and what its next step would save (over every workload).
-  nlohmann::json Workloads(const std::vector<NodeReport>& reports, size_t* total,
-                           nlohmann::json* namespaces);
-  // The pod's requests as declared and now, from the API when it knows the pod.
-  std::pair<ResourceAmounts, ResourceAmounts> PodRequests(const ReportedPod& pod) const;
+  nlohmann::json Workloads(const std::vector<SharedReport>& reports, const ReportRequests& requests,
+                           size_t* total, nlohmann::json* namespaces);
   using Counts = absl::flat_hash_map<std::string, WorkloadCount>;
   // A namespace's row before its workloads are added: its step and where it comes from.
   NamespaceStatus NamespaceOf(const std::string& name) const;
-  WorkloadPolicy PolicyFor(const std::string& pod_namespace, const std::optional<ApiPod>& api,
+  // The policy of the pod (`api`; null when the API does not know it) without the HPA's part;
+  // `workload_key` becomes the API's key for the pod when it knows it.
+  WorkloadPolicy PolicyFor(const std::string& pod_namespace, const ApiPod* api,
                            const Counts& counts, std::string* workload_key) const;
+  // What the workload's HorizontalPodAutoscaler keeps as it is (--hpa-resources).
+  void ApplyHpaMode(const std::string& workload_key, WorkloadPolicy& policy) const;
   // Why headroom leaves the pod's resources as declared ("" when it sizes them).
   std::string SizingBlocked(const std::string& pod_namespace, const WorkloadPolicy& policy) const;
   // One container sized as the webhook would size a new replica (or left as declared, why
@@ -156,9 +177,17 @@ class StatusBoard {
   const Options options_;
   std::function<absl::Time()> clock_;
 
+  // Whether the document built at `cached_at` may be served at `now` without a build.
+  bool CachedHolds(absl::Time cached_at, absl::Time now, absl::Duration serve_for) const;
+  // Builds the document for `now` (one build at a time; none if another one just finished
+  // within `serve_for`) and keeps it.
+  std::shared_ptr<const std::string> BuildAndKeep(absl::Time now, absl::Duration serve_for);
+
+  absl::Mutex build_mu_ ABSL_ACQUIRED_BEFORE(mu_);  // one build at a time
   absl::Mutex mu_;
-  std::string cached_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<const std::string> cached_ ABSL_GUARDED_BY(mu_);
   absl::Time cached_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  absl::Time last_read_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   struct HistoryPoint {
     absl::Time at;
     ClusterTotals totals;

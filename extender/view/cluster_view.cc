@@ -81,11 +81,11 @@ absl::Status ClusterView::ApplyReport(const NodeReport& report) {
     }
   }
   state.api = ApiNodeLocked(report.node);
-  UnindexPodsLocked(state.report);
+  UnindexPodsLocked(*state.report);
   for (const ReportedPod& pod : report.pods) {
     pod_nodes_.insert_or_assign(absl::StrCat(pod.pod_namespace, "/", pod.name), report.node);
   }
-  state.report = report;
+  state.report = std::make_shared<const NodeReport>(report);
   state.reported_at = report.reported_at;
   state.footprint = std::move(footprint);
   state.cordon_evaluated = absl::InfinitePast();
@@ -166,7 +166,7 @@ bool ClusterView::CordonCurrent(const NodeState& state, absl::Time now) {
 
 void ClusterView::UpdateCordonLocked(NodeState& state, absl::Time now) const {
   if (CordonCurrent(state, now)) return;
-  state.cordon = NextLoadCordonState(state.cordon, LoadOf(state.report), now, options_.cordon);
+  state.cordon = NextLoadCordonState(state.cordon, LoadOf(*state.report), now, options_.cordon);
   state.cordon_evaluated = now;
   state.DropJudgement();
 }
@@ -176,7 +176,7 @@ absl::flat_hash_map<std::string, LoadCordonState> ClusterView::LoadCordons(absl:
   absl::MutexLock lock(&mu_);
   for (const NodeSlot& node : nodes_) {
     // A node without a fresh report is unknown (the filter passes it).
-    if (now - node.state.report.reported_at > options_.report_stale_after) continue;
+    if (now - node.state.reported_at > options_.report_stale_after) continue;
     UpdateCordonLocked(node.state, now);
     cordons.emplace(node.name, node.state.cordon);
   }
@@ -212,7 +212,7 @@ const NodeFootprint* ClusterView::JudgeAfreshLocked(const NodeState* state, absl
     ComposeJudgedLocked(*state, state->cordon, now, scratch);
   } else {
     ComposeJudgedLocked(
-        *state, NextLoadCordonState(state->cordon, LoadOf(state->report), now, options_.cordon),
+        *state, NextLoadCordonState(state->cordon, LoadOf(*state->report), now, options_.cordon),
         now, scratch);
   }
   return &scratch;
@@ -309,7 +309,7 @@ absl::Status ClusterView::CheckRoomLocked(const std::string& node, size_t pods,
     return absl::ResourceExhaustedError(absl::StrCat("node report for ", node, ": already ",
                                                      nodes_.size(), " nodes known (the limit)"));
   }
-  const size_t before = known != nodes_.end() ? known->state.report.pods.size() : 0;
+  const size_t before = known != nodes_.end() ? known->state.report->pods.size() : 0;
   after = reported_pods_ - before + pods;
   if (pods > before && after > options_.max_reported_pods) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -329,8 +329,8 @@ size_t ClusterView::ExpireNodes(absl::Time now) {
   return absl::erase_if(nodes_, [&](const NodeSlot& node) {
     if (now - node.state.reported_at <= options_.node_retention) return false;
     for (const Placement& placement : node.state.placed) placements_.erase(placement.pod_uid);
-    UnindexPodsLocked(node.state.report);
-    reported_pods_ -= node.state.report.pods.size();
+    UnindexPodsLocked(*node.state.report);
+    reported_pods_ -= node.state.report->pods.size();
     return true;
   });
 }
@@ -350,7 +350,7 @@ std::optional<ClusterView::FoundPod> ClusterView::FindReportedPod(absl::string_v
   if (indexed == pod_nodes_.end()) return std::nullopt;
   const auto node = nodes_.find(indexed->second);
   if (node == nodes_.end()) return std::nullopt;
-  const NodeReport& report = node->state.report;
+  const NodeReport& report = *node->state.report;
   if (now - report.reported_at > options_.report_stale_after) return std::nullopt;
   for (const ReportedPod& pod : report.pods) {
     if (pod.pod_namespace == pod_namespace && pod.name == name) {
@@ -370,7 +370,7 @@ std::pair<size_t, size_t> ClusterView::ApiNodesReported(absl::Time now) const {
   size_t fresh = 0;
   for (const auto& [name, node] : api_nodes_) {
     const auto it = nodes_.find(name);
-    if (it != nodes_.end() && now - it->state.report.reported_at <= options_.report_stale_after) {
+    if (it != nodes_.end() && now - it->state.reported_at <= options_.report_stale_after) {
       ++fresh;
     }
   }
@@ -508,7 +508,7 @@ void ClusterView::RecordPlacement(const std::string& pod_uid, const std::string&
   // A report that already lists the pod counts it; counting it again would be twice.
   const auto known = nodes_.find(node);
   if (known != nodes_.end()) {
-    for (const ReportedPod& pod : known->state.report.pods) {
+    for (const ReportedPod& pod : known->state.report->pods) {
       if (pod.uid == pod_uid && pod.verified) return;
     }
   }
@@ -532,34 +532,24 @@ size_t ClusterView::ReportedPodCount() const {
   return reported_pods_;
 }
 
-std::vector<NodeReport> ClusterView::FreshReports(absl::Time now) const {
-  std::vector<NodeReport> out;
-  // A status build copies thousands of reports: under the shared lock, and a few at a time,
-  // for a report waiting for the writer lock holds off every reader that comes after it
-  // (absl::Mutex favours a waiting writer), the scheduler's included.
-  std::vector<std::string> names;
+ClusterView::SharedReport ClusterView::NoReport() {
+  static const SharedReport* const none = new SharedReport(std::make_shared<const NodeReport>());
+  return *none;
+}
+
+std::vector<ClusterView::SharedReport> ClusterView::FreshReports(absl::Time now) const {
+  std::vector<SharedReport> out;
   {
     absl::ReaderMutexLock lock(&mu_);
-    names.reserve(nodes_.size());
+    out.reserve(nodes_.size());
     for (const NodeSlot& node : nodes_) {
-      if (now - node.state.report.reported_at <= options_.report_stale_after) {
-        names.push_back(node.name);
+      if (now - node.state.reported_at <= options_.report_stale_after) {
+        out.push_back(node.state.report);
       }
     }
   }
-  constexpr size_t kBatch = 64;
-  out.reserve(names.size());
-  for (size_t first = 0; first < names.size(); first += kBatch) {
-    absl::ReaderMutexLock lock(&mu_);
-    for (size_t i = first; i < std::min(names.size(), first + kBatch); ++i) {
-      const auto it = nodes_.find(names[i]);
-      if (it == nodes_.end()) continue;  // forgotten in between
-      const NodeReport& report = it->state.report;
-      if (now - report.reported_at <= options_.report_stale_after) out.push_back(report);
-    }
-  }
   std::sort(out.begin(), out.end(),
-            [](const NodeReport& a, const NodeReport& b) { return a.node < b.node; });
+            [](const SharedReport& a, const SharedReport& b) { return a->node < b->node; });
   return out;
 }
 
@@ -569,7 +559,7 @@ std::pair<absl::Duration, absl::Duration> ClusterView::ReportAges(absl::Time now
   absl::Duration oldest = absl::ZeroDuration();
   absl::Duration newest = absl::InfiniteDuration();
   for (const NodeSlot& node : nodes_) {
-    const absl::Duration age = now - node.state.report.reported_at;
+    const absl::Duration age = now - node.state.reported_at;
     oldest = std::max(oldest, age);
     newest = std::min(newest, age);
   }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -126,8 +127,11 @@ class ClusterView {
   std::pair<size_t, size_t> ApiNodesReported(absl::Time now) const;
   // Age of the oldest and newest node report at `now` (zero when there is none).
   std::pair<absl::Duration, absl::Duration> ReportAges(absl::Time now) const;
-  // Copies of the reports no older than report_stale_after at `now`, by node name.
-  std::vector<NodeReport> FreshReports(absl::Time now) const;
+  // The reports no older than report_stale_after at `now`, by node name: shared, never copied
+  // (a report is replaced whole, never changed), so a status build or an actuation round
+  // reads thousands without holding the view's lock or doubling their memory.
+  using SharedReport = std::shared_ptr<const NodeReport>;
+  std::vector<SharedReport> FreshReports(absl::Time now) const;
   // The pod `pod_namespace`/`name` as the node that reported it last says, with that node and
   // the report's time; nullopt when no fresh report lists it. An index lookup: its cost does
   // not grow with the cluster.
@@ -140,6 +144,8 @@ class ClusterView {
                                           absl::Time now) const;
 
  private:
+  // The report of a node known only from placements so far: empty, shared by all of them.
+  static SharedReport NoReport();
   struct Placement {
     std::string pod_uid;
     PodFootprint footprint;
@@ -170,7 +176,7 @@ class ClusterView {
     std::optional<ApiNode> api;
     std::vector<Placement> placed;
     LoadCordonState cordon;
-    NodeReport report;
+    SharedReport report = NoReport();
   };
   // A node in the map: its name (the key) with its state. What a lookup and a judgement read
   // -- the name, the judgement's range and the judged footprint's amounts, 120 bytes -- fits

@@ -171,6 +171,77 @@ TEST_F(StatusBoardTest, CachedForAFewSecondsAndHistoryIsBounded) {
   EXPECT_EQ(json::parse(board.StatusJson())["history"].size(), 2u);
 }
 
+// With the daemon's background refresher, a read is given the last document built and never
+// waits for a build after the first; the refresher rebuilds only while someone reads.
+TEST_F(StatusBoardTest, RefreshedInTheBackgroundWhileSomeoneReads) {
+  StatusBoard::Options options;
+  options.refresh_in_background = true;
+  options.watched_for = absl::Seconds(10);
+  StatusBoard board(view_, nullptr, journal_, options, [this] { return now_; });
+  const auto nodes = [](const std::string& document) {
+    return json::parse(document)["cluster"]["nodes"].get<int>();
+  };
+  EXPECT_EQ(nodes(board.StatusJson()), 2);  // the first read builds
+  ASSERT_TRUE(view_.ApplyReport(Report("node-c", 0.1, {})).ok());
+  now_ += absl::Seconds(6);  // past cache_for: the read does not build
+  EXPECT_EQ(nodes(board.StatusJson()), 2);
+  board.RefreshIfWatched();  // read 0 s ago: rebuilt
+  EXPECT_EQ(nodes(board.StatusJson()), 3);
+  ASSERT_TRUE(view_.ApplyReport(Report("node-d", 0.1, {})).ok());
+  now_ += absl::Seconds(11);  // nobody has read for longer than watched_for: no build
+  board.RefreshIfWatched();
+  EXPECT_EQ(nodes(board.StatusJson()), 3);
+  board.RefreshIfWatched();  // read again just now
+  EXPECT_EQ(nodes(board.StatusJson()), 4);
+  now_ += absl::Seconds(31);  // a document older than 6 * cache_for is never served
+  ASSERT_TRUE(view_.ApplyReport(Report("node-e", 0.1, {})).ok());
+  EXPECT_EQ(nodes(board.StatusJson()), 5);
+}
+
+// A node's declared and requested sums take each pod's requests from the API where it knows
+// the pod (as declared before the webhook changed them; pod-level requests where the pod has
+// them) and from the report for a pod the API does not know.
+TEST_F(StatusBoardTest, NodeSumsTakeEachPodsRequestsFromTheApi) {
+  const auto api_pod = [](const std::string& name, json resources, json annotations,
+                          json pod_resources) {
+    json object = {{"metadata",
+                    {{"namespace", "shop"},
+                     {"name", name},
+                     {"uid", "uid-" + name},
+                     {"annotations", std::move(annotations)}}},
+                   {"spec",
+                    {{"nodeName", "node-a"},
+                     {"containers", {{{"name", "app"}, {"resources", std::move(resources)}}}}}}};
+    if (!pod_resources.is_null()) object["spec"]["resources"] = std::move(pod_resources);
+    return object;
+  };
+  PodIndex pods;
+  pods.Replace(
+      {api_pod("web-1", {{"requests", {{"cpu", "500m"}, {"memory", "256Mi"}}}},
+               {{"headroom.dev/declared",
+                 R"([{"name":"app","resources":{"requests":{"cpu":"1","memory":"1Gi"}}}])"}},
+               nullptr),
+       api_pod("cache-0", {{"requests", {{"cpu", "100m"}}}}, json::object(),
+               {{"requests", {{"cpu", "2"}, {"memory", "2Gi"}}}})});
+  const std::vector<std::optional<PodRequests>> requests =
+      pods.RequestsOf({Pod("shop", "web-1", "", 1, 2, kMi), Pod("shop", "nobody", "", 1, 2, kMi)});
+  ASSERT_EQ(requests.size(), 2u);
+  ASSERT_TRUE(requests[0].has_value());
+  EXPECT_EQ(requests[0]->declared.cpu_millis, 1000);
+  EXPECT_EQ(requests[0]->now.cpu_millis, 500);
+  EXPECT_FALSE(requests[1].has_value());
+
+  StatusBoard board = Board(&pods);
+  const json status = json::parse(board.StatusJson());
+  const json& node_a = status["nodes"][0];
+  ASSERT_EQ(node_a["name"], "node-a");
+  // web-1 1 (declared) / 500m (now), cache-0 2 (pod level), dns-1 1 (as reported).
+  EXPECT_EQ(node_a["declared"]["cpuMillis"], 4000);
+  EXPECT_EQ(node_a["requested"]["cpuMillis"], 3500);
+  EXPECT_EQ(node_a["declared"]["memoryBytes"], kGi + 2 * kGi + kGi);
+  EXPECT_EQ(node_a["requested"]["memoryBytes"], 256 * kMi + 2 * kGi + kGi);
+}
+
 TEST_F(StatusBoardTest, ExplainSaysWhatAndWhyInWords) {
   PodIndex pods;
   pods.Replace({json::parse(R"({"metadata": {"namespace": "shop", "name": "web-2", "uid": "u2",

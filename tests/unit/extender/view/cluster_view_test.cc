@@ -55,6 +55,27 @@ TEST(ClusterViewTest, VisitsEveryNameOnceInOrderWithItsOwnNode) {
   }
 }
 
+// The fresh reports come by node name and are shared, not copied: a reader keeps the report
+// it was given while a newer one replaces it in the view; a stale report is left out.
+TEST(ClusterViewTest, FreshReportsAreSharedByNameAndOutliveTheirReplacement) {
+  ClusterView view({});
+  ASSERT_THAT(view.ApplyReport(Report("b", {Pod("x", 1, 1, 1, 1)})), IsOk());
+  ASSERT_THAT(view.ApplyReport(Report("a", {})), IsOk());
+  NodeReport stale = Report("c", {});
+  stale.reported_at = kNow - absl::Hours(1);
+  ASSERT_THAT(view.ApplyReport(stale), IsOk());
+  const std::vector<ClusterView::SharedReport> first = view.FreshReports(kNow);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0]->node, "a");
+  EXPECT_EQ(first[1]->node, "b");
+  EXPECT_EQ(view.FreshReports(kNow)[1], first[1]);  // the same report, not a copy
+  ASSERT_THAT(view.ApplyReport(Report("b", {})), IsOk());
+  const std::vector<ClusterView::SharedReport> second = view.FreshReports(kNow);
+  EXPECT_NE(second[1], first[1]);
+  EXPECT_TRUE(second[1]->pods.empty());
+  EXPECT_EQ(first[1]->pods.size(), 1u);  // the reader's report is as it was given
+}
+
 TEST(ClusterViewTest, RefusesBadReportsWithoutChangingAnything) {
   ClusterView view({});
   EXPECT_THAT(view.ApplyReport(Report("", {})),
