@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "extender/actuation/actuation_plan.h"
 #include "extender/kube/list_watcher.h"
 #include "extender/kube/pod_index.h"
 #include "extender/kube/pod_placements.h"
@@ -252,7 +253,12 @@ std::unique_ptr<ClusterView> ReportedCluster(int nodes) {
       pod.workload_key = "bench/Deployment/" + WorkloadName(i, p);
       pod.verified = true;
       pod.requests = {500, kGi};
-      pod.containers.push_back({"c", CpuStats{500, 900}, MemoryStats{kGi, kGi, kGi, 0}});
+      // Warm statistics (30 h): sized and planned like any running workload. The usage
+      // varies by node so that some pods are resized.
+      const int64_t base = 200 + (i % 7) * 100;
+      pod.containers.push_back(
+          {"c", CpuStats{base, base + 300}, MemoryStats{kGi / 2, kGi / 2, kGi / 2, 0}});
+      pod.containers.back().history = absl::Hours(30);
       pod.containers.back().declared_requests = {500, kGi};
       report.pods.push_back(pod);
     }
@@ -352,6 +358,32 @@ void BM_StatusSample(benchmark::State& state) {
   for (auto _ : state) board.Sample();
 }
 BENCHMARK(BM_StatusSample)->Arg(5000)->Unit(benchmark::kMillisecond);
+
+// The actuator's planning for one round (Actuator::RunOnce without the API writes): every
+// fresh report planned against the API's pods as the actuator reads them (the pod index,
+// its counts), with deploy/'s action defaults.
+void BM_ActuationPlanning(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  std::unique_ptr<ClusterView> view = ReportedCluster(nodes);
+  std::unique_ptr<PodIndex> pods = ApiPods(nodes);
+  ApiView api;
+  api.find = [&](const ReportedPod& reported) {
+    return pods->Get(reported.pod_namespace, reported.name);
+  };
+  const ActionConfig config;
+  SustainedConditions cpu_over(config.cpu_eviction_after);
+  size_t resizes = 0;
+  for (auto _ : state) {
+    const absl::Time now = absl::Now();
+    api.counts = pods->WorkloadCounts();
+    resizes = 0;
+    for (const ClusterView::SharedReport& report : view->FreshReports(now)) {
+      resizes += PlanNode(*report, api, config, cpu_over, now).resizes.size();
+    }
+  }
+  state.counters["resizes"] = static_cast<double>(resizes);
+}
+BENCHMARK(BM_ActuationPlanning)->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace headroom::extender

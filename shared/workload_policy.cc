@@ -1,6 +1,7 @@
 #include "shared/workload_policy.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <iterator>
 
@@ -16,15 +17,51 @@
 namespace headroom {
 namespace {
 
-// The layers a key is looked up in, first match wins (pod > owner > namespace).
+// The keys Lookup reads through the layers.
+constexpr absl::string_view kLayeredKeys[] = {
+    kMinCpuAnnotation,          kMaxCpuAnnotation,           kMinMemoryAnnotation,
+    kMaxMemoryAnnotation,       kCpuMarginAnnotation,        kMemoryMarginAnnotation,
+    kBasePercentileAnnotation,  kKeepDeclaredAnnotation,     kPolicyAnnotation,
+    kDisableAnnotation,         kEvictionRankingAnnotation,  kAllowBelowDeclaredAnnotation,
+    kAllowDisruptionAnnotation, kDisruptionWindowAnnotation, kEvictionPolicyAnnotation};
+
+// Whether any key of `annotations` is one Lookup reads. Most layers have none (a pod carries
+// the webhook's records, not policy), and every pod's policy is resolved in every actuation
+// round and status build: one pass over the layer instead of a hashed lookup per key.
+bool HasLayeredKey(const Annotations& annotations) {
+  for (const auto& [key, value] : annotations) {
+    if (!absl::StartsWith(key, kAnnotationPrefix)) continue;
+    if (std::find(std::begin(kLayeredKeys), std::end(kLayeredKeys), key) !=
+        std::end(kLayeredKeys)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The layers a key is looked up in, first match wins (pod > owner > namespace); a layer
+// without any key Lookup reads is skipped.
 struct Layers {
+  Layers(const Annotations& pod_layer, const Annotations& workload_layer,
+         const Annotations& namespace_layer)
+      : pod(pod_layer), workload(workload_layer), namespace_(namespace_layer) {
+    for (const Annotations* layer : {&pod, &workload, &namespace_}) {
+      if (HasLayeredKey(*layer)) searched[count++] = layer;
+    }
+  }
   const Annotations& pod;
   const Annotations& workload;
   const Annotations& namespace_;
+  const Annotations* searched[3] = {};
+  int count = 0;
 };
 
 const std::string* Lookup(const Layers& layers, absl::string_view key) {
-  for (const Annotations* annotations : {&layers.pod, &layers.workload, &layers.namespace_}) {
+  // A key read here must be in kLayeredKeys, or layers holding only it would be skipped.
+  assert(std::find(std::begin(kLayeredKeys), std::end(kLayeredKeys), key) !=
+         std::end(kLayeredKeys));
+  for (int i = 0; i < layers.count; ++i) {
+    const Annotations* annotations = layers.searched[i];
     if (auto it = annotations->find(key); it != annotations->end()) return &it->second;
   }
   return nullptr;

@@ -28,7 +28,7 @@ const DeclaredResources* Named(const std::vector<DeclaredResources>& list, absl:
 }
 
 // The shared plan's view of one reported pod, with what the API says about it.
-PodState StateOf(const ReportedPod& reported, const std::optional<ApiPod>& api, const ApiView& view,
+PodState StateOf(const ReportedPod& reported, const ApiPod* api, const ApiView& view,
                  absl::Time now) {
   PodState state;
   PodDemand& demand = state.demand;
@@ -211,19 +211,19 @@ std::string ShrinkKey(absl::string_view uid, absl::string_view container) {
 NodePlan PlanNode(const NodeReport& report, const ApiView& api, const ActionConfig& config,
                   SustainedConditions& cpu_over, absl::Time now) {
   NodePlan plan;
-  std::vector<std::optional<ApiPod>> api_pods;
+  std::vector<std::shared_ptr<const ApiPod>> api_pods;
   std::vector<PodState> states;
   api_pods.reserve(report.pods.size());
   states.reserve(report.pods.size());
   for (const ReportedPod& reported : report.pods) {
-    std::optional<ApiPod> pod = api.find(reported);
+    std::shared_ptr<const ApiPod> pod = api.find(reported);
     // Only the API's own pod is acted on: not a namesake (another UID), not a pod the API
     // places elsewhere or nowhere, and not one the report could not be checked for.
     if (pod && (!reported.verified || reported.uid.empty() || pod->uid != reported.uid ||
                 pod->node != report.node)) {
       pod.reset();
     }
-    states.push_back(StateOf(reported, pod, api, now));
+    states.push_back(StateOf(reported, pod.get(), api, now));
     api_pods.push_back(std::move(pod));
   }
   absl::StatusOr<NodeActions> actions =

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,7 +81,9 @@ std::string ShrinkKey(absl::string_view uid, absl::string_view container);
 
 // What the API says, for one actuation round.
 struct ApiView {
-  std::function<std::optional<ApiPod>(const ReportedPod&)> find;
+  // The API's pod for a reported one (null: unknown), shared rather than copied: a round
+  // looks up every pod of every node.
+  std::function<std::shared_ptr<const ApiPod>(const ReportedPod&)> find;
   absl::flat_hash_map<std::string, WorkloadCount> counts;  // by ControllerKey
   const ShrinkLedger* ledger = nullptr;                    // may be null: nothing shrank yet
   PolicyDefaults defaults;

@@ -385,9 +385,9 @@ void Actuator::RunOnce(absl::Time now) {
     return;
   }
   ApiView api;
-  api.find = [this](const ReportedPod& reported) -> std::optional<ApiPod> {
-    if (NamespaceExcluded(reported.pod_namespace)) return std::nullopt;
-    return pods_.Find(reported.pod_namespace, reported.name);
+  api.find = [this](const ReportedPod& reported) -> std::shared_ptr<const ApiPod> {
+    if (NamespaceExcluded(reported.pod_namespace)) return nullptr;
+    return pods_.Get(reported.pod_namespace, reported.name);
   };
   api.counts = pods_.WorkloadCounts();
   api.ledger = &shrinks_;

@@ -105,9 +105,9 @@ std::optional<std::string> PodIndex::AnnotationOf(const std::string& pod_namespa
   const std::string pod_key = absl::StrCat(pod_namespace, "/", name);
   absl::ReaderMutexLock lock(&mu_);
   const auto it = pods_.find(pod_key);
-  if (it == pods_.end() || it->second.uid != uid) return std::nullopt;
-  const auto annotation = it->second.annotations.find(key);
-  return annotation == it->second.annotations.end() ? std::string() : annotation->second;
+  if (it == pods_.end() || it->second->uid != uid) return std::nullopt;
+  const auto annotation = it->second->annotations.find(key);
+  return annotation == it->second->annotations.end() ? std::string() : annotation->second;
 }
 
 absl::flat_hash_map<std::string, WorkloadCount> PodIndex::WorkloadCounts() const {
@@ -130,15 +130,17 @@ void PodIndex::CountLocked(const ApiPod& pod, int sign) {
 }
 
 void PodIndex::Replace(const std::vector<json>& pods) {
-  absl::flat_hash_map<std::string, ApiPod> fresh;
+  absl::flat_hash_map<std::string, std::shared_ptr<const ApiPod>> fresh;
   for (const json& object : pods) {
     absl::StatusOr<ApiPod> pod = DecodeApiPod(object);
-    if (pod.ok()) fresh[pod->Key()] = *std::move(pod);
+    if (!pod.ok()) continue;
+    std::string key = pod->Key();  // (before the pod is moved away)
+    fresh[std::move(key)] = std::make_shared<const ApiPod>(*std::move(pod));
   }
   absl::MutexLock lock(&mu_);
   pods_ = std::move(fresh);
   counts_.clear();
-  for (const auto& [key, pod] : pods_) CountLocked(pod, 1);
+  for (const auto& [key, pod] : pods_) CountLocked(*pod, 1);
 }
 
 void PodIndex::Apply(const WatchEvent& event) {
@@ -147,7 +149,7 @@ void PodIndex::Apply(const WatchEvent& event) {
                                          NestedString(event.object, "metadata", "name"));
     absl::MutexLock lock(&mu_);
     if (const auto it = pods_.find(key); it != pods_.end()) {
-      CountLocked(it->second, -1);
+      CountLocked(*it->second, -1);
       pods_.erase(it);
     }
     return;
@@ -157,9 +159,17 @@ void PodIndex::Apply(const WatchEvent& event) {
   if (!pod.ok()) return;
   absl::MutexLock lock(&mu_);
   const std::string key = pod->Key();
-  if (const auto it = pods_.find(key); it != pods_.end()) CountLocked(it->second, -1);
+  if (const auto it = pods_.find(key); it != pods_.end()) CountLocked(*it->second, -1);
   CountLocked(*pod, 1);
-  pods_[key] = *std::move(pod);
+  pods_[key] = std::make_shared<const ApiPod>(*std::move(pod));
+}
+
+std::shared_ptr<const ApiPod> PodIndex::Get(const std::string& pod_namespace,
+                                            const std::string& name) const {
+  const std::string key = absl::StrCat(pod_namespace, "/", name);
+  absl::ReaderMutexLock lock(&mu_);
+  const auto it = pods_.find(key);
+  return it != pods_.end() ? it->second : nullptr;
 }
 
 std::optional<ApiPod> PodIndex::Find(const std::string& pod_namespace,
@@ -167,7 +177,7 @@ std::optional<ApiPod> PodIndex::Find(const std::string& pod_namespace,
   absl::ReaderMutexLock lock(&mu_);
   const auto it = pods_.find(absl::StrCat(pod_namespace, "/", name));
   if (it == pods_.end()) return std::nullopt;
-  return it->second;
+  return *it->second;
 }
 
 bool PodIndex::Visit(const std::string& pod_namespace, const std::string& name,
@@ -176,7 +186,7 @@ bool PodIndex::Visit(const std::string& pod_namespace, const std::string& name,
   absl::ReaderMutexLock lock(&mu_);
   const auto it = pods_.find(key);
   if (it == pods_.end()) return false;
-  visit(it->second);
+  visit(*it->second);
   return true;
 }
 
@@ -190,7 +200,7 @@ std::vector<std::optional<PodRequests>> PodIndex::RequestsOf(
     key.clear();
     absl::StrAppend(&key, pod.pod_namespace, "/", pod.name);
     const auto it = pods_.find(key);
-    out.push_back(it != pods_.end() ? std::optional<PodRequests>(it->second.requests)
+    out.push_back(it != pods_.end() ? std::optional<PodRequests>(it->second->requests)
                                     : std::nullopt);
   }
   return out;
@@ -200,7 +210,7 @@ std::vector<ApiPod> PodIndex::WithOomKills() const {
   std::vector<ApiPod> out;
   absl::ReaderMutexLock lock(&mu_);
   for (const auto& [key, pod] : pods_) {
-    if (!pod.oom_kills.empty()) out.push_back(pod);
+    if (!pod->oom_kills.empty()) out.push_back(*pod);
   }
   return out;
 }

@@ -5,6 +5,7 @@
 // PodResizePending / PodResizeInProgress) and OOM kills seen in container statuses. Fed by
 // the extender's watch of bound pods; thread-safe.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,6 +95,10 @@ class PodIndex {
   void Apply(const WatchEvent& event);
 
   std::optional<ApiPod> Find(const std::string& pod_namespace, const std::string& name) const;
+  // The same without a copy: the pod as indexed (replaced whole when it changes, never
+  // changed in place), null when the index does not know it.
+  std::shared_ptr<const ApiPod> Get(const std::string& pod_namespace,
+                                    const std::string& name) const;
   // Calls `visit` with the pod, without a copy, under the index's shared lock (keep it short,
   // do not call the index from it); false, without a call, when the index does not know it.
   bool Visit(const std::string& pod_namespace, const std::string& name,
@@ -119,7 +124,8 @@ class PodIndex {
   void CountLocked(const ApiPod& pod, int sign) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, ApiPod> pods_ ABSL_GUARDED_BY(mu_);           // by "ns/name"
+  // By "ns/name"; shared, so that a reader keeps a pod without a copy (Get).
+  absl::flat_hash_map<std::string, std::shared_ptr<const ApiPod>> pods_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, WorkloadCount> counts_ ABSL_GUARDED_BY(mu_);  // by controller
 };
 

@@ -64,12 +64,12 @@ NodeReport Report(std::vector<ReportedPod> pods, ResourceAmounts allocatable = {
 ApiView Api(std::function<void(ApiPod&)> change = nullptr, bool allow_below = true,
             WorkloadCount count = {2, 2}) {
   ApiView api;
-  api.find = [change](const ReportedPod& p) -> std::optional<ApiPod> {
+  api.find = [change](const ReportedPod& p) -> std::shared_ptr<const ApiPod> {
     ApiPod pod = Pod(p.name, 1000, 512 * kMi, 1024 * kMi);
     pod.owner_name = p.name + "-7d";
     pod.ready = true;
     if (change) change(pod);
-    return pod;
+    return std::make_shared<const ApiPod>(std::move(pod));
   };
   for (const std::string name : {"a", "b", "c", "d", "e", "f", "g"}) {
     api.counts["shop/ReplicaSet/" + name + "-7d"] = count;
@@ -294,11 +294,11 @@ TEST(PlanNode, AShrinkIsBoundedPerStepAndPerInterval) {
   EXPECT_EQ(plan.resizes[0].containers[0].after.cpu_request_millis, 500);  // 1 -> 500m, not 100m
   // It shrank just now: the next round within the hour keeps it.
   ledger[ShrinkKey("uid-a", "app")] = plan.resizes[0].containers[0].last_shrink;
-  api.find = [](const ReportedPod& p) -> std::optional<ApiPod> {
+  api.find = [](const ReportedPod& p) -> std::shared_ptr<const ApiPod> {
     ApiPod pod = Pod(p.name, 500, 256 * kMi, 512 * kMi);
     pod.owner_name = p.name + "-7d";
     pod.ready = true;
-    return pod;
+    return std::make_shared<const ApiPod>(std::move(pod));
   };
   plan = Plan(report, api);
   EXPECT_TRUE(plan.resizes.empty());
@@ -408,7 +408,7 @@ TEST(PlanNode, EvictsForMemoryOnlyPodsThePolicyAllows) {
   EXPECT_TRUE(plan.evictions.empty());
   // And pods the API does not show: counted, never acted on.
   ApiView unknown = Api();
-  unknown.find = [](const ReportedPod&) -> std::optional<ApiPod> { return std::nullopt; };
+  unknown.find = [](const ReportedPod&) -> std::shared_ptr<const ApiPod> { return nullptr; };
   plan = Plan(report, unknown);
   EXPECT_TRUE(plan.evictions.empty());
   EXPECT_TRUE(plan.resizes.empty());
