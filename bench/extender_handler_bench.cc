@@ -8,6 +8,7 @@
 // (scripts/bench.sh runs it; the numbers are in docs/benchmarks.md).
 
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 
 #include <fstream>
 #include <memory>
@@ -313,6 +314,38 @@ BENCHMARK(BM_Explain)
     ->Args({5000, 0})
     ->Unit(benchmark::kMicrosecond);
 
+// Resident memory now (VmRSS), in bytes; 0 where /proc is not there.
+int64_t ResidentBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+// What the cluster costs the extender in memory: the view's reports (with the workload
+// statistics they carry) and the pod index, per pod, measured as the resident memory they
+// add (after a malloc_trim, so that freed setup memory does not count).
+void BM_ClusterMemory(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const double pods = static_cast<double>(nodes) * kPodsPerNode;
+  for (auto _ : state) {
+    malloc_trim(0);
+    const int64_t before = ResidentBytes();
+    std::unique_ptr<ClusterView> view = ReportedCluster(nodes);
+    malloc_trim(0);
+    const int64_t with_view = ResidentBytes();
+    std::unique_ptr<PodIndex> index = ApiPods(nodes);
+    malloc_trim(0);
+    const int64_t with_index = ResidentBytes();
+    state.counters["view_bytes_per_pod"] = static_cast<double>(with_view - before) / pods;
+    state.counters["index_bytes_per_pod"] = static_cast<double>(with_index - with_view) / pods;
+    state.counters["total_MiB"] = static_cast<double>(with_index - before) / (1 << 20);
+  }
+}
+BENCHMARK(BM_ClusterMemory)->Arg(1000)->Arg(5000)->Iterations(1)->Unit(benchmark::kMillisecond);
+
 // Arg 0: nodes; arg 1: 1 with the API's pods (the daemon's case), 0 without.
 void BM_StatusBuild(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
@@ -329,6 +362,7 @@ void BM_StatusBuild(benchmark::State& state) {
 }
 BENCHMARK(BM_StatusBuild)
     ->Args({1000, 1})
+    ->Args({2000, 1})
     ->Args({5000, 0})
     ->Args({5000, 1})
     ->Unit(benchmark::kMillisecond);
@@ -383,7 +417,7 @@ void BM_ActuationPlanning(benchmark::State& state) {
   }
   state.counters["resizes"] = static_cast<double>(resizes);
 }
-BENCHMARK(BM_ActuationPlanning)->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ActuationPlanning)->Arg(1000)->Arg(2000)->Arg(5000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace headroom::extender

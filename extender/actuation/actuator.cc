@@ -1,7 +1,9 @@
 #include "extender/actuation/actuator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -188,18 +190,39 @@ bool ResizeRefusal(int http_status) {
   return http_status >= 400 && http_status < 500 && http_status != 404 && http_status != 409;
 }
 
-void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
+void ForEachSideBySide(size_t count, int concurrency, const std::function<bool()>& stopped,
+                       const std::function<void(size_t)>& work) {
+  std::atomic<size_t> next{0};
+  const auto worker = [&] {
+    for (size_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) {
+      if (stopped()) return;
+      work(i);
+    }
+  };
+  const size_t threads = std::min(count, static_cast<size_t>(std::max(1, concurrency)));
+  std::vector<std::thread> others;
+  others.reserve(threads > 0 ? threads - 1 : 0);
+  for (size_t t = 1; t < threads; ++t) others.emplace_back(worker);
+  worker();
+  for (std::thread& other : others) other.join();
+}
+
+absl::Duration MaxRoundWriting(absl::Duration interval) {
+  return std::max(interval, absl::Seconds(30));
+}
+
+bool Actuator::ResizeDue(const PlannedResize& resize, absl::Time now) {
   const std::string what =
       absl::StrCat(resize.pod_namespace, "/", resize.name, ": ", resize.message);
   if (const auto it = refused_resizes_.find(resize.uid);
       it != refused_resizes_.end() && now < it->second.until) {
     metrics_.CountAction("resize", "backoff");
-    return;
+    return false;
   }
   if (Withheld("resize", what)) {
     Journal("resize", options_.dry_run ? "dry_run" : "kill_switch", resize.pod_namespace,
             resize.name, resize.message, now);
-    return;
+    return false;
   }
   auto [limiter, inserted] =
       resize_limiters_.try_emplace(resize.node, options_.resizes_per_node_per_minute * 60,
@@ -208,11 +231,26 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
     logger_->debug("resize of {}/{} deferred: node {} is at its resize rate limit",
                    resize.pod_namespace, resize.name, resize.node);
     metrics_.CountAction("resize", "rate_limited");
-    return;
+    return false;
   }
+  return true;
+}
+
+absl::StatusOr<io::KubeClient::WriteResult> Actuator::WriteResize(const PlannedResize& resize,
+                                                                  absl::Time now) {
   absl::StatusOr<io::KubeClient::WriteResult> written = kube_.Write(
       "PATCH", PodPath(resize.pod_namespace, resize.name) + "/resize", ResizePatch(resize).dump(),
       "application/strategic-merge-patch+json", absl::Seconds(10));
+  if (written.ok() && written->status == 200) {
+    RecordEvent(resize.pod_namespace, resize.name, resize.uid, "Normal", "Resized", resize.message,
+                now);
+  }
+  return written;
+}
+
+void Actuator::ResizeWritten(const PlannedResize& resize,
+                             const absl::StatusOr<io::KubeClient::WriteResult>& written,
+                             absl::Time now) {
   if (!written.ok()) {
     logger_->warn("resize of {}/{} failed: {}", resize.pod_namespace, resize.name,
                   std::string(written.status().message()));
@@ -224,7 +262,7 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
     return;
   }
   refused_resizes_.erase(resize.uid);
-  logger_->info("resized {}", what);
+  logger_->info("resized {}/{}: {}", resize.pod_namespace, resize.name, resize.message);
   metrics_.CountAction("resize", "applied");
   Journal("resize", "applied", resize.pod_namespace, resize.name, resize.message, now);
   for (const ContainerResize& container : resize.containers) {
@@ -232,8 +270,31 @@ void Actuator::Resize(const PlannedResize& resize, absl::Time now) {
     if (known != container.last_shrink) state_dirty_ = true;
     known = container.last_shrink;
   }
-  RecordEvent(resize.pod_namespace, resize.name, resize.uid, "Normal", "Resized", resize.message,
-              now);
+}
+
+void Actuator::WriteResizes(const std::vector<PlannedResize>& resizes, absl::Time now) {
+  std::vector<std::optional<absl::StatusOr<io::KubeClient::WriteResult>>> written(resizes.size());
+  // A plan is only as good as the reports it was made from: what is not written by then is
+  // planned afresh next round rather than written minutes late.
+  const absl::Duration budget = MaxRoundWriting(options_.interval);
+  const absl::Time deadline = absl::Now() + budget;
+  ForEachSideBySide(
+      resizes.size(), kResizeWriteConcurrency,
+      [this, deadline] { return stop_.HasBeenNotified() || absl::Now() >= deadline; },
+      [&](size_t i) { written[i] = WriteResize(resizes[i], now); });
+  size_t left = 0;
+  for (size_t i = 0; i < resizes.size(); ++i) {
+    if (written[i].has_value()) {
+      ResizeWritten(resizes[i], *written[i], now);
+    } else {
+      ++left;
+      metrics_.CountAction("resize", "deferred");
+    }
+  }
+  if (left > 0 && !stop_.HasBeenNotified()) {
+    logger_->info("actuation round: {} of {} resizes left for the next round (writing took {})",
+                  left, resizes.size(), absl::FormatDuration(budget));
+  }
 }
 
 // The API refused a resize: said once per try (log, metric, journal, Event), and, when a
@@ -400,12 +461,13 @@ void Actuator::RunOnce(absl::Time now) {
   absl::Duration writing;  // of the round: the API writes (resizes, evictions, their Events)
   size_t planned_resizes = 0, planned_evictions = 0;
   const std::vector<ClusterView::SharedReport> reports = view_.FreshReports(now);
+  std::vector<PlannedResize> due_resizes;
   for (const ClusterView::SharedReport& shared : reports) {
     const NodeReport& report = *shared;
     // A stop ends the round between nodes (and between writes, below): a round of thousands
     // of API writes must not hold the daemon past its termination grace period.
     if (stop_.HasBeenNotified()) break;
-    const NodePlan plan = PlanNode(report, api, options_.actions, cpu_over_, now);
+    NodePlan plan = PlanNode(report, api, options_.actions, cpu_over_, now);
     planned_resizes += plan.resizes.size();
     planned_evictions += plan.evictions.size();
     for (const SkippedAction& skipped : plan.skipped) {
@@ -417,16 +479,22 @@ void Actuator::RunOnce(absl::Time now) {
       if (!shortfall.empty()) logger_->info("node {}: {}", report.node, shortfall);
       last = shortfall;
     }
-    const absl::Time writes_started = absl::Now();
-    for (const PlannedResize& resize : plan.resizes) {
-      if (stop_.HasBeenNotified()) break;
-      Resize(resize, now);
+    // The node's resizes are written with every other node's after the loop, side by side;
+    // its evictions now, for the next nodes' plans count the replicas they leave.
+    for (PlannedResize& resize : plan.resizes) {
+      if (ResizeDue(resize, now)) due_resizes.push_back(std::move(resize));
     }
+    const absl::Time writes_started = absl::Now();
     for (const PlannedEviction& eviction : plan.evictions) {
       if (stop_.HasBeenNotified()) break;
       // The next nodes' plans and the OOM flow count one replica fewer.
       if (Evict(eviction, now)) CountEvicted(api.counts, eviction.workload, eviction.ready);
     }
+    writing += absl::Now() - writes_started;
+  }
+  {
+    const absl::Time writes_started = absl::Now();
+    WriteResizes(due_resizes, now);
     writing += absl::Now() - writes_started;
   }
   HandleOomKills(now, api.counts);

@@ -65,6 +65,20 @@ absl::Duration RefusedResizeBackoff(absl::Duration base, int refusals);
 // again: a 4xx other than 404 (the pod is gone) and 409 (it changed under us).
 bool ResizeRefusal(int http_status);
 
+// Runs `work(i)` for every i in [0, count), at most `concurrency` at a time (on this thread
+// and concurrency - 1 others), each exactly once unless `stopped()` -- asked before each --
+// says to stop; returns when every started one has finished.
+void ForEachSideBySide(size_t count, int concurrency, const std::function<bool()>& stopped,
+                       const std::function<void(size_t)>& work);
+
+// A round's resizes are written to the API this many at a time: each write waits for an
+// answer (tens of ms on a busy API server), so one after another a fleet's first sizing took
+// minutes. As many as the Kubernetes client keeps connections for (io/kube_client.h).
+inline constexpr int kResizeWriteConcurrency = 4;
+// How long a round writes resizes: the actuation interval, at least 30 s. The ones not
+// written by then are planned afresh next round (counted as outcome "deferred").
+absl::Duration MaxRoundWriting(absl::Duration interval);
+
 // The strategic merge patch of pods/resize for `resize`.
 nlohmann::json ResizePatch(const PlannedResize& resize);
 // The policy/v1 Eviction body (with a UID precondition: never evict a namesake).
@@ -120,7 +134,19 @@ class Actuator {
   void Journal(const std::string& action, const std::string& outcome,
                const std::string& pod_namespace, const std::string& name,
                const std::string& message, absl::Time now);
-  void Resize(const PlannedResize& resize, absl::Time now);
+  // Whether `resize` is to be written now: not while the API's last refusal backs it off,
+  // in dry run or under the kill switch (recorded as such), or beyond its node's rate.
+  bool ResizeDue(const PlannedResize& resize, absl::Time now);
+  // The PATCH of pods/resize and, when applied, its Event. Touches no actuator state, so
+  // that a round's writes run side by side.
+  absl::StatusOr<io::KubeClient::WriteResult> WriteResize(const PlannedResize& resize,
+                                                          absl::Time now);
+  // The API's answer recorded: metrics, journal, the shrink steps, a refusal's backoff.
+  void ResizeWritten(const PlannedResize& resize,
+                     const absl::StatusOr<io::KubeClient::WriteResult>& written, absl::Time now);
+  // Writes `resizes` kResizeWriteConcurrency at a time (none after Stop), then records each
+  // answer, in order, on this thread.
+  void WriteResizes(const std::vector<PlannedResize>& resizes, absl::Time now);
   void RecordRefusedResize(const PlannedResize& resize, int status, const std::string& message,
                            absl::Time now);
   // True when the pod was evicted, or would have been in dry run or under the kill switch.

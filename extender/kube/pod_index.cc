@@ -1,10 +1,12 @@
 #include "extender/kube/pod_index.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "codec/json_lenient.h"
 #include "extender/kube/pod_decoder.h"
 #include "extender/kube/pod_facts.h"
 #include "io/kube_client.h"
+#include "shared/annotations.h"
 #include "shared/status_macros.h"
 
 namespace headroom::extender {
@@ -18,6 +20,10 @@ namespace {
 using json = nlohmann::json;
 
 }  // namespace
+
+bool IsReadAnnotation(absl::string_view key) {
+  return absl::StartsWith(key, kAnnotationPrefix) || key == kKarpenterDoNotDisruptAnnotation;
+}
 
 absl::StatusOr<ApiPod> DecodeApiPod(const json& object) {
   const json& metadata = ObjectField(object, "metadata");
@@ -35,10 +41,11 @@ absl::StatusOr<ApiPod> DecodeApiPod(const json& object) {
     pod.owner_kind = std::move(owner->kind);
     pod.owner_name = std::move(owner->name);
   }
-  for (const auto& [key, value] : ObjectField(metadata, "annotations").items()) {
-    if (value.is_string()) pod.annotations[key] = value.get<std::string>();
+  const json& annotations = ObjectField(metadata, "annotations");
+  for (const auto& [key, value] : annotations.items()) {
+    if (value.is_string() && IsReadAnnotation(key)) pod.annotations[key] = value.get<std::string>();
   }
-  pod.mirror = pod.annotations.contains("kubernetes.io/config.mirror");
+  pod.mirror = annotations.contains("kubernetes.io/config.mirror");
   pod.terminating =
       metadata.contains("deletionTimestamp") && !metadata.at("deletionTimestamp").is_null();
   HEADROOM_ASSIGN_OR_RETURN(pod.containers, DecodeDeclaredResources(object, "containers"));

@@ -46,6 +46,9 @@ struct ApiPod : PodIdentity {
   std::string owner_kind;  // the controller's kind; "" without one
   std::string owner_name;
   PodLabels key_labels;  // the labels the workload key reads (shared/workload_key.h)
+  // Only the annotations headroom reads (IsReadAnnotation): a pod's others -- a service
+  // mesh's status, a tool's last-applied configuration, kilobytes each -- would be kept for
+  // every pod of the cluster and never read.
   Annotations annotations;
   std::vector<DeclaredResources> containers;
   std::vector<DeclaredResources> init_containers;
@@ -85,6 +88,10 @@ WorkloadCount CountOf(const absl::flat_hash_map<std::string, WorkloadCount>& cou
 // ranking).
 WorkloadPolicy PolicyOf(const ApiPod& pod, const WorkloadCount& count,
                         const PolicyDefaults& defaults = {}, const PolicyLayers& layers = {});
+
+// Whether headroom reads the pod annotation `key`: its own (headroom.dev/, policy and the
+// webhook's records) and karpenter.sh/do-not-disrupt.
+bool IsReadAnnotation(absl::string_view key);
 
 // InvalidArgument for an object without metadata.name/namespace/uid or with bad resources.
 absl::StatusOr<ApiPod> DecodeApiPod(const nlohmann::json& pod);

@@ -345,6 +345,37 @@ TEST(PodIndexCounts, KeptAsPodsComeAndGo) {
   EXPECT_EQ(all.at("shop/ReplicaSet/web").ready, 1);
 }
 
+// The index keeps only the annotations headroom reads: a large foreign one is dropped, its
+// own and Karpenter's kept, a mirror pod still known as one.
+TEST(PodIndexAnnotations, KeepsOnlyWhatHeadroomReads) {
+  const json object = {{"metadata",
+                        {{"namespace", "shop"},
+                         {"name", "web-1"},
+                         {"uid", "u-web-1"},
+                         {"annotations",
+                          {{"sidecar.istio.io/status", std::string(8192, 'x')},
+                           {"kubernetes.io/config.mirror", "abc"},
+                           {"karpenter.sh/do-not-disrupt", "true"},
+                           {"headroom.dev/mode", "observe"},
+                           {"headroom.dev/declared", "[]"}}}}}};
+  const absl::StatusOr<ApiPod> pod = DecodeApiPod(object);
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_TRUE(pod->mirror);
+  EXPECT_EQ(pod->annotations.size(), 3u);
+  EXPECT_FALSE(pod->annotations.contains("sidecar.istio.io/status"));
+  EXPECT_EQ(pod->annotations.at("karpenter.sh/do-not-disrupt"), "true");
+  EXPECT_EQ(pod->annotations.at("headroom.dev/mode"), "observe");
+  for (const auto& [key, read] :
+       std::vector<std::pair<std::string, bool>>{{"headroom.dev/min-cpu", true},
+                                                 {"headroom.dev/", true},
+                                                 {"karpenter.sh/do-not-disrupt", true},
+                                                 {"karpenter.sh/other", false},
+                                                 {"headroom.devx/mode", false},
+                                                 {"kubectl.kubernetes.io/restartedAt", false}}) {
+    EXPECT_EQ(IsReadAnnotation(key), read) << key;
+  }
+}
+
 TEST(ActionJournal, NewestFirstAndBounded) {
   ActionJournal journal(3);
   for (int i = 0; i < 5; ++i) {
