@@ -19,6 +19,11 @@
 #include "spdlog/spdlog.h"
 
 namespace headroom::extender {
+
+size_t GrpcMemoryQuota(const ReportServerLimits& limits) {
+  return std::max(limits.max_memory_bytes, limits.max_connections * kGrpcBytesPerConnection);
+}
+
 namespace {
 
 std::string BearerToken(const grpc::ServerContextBase& context) {
@@ -273,7 +278,7 @@ absl::StatusOr<RunningGrpcServer> StartReportServer(const std::string& address,
   // A connection that sends nothing for this long is closed.
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, 5 * 60 * 1000);
   grpc::ResourceQuota quota("headroom-report-server");
-  quota.Resize(limits.max_memory_bytes);  // gRPC's own buffers, whatever clients send
+  quota.Resize(GrpcMemoryQuota(limits));  // gRPC's own buffers, whatever clients send
   builder.SetResourceQuota(quota);
   running.server = builder.BuildAndStart();
   if (running.server == nullptr) {

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "codec/report_codec.h"
+#include "extender/reports/report_service.h"
 #include "extender/reports/report_verification.h"
 #include "extender/reports/reporter_identity.h"
 #include "extender/status/readiness.h"
@@ -534,6 +535,19 @@ TEST(ClusterView, PodsAcrossAllNodesAreBounded) {
   EXPECT_EQ(view.ExpireNodes(kNow), 1u);
   EXPECT_EQ(view.ReportedPodCount(), 4u);
   EXPECT_TRUE(view.ApplyReport(report("n4", kNow, 1)).ok());
+}
+
+// gRPC's quota leaves every connection the front door admits its idle reservation (below
+// it gRPC closes idle report connections), and never goes below the configured floor.
+TEST(GrpcMemoryQuota, CoversEveryAdmittedConnection) {
+  ReportServerLimits limits;
+  EXPECT_EQ(GrpcMemoryQuota(limits), size_t{192} << 20);  // 8192 connections
+  EXPECT_GE(GrpcMemoryQuota(limits), limits.max_connections * (size_t{16} << 10));
+  limits.max_connections = 100;
+  EXPECT_EQ(GrpcMemoryQuota(limits), size_t{64} << 20);
+  limits.max_memory_bytes = size_t{256} << 20;
+  limits.max_connections = 8192;
+  EXPECT_EQ(GrpcMemoryQuota(limits), size_t{256} << 20);
 }
 
 }  // namespace
