@@ -365,10 +365,16 @@ int main(int argc, char** argv) {
   }
   headroom::bench::ReportFleet sender(args.target, *port, names.size(), args.per_address,
                                       args.deadline, &stopping);
+  // The extender may be restarting (scripts/bench-cluster.sh starts the reporter just before
+  // it restarts the extender): a connection refused is tried again for up to two minutes.
+  const absl::Time give_up = absl::Now() + absl::Minutes(2);
   for (size_t i = 0; i < names.size(); ++i) {
-    if (!sender.Connect(i)) {
-      std::cerr << "cluster_reporter: connecting node " << names[i] << " failed\n";
-      return 1;
+    while (!sender.Connect(i)) {
+      if (absl::Now() > give_up || stopping) {
+        std::cerr << "cluster_reporter: connecting node " << names[i] << " failed\n";
+        return 1;
+      }
+      absl::SleepFor(absl::Milliseconds(250));
     }
   }
   std::atomic<bool> timer_stop{false};

@@ -210,8 +210,12 @@ start_reporting() {
   reporter_pid=$!
 }
 stop_reporting() { # KEY: records the reporter's JSON under KEY
-  kill -TERM "$reporter_pid"; wait "$reporter_pid" 2>/dev/null || true
-  record "$1" "$(cat "$work/reporter.json")"
+  alive "$reporter_pid" || log "the reporter had exited: $(tail -1 "$work/reporter.log")"
+  kill -TERM "$reporter_pid" 2>/dev/null || true
+  wait "$reporter_pid" 2>/dev/null || true
+  local json
+  json=$(cat "$work/reporter.json")
+  record "$1" "${json:-{\"reporter_exited\": true\}}"
 }
 start_reporting
 WAIT_INTERVAL=5 wait_for 3600 filled || die "fill: $(ready_pods) of $target_pods pods ready after an hour"

@@ -224,16 +224,14 @@ bool Actuator::ResizeDue(const PlannedResize& resize, absl::Time now) {
             resize.name, resize.message, now);
     return false;
   }
-  auto [limiter, inserted] =
-      resize_limiters_.try_emplace(resize.node, options_.resizes_per_node_per_minute * 60,
-                                   std::max(1.0, options_.resizes_per_node_per_minute));
-  if (!limiter->second.TryTake(now)) {
-    logger_->debug("resize of {}/{} deferred: node {} is at its resize rate limit",
-                   resize.pod_namespace, resize.name, resize.node);
-    metrics_.CountAction("resize", "rate_limited");
-    return false;
-  }
   return true;
+}
+
+bool Actuator::TakeResizeToken(const std::string& node, absl::Time now) {
+  auto [limiter, inserted] =
+      resize_limiters_.try_emplace(node, options_.resizes_per_node_per_minute * 60,
+                                   std::max(1.0, options_.resizes_per_node_per_minute));
+  return limiter->second.TryTake(now);
 }
 
 absl::StatusOr<io::KubeClient::WriteResult> Actuator::WriteResize(const PlannedResize& resize,
@@ -273,22 +271,44 @@ void Actuator::ResizeWritten(const PlannedResize& resize,
 }
 
 void Actuator::WriteResizes(const std::vector<PlannedResize>& resizes, absl::Time now) {
+  enum class Outcome { kNotReached, kRateLimited, kWritten };
+  std::vector<Outcome> outcomes(resizes.size(), Outcome::kNotReached);
   std::vector<std::optional<absl::StatusOr<io::KubeClient::WriteResult>>> written(resizes.size());
   // A plan is only as good as the reports it was made from: what is not written by then is
   // planned afresh next round rather than written minutes late.
   const absl::Duration budget = MaxRoundWriting(options_.interval);
   const absl::Time deadline = absl::Now() + budget;
+  // A node's rate is spent only by the resizes written, not by those left for later.
+  absl::Mutex limiters_mu;
   ForEachSideBySide(
       resizes.size(), kResizeWriteConcurrency,
       [this, deadline] { return stop_.HasBeenNotified() || absl::Now() >= deadline; },
-      [&](size_t i) { written[i] = WriteResize(resizes[i], now); });
+      [&](size_t i) {
+        {
+          absl::MutexLock lock(&limiters_mu);
+          if (!TakeResizeToken(resizes[i].node, now)) {
+            outcomes[i] = Outcome::kRateLimited;
+            return;
+          }
+        }
+        written[i] = WriteResize(resizes[i], now);
+        outcomes[i] = Outcome::kWritten;
+      });
   size_t left = 0;
   for (size_t i = 0; i < resizes.size(); ++i) {
-    if (written[i].has_value()) {
-      ResizeWritten(resizes[i], *written[i], now);
-    } else {
-      ++left;
-      metrics_.CountAction("resize", "deferred");
+    switch (outcomes[i]) {
+      case Outcome::kWritten:
+        ResizeWritten(resizes[i], *written[i], now);
+        break;
+      case Outcome::kRateLimited:
+        logger_->debug("resize of {}/{} deferred: node {} is at its resize rate limit",
+                       resizes[i].pod_namespace, resizes[i].name, resizes[i].node);
+        metrics_.CountAction("resize", "rate_limited");
+        break;
+      case Outcome::kNotReached:
+        ++left;
+        metrics_.CountAction("resize", "deferred");
+        break;
     }
   }
   if (left > 0 && !stop_.HasBeenNotified()) {

@@ -134,9 +134,11 @@ class Actuator {
   void Journal(const std::string& action, const std::string& outcome,
                const std::string& pod_namespace, const std::string& name,
                const std::string& message, absl::Time now);
-  // Whether `resize` is to be written now: not while the API's last refusal backs it off,
-  // in dry run or under the kill switch (recorded as such), or beyond its node's rate.
+  // Whether `resize` is to be written: not while the API's last refusal backs it off, nor
+  // in dry run or under the kill switch (recorded as such).
   bool ResizeDue(const PlannedResize& resize, absl::Time now);
+  // A token of `node`'s resize rate (resizes_per_node_per_minute), if one is left.
+  bool TakeResizeToken(const std::string& node, absl::Time now);
   // The PATCH of pods/resize and, when applied, its Event. Touches no actuator state, so
   // that a round's writes run side by side.
   absl::StatusOr<io::KubeClient::WriteResult> WriteResize(const PlannedResize& resize,
@@ -144,8 +146,9 @@ class Actuator {
   // The API's answer recorded: metrics, journal, the shrink steps, a refusal's backoff.
   void ResizeWritten(const PlannedResize& resize,
                      const absl::StatusOr<io::KubeClient::WriteResult>& written, absl::Time now);
-  // Writes `resizes` kResizeWriteConcurrency at a time (none after Stop), then records each
-  // answer, in order, on this thread.
+  // Writes `resizes` kResizeWriteConcurrency at a time (none after Stop or past
+  // MaxRoundWriting; each within its node's rate), then records each answer, in order, on
+  // this thread.
   void WriteResizes(const std::vector<PlannedResize>& resizes, absl::Time now);
   void RecordRefusedResize(const PlannedResize& resize, int status, const std::string& message,
                            absl::Time now);
