@@ -184,7 +184,8 @@ class Actuator {
   const absl::Time started_ = absl::Now();
   absl::Notification stop_;
 
-  // Only the Run() thread touches these.
+  // Only the Run() thread touches these (and resize_limiters_ the writers of WriteResizes,
+  // under its lock, while the Run() thread waits for them).
   absl::flat_hash_map<std::string, TokenBucket> resize_limiters_;  // by node
   EvictionBudget eviction_budget_;
   SustainedConditions cpu_over_;  // by node: since when its CPU bases exceed its CPU
