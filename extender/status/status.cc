@@ -390,12 +390,12 @@ json StatusBoard::Workloads(const std::vector<SharedReport>& reports,
     std::string workload_key = row.key;
     std::vector<DeclaredResources> declared;
     // The replica as the API has it, read in place (no copy of the pod).
-    const bool known =
-        pods_ != nullptr &&
-        pods_->Visit(seen.pod->pod_namespace, seen.pod->name, [&](const ApiPod& api) {
-          row.policy = PolicyFor(seen.pod->pod_namespace, &api, counts, &workload_key);
-          declared = DeclaredOf(api);
-        });
+    const ReportedPod& replica = *seen.pod;
+    const bool known = pods_ != nullptr &&
+                       pods_->Visit(replica.pod_namespace, replica.name, [&](const ApiPod& api) {
+                         row.policy = PolicyFor(replica.pod_namespace, &api, counts, &workload_key);
+                         declared = DeclaredOf(api);
+                       });
     if (!known) row.policy = PolicyFor(seen.pod->pod_namespace, nullptr, counts, &workload_key);
     ApplyHpaMode(workload_key, row.policy);
     row.blocked = SizingBlocked(seen.pod->pod_namespace, row.policy);
