@@ -181,20 +181,9 @@ std::shared_ptr<const ApiPod> PodIndex::Get(const std::string& pod_namespace,
 
 std::optional<ApiPod> PodIndex::Find(const std::string& pod_namespace,
                                      const std::string& name) const {
-  absl::ReaderMutexLock lock(&mu_);
-  const auto it = pods_.find(absl::StrCat(pod_namespace, "/", name));
-  if (it == pods_.end()) return std::nullopt;
-  return *it->second;
-}
-
-bool PodIndex::Visit(const std::string& pod_namespace, const std::string& name,
-                     absl::FunctionRef<void(const ApiPod&)> visit) const {
-  const std::string key = absl::StrCat(pod_namespace, "/", name);
-  absl::ReaderMutexLock lock(&mu_);
-  const auto it = pods_.find(key);
-  if (it == pods_.end()) return false;
-  visit(*it->second);
-  return true;
+  const std::shared_ptr<const ApiPod> pod = Get(pod_namespace, name);
+  if (pod == nullptr) return std::nullopt;
+  return *pod;
 }
 
 std::vector<std::optional<PodRequests>> PodIndex::RequestsOf(

@@ -12,7 +12,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -106,10 +105,6 @@ class PodIndex {
   // changed in place), null when the index does not know it.
   std::shared_ptr<const ApiPod> Get(const std::string& pod_namespace,
                                     const std::string& name) const;
-  // Calls `visit` with the pod, without a copy, under the index's shared lock (keep it short,
-  // do not call the index from it); false, without a call, when the index does not know it.
-  bool Visit(const std::string& pod_namespace, const std::string& name,
-             absl::FunctionRef<void(const ApiPod&)> visit) const;
   // The requests of each of `pods` (by namespace and name; nullopt for a pod the index does
   // not know), in their order: one lock for all of them and no copy of a pod.
   std::vector<std::optional<PodRequests>> RequestsOf(const std::vector<ReportedPod>& pods) const;

@@ -389,14 +389,11 @@ json StatusBoard::Workloads(const std::vector<SharedReport>& reports,
     row.seen = &seen;
     std::string workload_key = row.key;
     std::vector<DeclaredResources> declared;
-    // The replica as the API has it, read in place (no copy of the pod).
-    const ReportedPod& replica = *seen.pod;
-    const bool known = pods_ != nullptr &&
-                       pods_->Visit(replica.pod_namespace, replica.name, [&](const ApiPod& api) {
-                         row.policy = PolicyFor(replica.pod_namespace, &api, counts, &workload_key);
-                         declared = DeclaredOf(api);
-                       });
-    if (!known) row.policy = PolicyFor(seen.pod->pod_namespace, nullptr, counts, &workload_key);
+    // The replica as the API has it, shared rather than copied.
+    const std::shared_ptr<const ApiPod> api =
+        pods_ != nullptr ? pods_->Get(seen.pod->pod_namespace, seen.pod->name) : nullptr;
+    row.policy = PolicyFor(seen.pod->pod_namespace, api.get(), counts, &workload_key);
+    if (api != nullptr) declared = DeclaredOf(*api);
     ApplyHpaMode(workload_key, row.policy);
     row.blocked = SizingBlocked(seen.pod->pod_namespace, row.policy);
     for (const ContainerDemand& container : seen.pod->containers) {
