@@ -189,7 +189,7 @@ fi
 # in the middle of the flood is accepted.
 unauthenticated_before=$(metric 'headroom_extender_reports_total{outcome="unauthenticated"}')
 refusal_lines_before=$(grep -c 'refused a report' "$work/extender.log" || true)
-flood_started=$SECONDS
+flood_started=$EPOCHREALTIME
 for i in $(seq 1 200); do head -c 24 /dev/urandom | base64 | tr -d '/+=' >"$work/random-token-$i"; done
 # /healthz and /filter timed meanwhile, as the kubelet and kube-scheduler see them.
 printf '{"Pod":{"metadata":{"name":"p","namespace":"default"},"spec":{"containers":[{"name":"c"}]}},"NodeNames":["node-a","node-b","node-c"]}' \
@@ -202,7 +202,9 @@ flood_pid=$!
 sleep 1
 report node-c 0.2 '[]' && legit=accepted || legit=refused
 wait "$flood_pid" || true
-flood_seconds=$((SECONDS - flood_started))
+# Whole seconds, rounded up: the line budget refills continuously, so a flood of 2.4 s may log
+# the burst (20) plus 5 a second over all of 2.4 s, which SECONDS' truncation would call 2 s.
+flood_seconds=$(awk -v a="$flood_started" -v b="$EPOCHREALTIME" 'BEGIN {d = b - a; s = int(d); if (s < d) s++; print s}')
 wait "$probes_pid" || true
 probes=$(cat "$work/flood-probes.out")
 probe_field() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$probes"; }
