@@ -3,7 +3,9 @@
 # and UndefinedBehaviorSanitizer, after checking formatting and that the release build (the
 # CLI, the daemons and the benchmarks) compiles; then runs each libFuzzer target for a bounded
 # time (FUZZ_SECONDS, default 30), and the local end-to-end suite of headroom-nri against a
-# real containerd (scripts/e2e-deps.sh installs it), and the scheduler suite of headroom-extender
+# real containerd (scripts/e2e-deps.sh installs it), the same plugin on cgroup v2 in a QEMU VM
+# with containerd 1.7 and 2.x (e2e/vm/run.sh; scripts/vm-deps.sh builds the image and
+# containerd 2.x once, cached), and the scheduler suite of headroom-extender
 # behind a real kube-scheduler, kube-apiserver and etcd (scripts/k8s-deps.sh builds or installs
 # them; the first build takes a few minutes on 2 cores, then it is cached), and the
 # actuation suite (admission webhook, pods/resize, Eviction API) with a real
@@ -46,6 +48,10 @@ ctest --preset asan
 step "end-to-end: headroom-nri against real containerd + runc (e2e/local/nri-suite.sh)"
 bash scripts/e2e-deps.sh
 bash e2e/local/nri-suite.sh build/release
+
+step "end-to-end: headroom-nri on cgroup v2 in a VM, containerd 1.7 and 2.x (e2e/vm/run.sh)"
+bash scripts/vm-deps.sh
+bash e2e/vm/run.sh build/release
 
 step "end-to-end: headroom-extender behind real kube-scheduler + kube-apiserver (e2e/local/scheduler-suite.sh)"
 bash scripts/k8s-deps.sh
