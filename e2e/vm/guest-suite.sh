@@ -79,13 +79,17 @@ run_variant() {
   # The cpu.weight runc 1.1 writes for OCI cpu.shares S: 1 + (S - 2) * 9999 / 262142.
   weight_of_shares() { echo $((1 + ($1 - 2) * 9999 / 262142)); }
   spec_shares() { crictl_ inspect "$1" | grep -o '"shares": *[0-9]*' | head -1 | grep -o '[0-9]*$'; }
+  # container_json NAME MEMORY_LIMIT CPU_QUOTA COMMAND [MEMORY_HIGH]: busybox running COMMAND;
+  # MEMORY_HIGH is the unified memory.high the kubelet's Memory QoS would send.
   container_json() {
+    local unified=""
+    [[ -n ${5:-} ]] && unified=", \"unified\": {\"memory.high\": \"$5\"}"
     cat >"$work/ctr-$1.json" <<JSON
 {"metadata": {"name": "$1", "attempt": ${ATTEMPT:-0}},
  "image": {"image": "docker.io/library/busybox:local"},
  "command": ["/bin/sh", "-c", "$4"],
  "linux": {"resources": {"cpu_period": 100000, "cpu_quota": $3, "cpu_shares": 512,
-                         "memory_limit_in_bytes": $2}}}
+                         "memory_limit_in_bytes": $2$unified}}}
 JSON
     echo "$work/ctr-$1.json"
   }
@@ -161,10 +165,13 @@ JSON
   record app "$app"
 
   # 3. An OOM kill, seen in memory.events, raises the next attempt's memory.max to
-  #    2 x the memory at the kill (32 MiB -> 64 MiB).
+  #    2 x the memory at the kill (32 MiB -> 64 MiB). The container has the memory.high the
+  #    kubelet's Memory QoS (1.37+, cgroup v2) sets: 0.9 x its limit, page-aligned; headroom
+  #    moves it with the limit, so the raise is not throttled below the old limit.
+  local declared_high=30195712 raised_high=60391424
   local ooms_before hog events
   ooms_before=$(metric headroom_nri_oom_kills_total)
-  hog=$(crictl_ create "$pod" "$(container_json hog 33554432 0 'head -c 200m /dev/zero | tail')" "$work/pod.json")
+  hog=$(crictl_ create "$pod" "$(container_json hog 33554432 0 'head -c 200m /dev/zero | tail' "$declared_high")" "$work/pod.json")
   crictl_ start "$hog" >/dev/null
   oom_seen() { [[ $(metric headroom_nri_oom_kills_total) -gt $ooms_before ]]; }
   if wait_for 60 oom_seen; then
@@ -176,11 +183,26 @@ JSON
   fi
   crictl_ rm -f "$hog" >/dev/null 2>&1 || true
   local hog2
-  hog2=$(ATTEMPT=1 crictl_ create "$pod" "$(ATTEMPT=1 container_json hog 33554432 0 'sleep 3600')" "$work/pod.json")
+  hog2=$(ATTEMPT=1 crictl_ create "$pod" "$(ATTEMPT=1 container_json hog 33554432 0 'sleep 3600' "$declared_high")" "$work/pod.json")
   crictl_ start "$hog2" >/dev/null
   memory_max=$(cg "$hog2" memory.max)
   [[ $memory_max == 67108864 ]] && pass "[$name] the OOM-killed container's next attempt: memory.max $memory_max (2 x 32 MiB)" ||
     fail "[$name] next attempt memory.max $memory_max, want 67108864"
+  local memory_high
+  memory_high=$(cg "$hog2" memory.high)
+  if [[ $name == 1.7 ]]; then
+    # containerd 1.7.24 vendors NRI v0.6.1, whose FromOCILinuxResources copies no unified
+    # map: no plugin sees memory.high there. Kubernetes with Memory QoS on (1.37) needs
+    # containerd 2 anyway; this check says so while it stays true.
+    [[ $memory_high == "$declared_high" ]] &&
+      pass "[$name] Memory QoS: containerd 1.7 shows NRI plugins no unified map, so memory.high stays $memory_high under memory.max $memory_max (known; docs/nri.md)" ||
+      fail "[$name] memory.high $memory_high: containerd 1.7 now shows memory.high to NRI? (want $declared_high untouched, or update the check)"
+  else
+    [[ $memory_high == "$raised_high" ]] &&
+      pass "[$name] Memory QoS: memory.high moved with the limit, $declared_high -> $memory_high (the same 0.9 of memory.max)" ||
+      fail "[$name] memory.high $memory_high with memory.max $memory_max, want $raised_high"
+  fi
+  record memory-qos-raised "$hog2"
 
   # 4. containerd restarts: headroom-nri re-registers and adjusts the next container.
   local connections
