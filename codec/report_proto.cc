@@ -45,6 +45,7 @@ void MemoryStatsToProto(const MemoryStats& stats, headroom::v1::MemoryStats& pro
   proto.set_daily_base_bytes(stats.daily_base_bytes);
   proto.set_daily_peak_bytes(stats.daily_peak_bytes);
   proto.set_spike_bytes(stats.spike_bytes);
+  proto.set_pressure_bytes(stats.pressure_bytes);
 }
 
 CpuStats CpuStatsFromProto(const headroom::v1::CpuStats& proto) {
@@ -60,7 +61,8 @@ MemoryStats MemoryStatsFromProto(const headroom::v1::MemoryStats& proto) {
           proto.oom_bytes(),
           proto.daily_base_bytes(),
           proto.daily_peak_bytes(),
-          proto.spike_bytes()};
+          proto.spike_bytes(),
+          proto.pressure_bytes()};
 }
 
 }  // namespace headroom::codec

@@ -31,7 +31,8 @@ json MemoryStatsToJson(const MemoryStats& stats) {
           {"oomBytes", stats.oom_bytes},
           {"dailyBaseBytes", stats.daily_base_bytes},
           {"dailyPeakBytes", stats.daily_peak_bytes},
-          {"spikeBytes", stats.spike_bytes}};
+          {"spikeBytes", stats.spike_bytes},
+          {"pressureBytes", stats.pressure_bytes}};
 }
 
 absl::StatusOr<CpuStats> CpuStatsFromJson(const json& object, const std::string& where) {
@@ -60,6 +61,8 @@ absl::StatusOr<MemoryStats> MemoryStatsFromJson(const json& object, const std::s
   HEADROOM_ASSIGN_OR_RETURN(stats.daily_peak_bytes,
                             OptionalNonNegativeInt(object, "dailyPeakBytes", where));
   HEADROOM_ASSIGN_OR_RETURN(stats.spike_bytes, OptionalNonNegativeInt(object, "spikeBytes", where));
+  HEADROOM_ASSIGN_OR_RETURN(stats.pressure_bytes,
+                            OptionalNonNegativeInt(object, "pressureBytes", where));
   return stats;
 }
 

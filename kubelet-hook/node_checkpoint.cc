@@ -73,6 +73,34 @@ absl::StatusOr<ContainerRecord> ContainerFromJson(const json& object, const std:
   return record;
 }
 
+// OOM kills and sustained memory stalls: when, and the memory then in use.
+json MemoryRecordsToJson(const std::vector<ContainerUsageStats::OomRecord>& records) {
+  json out = json::array();
+  for (const auto& record : records) {
+    out.push_back(
+        {{"atUnixMillis", absl::ToUnixMillis(record.at)}, {"bytes", record.memory_bytes}});
+  }
+  return out;
+}
+
+// `key` of `entry` (absent: none) into `records`.
+absl::Status MemoryRecordsFromJson(const json& entry, const std::string& key,
+                                   const std::string& where,
+                                   std::vector<ContainerUsageStats::OomRecord>& records) {
+  auto found = entry.find(key);
+  if (found == entry.end()) return absl::OkStatus();
+  const std::string at_where = absl::StrCat(where, ".", key);
+  if (!found->is_array()) return absl::InvalidArgumentError(at_where + ": not an array");
+  for (const json& record : *found) {
+    HEADROOM_ASSIGN_OR_RETURN(int64_t at,
+                              codec::NonNegativeInt(record, "atUnixMillis", at_where + "[]"));
+    HEADROOM_ASSIGN_OR_RETURN(int64_t bytes,
+                              codec::NonNegativeInt(record, "bytes", at_where + "[]"));
+    records.push_back({absl::FromUnixMillis(at), bytes});
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 // Written entry by entry: the text is the only copy of the statistics (a document tree of
@@ -88,11 +116,8 @@ std::string EncodeNodeCheckpoint(const NodeCheckpoint& checkpoint, absl::Time sa
       entry["firstSampleUnixMillis"] = absl::ToUnixMillis(*record.first_sample);
     }
     if (record.last_live) entry["lastLiveUnixMillis"] = absl::ToUnixMillis(*record.last_live);
-    json ooms = json::array();
-    for (const auto& oom : record.ooms) {
-      ooms.push_back({{"atUnixMillis", absl::ToUnixMillis(oom.at)}, {"bytes", oom.memory_bytes}});
-    }
-    entry["ooms"] = std::move(ooms);
+    entry["ooms"] = MemoryRecordsToJson(record.ooms);
+    if (!record.pressures.empty()) entry["pressures"] = MemoryRecordsToJson(record.pressures);
     if (record.sized_cpu_millis) entry["sizedCpuMillis"] = *record.sized_cpu_millis;
     if (record.last_cpu) entry["cpu"] = codec::CpuStatsToJson(*record.last_cpu);
     if (record.last_memory) entry["memory"] = codec::MemoryStatsToJson(*record.last_memory);
@@ -130,16 +155,8 @@ absl::StatusOr<NodeCheckpoint> DecodeNodeCheckpoint(absl::string_view text) {
                                 codec::NonNegativeInt(*it, "lastLiveUnixMillis", where));
       record.last_live = absl::FromUnixMillis(live);
     }
-    if (auto ooms = it->find("ooms"); ooms != it->end()) {
-      if (!ooms->is_array()) return absl::InvalidArgumentError(where + ".ooms: not an array");
-      for (const json& oom : *ooms) {
-        HEADROOM_ASSIGN_OR_RETURN(int64_t at,
-                                  codec::NonNegativeInt(oom, "atUnixMillis", where + ".ooms[]"));
-        HEADROOM_ASSIGN_OR_RETURN(int64_t bytes,
-                                  codec::NonNegativeInt(oom, "bytes", where + ".ooms[]"));
-        record.ooms.push_back({absl::FromUnixMillis(at), bytes});
-      }
-    }
+    HEADROOM_RETURN_IF_ERROR(MemoryRecordsFromJson(*it, "ooms", where, record.ooms));
+    HEADROOM_RETURN_IF_ERROR(MemoryRecordsFromJson(*it, "pressures", where, record.pressures));
     if (it->contains("sizedCpuMillis")) {
       HEADROOM_ASSIGN_OR_RETURN(record.sized_cpu_millis,
                                 codec::NonNegativeInt(*it, "sizedCpuMillis", where));

@@ -13,6 +13,8 @@ void CarrySamplerState(const TrackedContainer& from, TrackedContainer& to) {
   to.last_cpu_at = from.last_cpu_at;
   to.last_cpu_nanos = from.last_cpu_nanos;
   to.last_waiting_micros = from.last_waiting_micros;
+  to.last_memory_waiting_micros = from.last_memory_waiting_micros;
+  to.memory_pressure = from.memory_pressure;
   to.memory_usage_bytes = from.memory_usage_bytes;
   to.declared = from.declared;
   to.last_shrink = from.last_shrink;
@@ -100,6 +102,11 @@ void NodeState::RecordOom(const std::string& stats_key, absl::Time at, int64_t b
   WorkloadFor(stats_key).stats.RecordOom(at, bytes);
 }
 
+void NodeState::RecordPressure(const std::string& stats_key, absl::Time at, int64_t bytes) {
+  absl::MutexLock lock(&mu_);
+  WorkloadFor(stats_key).stats.RecordPressure(at, bytes);
+}
+
 void NodeState::SetSizedCpu(const std::string& stats_key, int64_t millis) {
   absl::MutexLock lock(&mu_);
   WorkloadFor(stats_key).sized_cpu_millis = millis;
@@ -115,6 +122,14 @@ std::optional<MemoryStats> NodeState::MemoryHistoryLocked(const Workload& worklo
   if (oom > 0) {
     if (!memory.has_value()) memory = MemoryStats{};
     memory->oom_bytes = std::max(memory->oom_bytes, oom);
+  }
+  int64_t pressure = 0;
+  for (const auto& record : workload.stats.pressure_records()) {
+    pressure = std::max(pressure, record.memory_bytes);
+  }
+  if (pressure > 0) {
+    if (!memory.has_value()) memory = MemoryStats{};
+    memory->pressure_bytes = std::max(memory->pressure_bytes, pressure);
   }
   return memory;
 }
@@ -178,6 +193,8 @@ std::map<std::string, WorkloadRecord> NodeState::Records(absl::Time now) const {
     record.first_sample = workload.stats.first_sample();
     record.last_live = workload.last_live;
     record.ooms.assign(workload.stats.oom_records().begin(), workload.stats.oom_records().end());
+    record.pressures.assign(workload.stats.pressure_records().begin(),
+                            workload.stats.pressure_records().end());
     record.sized_cpu_millis = workload.sized_cpu_millis;
     const UsageSnapshot snapshot = workload.stats.Snapshot(now, workload.base_percentile);
     record.last_memory = snapshot.memory.has_value() ? snapshot.memory : workload.restored_memory;
@@ -194,6 +211,9 @@ void NodeState::Restore(const std::map<std::string, WorkloadRecord>& records) {
     if (record.first_sample.has_value()) workload.stats.RestoreFirstSample(*record.first_sample);
     workload.last_live = record.last_live;
     for (const auto& oom : record.ooms) workload.stats.RecordOom(oom.at, oom.memory_bytes);
+    for (const auto& stall : record.pressures) {
+      workload.stats.RecordPressure(stall.at, stall.memory_bytes);
+    }
     workload.sized_cpu_millis = record.sized_cpu_millis;
     workload.restored_memory = record.last_memory;
     workload.restored_cpu = record.last_cpu;

@@ -20,6 +20,7 @@
 #include "shared/eviction_ranking.h"
 #include "shared/footprint.h"
 #include "shared/guard_rails.h"
+#include "shared/memory_pressure.h"
 #include "shared/node_headroom.h"
 #include "shared/usage_stats.h"
 
@@ -54,6 +55,8 @@ struct TrackedContainer {
   std::optional<absl::Time> last_cpu_at;
   uint64_t last_cpu_nanos = 0;
   std::optional<uint64_t> last_waiting_micros;
+  std::optional<uint64_t> last_memory_waiting_micros;  // memory.pressure "some" total
+  MemoryPressureRun memory_pressure;                   // the current stretch of memory stalls
   int64_t memory_usage_bytes = 0;
 };
 
@@ -77,6 +80,7 @@ struct WorkloadRecord {
   // When a container of it last ran on the node (the idle retention counts from here).
   std::optional<absl::Time> last_live;
   std::vector<ContainerUsageStats::OomRecord> ooms;
+  std::vector<ContainerUsageStats::OomRecord> pressures;  // sustained memory stalls
   std::optional<int64_t> sized_cpu_millis;
   std::optional<MemoryStats> last_memory;  // the last snapshot, a floor until samples return
   std::optional<CpuStats> last_cpu;
@@ -125,6 +129,8 @@ class NodeState {
   void AddCpuSample(const std::string& stats_key, absl::Time at, int64_t millis);
   void AddMemorySample(const std::string& stats_key, absl::Time at, int64_t bytes);
   void RecordOom(const std::string& stats_key, absl::Time at, int64_t bytes);
+  // The memory in use at the end of a sustained memory stall (shared/memory_pressure.h).
+  void RecordPressure(const std::string& stats_key, absl::Time at, int64_t bytes);
   void SetSizedCpu(const std::string& stats_key, int64_t millis);
 
   // Memory history: the live statistics, else the checkpointed snapshot, each raised by OOM

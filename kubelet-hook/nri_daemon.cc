@@ -86,6 +86,10 @@ std::string RenderMetrics(const MetricSources& m) {
   add("headroom_nri_last_checkpoint_timestamp_seconds", MetricType::Gauge,
       "Time of the last checkpoint written.", loop.last_checkpoint_unix);
   add("headroom_nri_oom_kills_total", MetricType::Counter, "OOM kills seen.", sampled.ooms);
+  add("headroom_nri_memory_pressure_records_total", MetricType::Counter,
+      "Sustained memory stalls recorded (--memory-pressure-threshold for "
+      "--memory-pressure-duration): each raises that workload container's memory limit.",
+      sampled.memory_pressure_records);
   add("headroom_nri_cgroup_read_errors_total", MetricType::Counter, "Failed cgroup reads.",
       sampled.read_errors);
   {
@@ -204,7 +208,8 @@ int RunNriDaemon(const NriDaemonConfig& config, sigset_t stop_signals) {
                cgroups.root(), config.plugin.dry_run);
 
   std::unique_ptr<KernelLogOomSource> kernel_log = OpenKernelLog(config.kernel_log);
-  Sampler sampler(state, cgroups, config.plugin.guard, config.allocatable, kernel_log.get());
+  Sampler sampler(state, cgroups, config.plugin.guard, config.allocatable, kernel_log.get(),
+                  config.memory_pressure);
   NriPlugin plugin(
       config.plugin, state, [] { return absl::Now(); },
       [&sampler] { sampler.SettleLoggedOoms(absl::Now()); });

@@ -15,6 +15,7 @@
 #include "kubelet-hook/node_state.h"
 #include "kubelet-hook/nri_plugin.h"
 #include "kubelet-hook/transport/plugin_runner.h"
+#include "shared/memory_pressure.h"
 #include "shared/resource.h"
 
 namespace headroom::nri {
@@ -39,6 +40,7 @@ struct NriDaemonConfig {
   ResourceAmounts allocatable;
   absl::Duration interval;
   absl::Duration oom_poll_interval;
+  MemoryPressureConfig memory_pressure;
   std::string kernel_log;
   std::optional<int64_t> memory_limit_bytes;  // the container's, when it has one
   int64_t memory_budget_bytes = 0;

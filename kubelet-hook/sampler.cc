@@ -14,13 +14,46 @@
 #include "kubelet-hook/nri_resources.h"
 #include "shared/log_text.h"
 #include "shared/psi.h"
+#include "shared/quantity.h"
 #include "spdlog/spdlog.h"
 
 namespace headroom::nri {
 
 Sampler::Sampler(NodeState& state, const CgroupReader& cgroups, const GuardRailConfig& guard,
-                 ResourceAmounts allocatable, OomKillSource* kills)
-    : state_(state), cgroups_(cgroups), guard_(guard), allocatable_(allocatable), kills_(kills) {}
+                 ResourceAmounts allocatable, OomKillSource* kills, MemoryPressureConfig pressure)
+    : state_(state),
+      cgroups_(cgroups),
+      guard_(guard),
+      allocatable_(allocatable),
+      kills_(kills),
+      pressure_(pressure) {}
+
+MemoryPressureRun Sampler::ObservePressure(const TrackedContainer& container,
+                                           const CgroupSample& sample, absl::Time now) {
+  MemoryPressureRun run = container.memory_pressure;
+  // Both reads needed, and a counter that went backwards is a recreated cgroup: no interval.
+  if (!container.last_cpu_at.has_value() || !container.last_memory_waiting_micros.has_value() ||
+      !sample.memory_waiting_micros.has_value() ||
+      *sample.memory_waiting_micros < *container.last_memory_waiting_micros) {
+    return MemoryPressureRun{};
+  }
+  const MemoryPressureObservation observed = ObserveMemoryPressure(
+      run, *container.last_cpu_at, now,
+      *sample.memory_waiting_micros - *container.last_memory_waiting_micros, pressure_);
+  if (observed.sustained && sample.memory_working_set_bytes > 0) {
+    state_.RecordPressure(container.stats_key, now, sample.memory_working_set_bytes);
+    ++stats_.memory_pressure_records;
+    spdlog::warn(
+        "nri: memory pressure in {}/{} container {}: stalled {:.0f}% of the last interval, "
+        "at least {:.0f}% for {}, at {} in use: recorded; its memory limit goes at least "
+        "{:.0f}% above that, and its request to it",
+        LogText(container.pod_namespace), LogText(container.pod_name), LogText(container.name),
+        observed.stall_share * 100, pressure_.stall_share * 100,
+        absl::FormatDuration(pressure_.sustained),
+        FormatMemoryBytes(sample.memory_working_set_bytes), guard_.memory_pressure_step * 100);
+  }
+  return run;
+}
 
 bool Sampler::CheckOomCounter(const TrackedContainer& container, absl::Time now) {
   absl::StatusOr<uint64_t> kills = cgroups_.ReadOomKills(container.cgroups_path);
@@ -138,10 +171,13 @@ void Sampler::Sample(absl::Time now) {
         state_.AddCpuSample(container.stats_key, now, rate->adjusted_millis);
       }
     }
+    const MemoryPressureRun pressure = ObservePressure(container, *sample, now);
     state_.Mutate(container.id, [&](TrackedContainer& c) {
       c.last_cpu_at = now;
       c.last_cpu_nanos = sample->cpu_usage_nanos;
       c.last_waiting_micros = sample->cpu_waiting_micros;
+      c.last_memory_waiting_micros = sample->memory_waiting_micros;
+      c.memory_pressure = pressure;
       c.memory_usage_bytes = sample->memory_working_set_bytes;
     });
   }

@@ -9,7 +9,9 @@
 //   once, for the plugin to call before it replaces or forgets a container (a restart is often
 //   created within a second of the kill, before the next poll);
 // - Sample (every 60 s by default): reads every container's cgroup and feeds the statistics
-//   (CPU PSI-adjusted where the cgroup has cpu.pressure);
+//   (CPU PSI-adjusted where the cgroup has cpu.pressure), and records a container's memory in
+//   use when its memory stall (memory.pressure) stayed high (shared/memory_pressure.h): the
+//   guard rails then raise its memory limit a step above it before an OOM kill;
 // - Optimize: runs the per-node optimisation (shared/node_optimizer.h) over the node's pods,
 //   stores each container's sized CPU request, and returns the updates (CPU weight, no quota,
 //   memory limit; through the guard rails) that differ from what the runtime has, for
@@ -28,6 +30,7 @@
 #include "kubelet-hook/node_state.h"
 #include "kubelet-hook/transport/nri_stub.h"
 #include "shared/guard_rails.h"
+#include "shared/memory_pressure.h"
 #include "shared/node_optimizer.h"
 #include "shared/oom_policy.h"
 
@@ -39,6 +42,7 @@ struct SamplerStats {
   uint64_t samples_by_psi[3] = {0, 0, 0};
   uint64_t read_errors = 0;
   uint64_t ooms = 0;
+  uint64_t memory_pressure_records = 0;  // sustained memory stalls recorded
 };
 
 struct OptimizeOutcome {
@@ -73,7 +77,8 @@ class Sampler : public NodeSampling {
  public:
   // `kills` may be null: then OOM kills come from the cgroups' counters.
   Sampler(NodeState& state, const CgroupReader& cgroups, const GuardRailConfig& guard,
-          ResourceAmounts allocatable, OomKillSource* kills = nullptr);
+          ResourceAmounts allocatable, OomKillSource* kills = nullptr,
+          MemoryPressureConfig pressure = {});
 
   // The number of OOM kills recorded (a kill within the cooldown of the last one is logged,
   // not recorded), counting those SettleLoggedOoms recorded since the last poll: the caller
@@ -93,6 +98,10 @@ class Sampler : public NodeSampling {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(oom_mu_);
   bool RecordOomKill(const TrackedContainer& container, absl::Time now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(oom_mu_);
+  // Folds a sample's memory stall into the container's stretch (shared/memory_pressure.h);
+  // records the memory in use when the stretch is sustained. Returns the updated stretch.
+  MemoryPressureRun ObservePressure(const TrackedContainer& container, const CgroupSample& sample,
+                                    absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   int RecordLoggedKills(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(oom_mu_);
 
   NodeState& state_;
@@ -100,6 +109,7 @@ class Sampler : public NodeSampling {
   const GuardRailConfig guard_;
   ResourceAmounts allocatable_;
   OomKillSource* kills_;
+  const MemoryPressureConfig pressure_;
   // Two locks, so that an NRI handler settling OOM kills never waits behind a whole sample.
   mutable absl::Mutex oom_mu_;
   OomCooldownTracker oom_cooldown_ ABSL_GUARDED_BY(oom_mu_);

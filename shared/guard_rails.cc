@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "shared/annotations.h"
+#include "shared/memory_pressure.h"
 #include "shared/quantity.h"
 #include "shared/wide_int.h"
 
@@ -63,13 +64,44 @@ void RaiseTo(int64_t& amount, int64_t floor, Value value, absl::string_view code
 }
 
 // The memory limit's floors from evidence, warm or not: 2 x the memory at the last OOM kill,
-// and the memory in use.
-void RaiseLimitToEvidence(int64_t& limit, const GuardInput& input, std::vector<Reason>& reasons) {
+// a step above the memory in use during a sustained memory stall, and the memory in use.
+void RaiseLimitToEvidence(int64_t& limit, const GuardInput& input, const GuardRailConfig& config,
+                          std::vector<Reason>& reasons) {
   RaiseTo(limit, Doubled(input.oom_memory_bytes), Value::kMemoryLimit, "OomFloor",
           absl::StrCat("2 x the memory at the last OOM kill (",
                        FormatMemoryBytes(input.oom_memory_bytes), ")"),
           reasons);
+  // A stall raises by steps, at most to 2 x the declared limit (what one OOM kill of a
+  // container at its declared limit gives): beyond that, a leak is the OOM killer's to stop.
+  int64_t pressure_floor =
+      PressureLimitFloor(input.pressure_memory_bytes, config.memory_pressure_step);
+  std::string capped;
+  if (input.declared.memory_limit_bytes.has_value() &&
+      pressure_floor > Doubled(*input.declared.memory_limit_bytes)) {
+    pressure_floor = Doubled(*input.declared.memory_limit_bytes);
+    capped = absl::StrCat(", at most 2 x the declared limit ",
+                          FormatMemoryBytes(*input.declared.memory_limit_bytes));
+  }
+  RaiseTo(limit, pressure_floor, Value::kMemoryLimit, "PressureFloor",
+          absl::StrCat(std::lround(config.memory_pressure_step * 100),
+                       "% above the memory in use during a sustained memory stall (",
+                       FormatMemoryBytes(input.pressure_memory_bytes), ")", capped),
+          reasons);
   RaiseTo(limit, input.memory_in_use_bytes, Value::kMemoryLimit, "InUseFloor", "the memory in use",
+          reasons);
+}
+
+// The memory request's floor from evidence: the memory in use during a sustained memory stall
+// (the least it needs), under the workload's max bound when it has one.
+void RaiseRequestToPressure(int64_t& request, const GuardInput& input,
+                            std::vector<Reason>& reasons) {
+  int64_t floor = input.pressure_memory_bytes;
+  if (input.tuning.max_memory_bytes.has_value()) {
+    floor = std::min(floor, *input.tuning.max_memory_bytes);
+  }
+  RaiseTo(request, floor, Value::kMemoryRequest, "PressureRequestFloor",
+          absl::StrCat("the memory in use during a sustained memory stall (",
+                       FormatMemoryBytes(input.pressure_memory_bytes), ")"),
           reasons);
 }
 
@@ -224,15 +256,17 @@ GuardResult ApplyGuardRails(const GuardInput& given, const GuardRailConfig& conf
                         " of the ", absl::FormatDuration(config.min_history),
                         " warm-up: the declared values are kept")});
     }
-    // Growth is always allowed: the workload's min bounds apply while it warms up.
+    // Growth is always allowed: the workload's min bounds and a sustained memory stall apply
+    // while it warms up.
     for (Value value : {Value::kCpuRequest, Value::kMemoryRequest}) {
       std::optional<int64_t>& slot = Slot(result.values, value);
       if (!Get(input.proposed, value).has_value() || !slot.has_value()) continue;
+      if (value == Value::kMemoryRequest) RaiseRequestToPressure(*slot, input, result.reasons);
       RaiseToMinBound(*slot, value, input.tuning, result.reasons);
     }
     if (input.proposed.memory_limit_bytes.has_value() &&
         result.values.memory_limit_bytes.has_value()) {
-      RaiseLimitToEvidence(*result.values.memory_limit_bytes, input, result.reasons);
+      RaiseLimitToEvidence(*result.values.memory_limit_bytes, input, config, result.reasons);
       if (result.values.memory_request_bytes.has_value()) {
         RaiseTo(*result.values.memory_limit_bytes, *result.values.memory_request_bytes,
                 Value::kMemoryLimit, "RequestFloor", "a limit is never below the request",
@@ -248,6 +282,7 @@ GuardResult ApplyGuardRails(const GuardInput& given, const GuardRailConfig& conf
     if (!proposed.has_value()) continue;  // not managed by this caller: left as it is
     int64_t amount = std::max<int64_t>(0, *proposed);
     const std::optional<int64_t>& declared = Get(input.declared, value);
+    if (value == Value::kMemoryRequest) RaiseRequestToPressure(amount, input, result.reasons);
     ApplyTuning(amount, value, input.tuning, result.reasons);
     if (value == Value::kCpuRequest) {
       RaiseTo(amount, config.min_cpu_request_millis, value, "CpuFloor",
@@ -273,7 +308,7 @@ GuardResult ApplyGuardRails(const GuardInput& given, const GuardRailConfig& conf
       RaiseTo(amount, config.min_memory_limit_bytes, value, "MemoryLimitFloor",
               absl::StrCat("the floor ", FormatMemoryBytes(config.min_memory_limit_bytes)),
               result.reasons);
-      RaiseLimitToEvidence(amount, input, result.reasons);
+      RaiseLimitToEvidence(amount, input, config, result.reasons);
       if (result.values.memory_request_bytes.has_value()) {
         RaiseTo(amount, *result.values.memory_request_bytes, value, "RequestFloor",
                 "a limit is never below the request", result.reasons);

@@ -55,6 +55,9 @@ struct GuardRailConfig {
   int64_t min_memory_limit_bytes = int64_t{250} << 20;
   double max_shrink_step = 0.5;
   absl::Duration shrink_interval = absl::Hours(1);
+  // After a sustained memory stall (memory_pressure.h) the limit is at least (1 + this) x the
+  // memory then in use.
+  double memory_pressure_step = 0.25;
 
   absl::Status Validate() const;
 };
@@ -105,7 +108,9 @@ struct GuardInput {
   absl::Duration history = absl::ZeroDuration();  // of the workload container
   int64_t max_memory_bytes = 0;                   // observed max (7 days)
   int64_t oom_memory_bytes = 0;                   // memory at the last OOM kill; 0: none
-  int64_t memory_in_use_bytes = 0;                // now; 0 for a container being created
+  // Memory in use during the largest recent sustained memory stall (memory_pressure.h); 0: none.
+  int64_t pressure_memory_bytes = 0;
+  int64_t memory_in_use_bytes = 0;    // now; 0 for a container being created
   bool allow_below_declared = false;  // resolved: the workload's annotation or the default
   WorkloadTuning tuning;              // resolved from the workload's annotations
   bool running = true;                // false: being created, no shrink steps

@@ -135,6 +135,7 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
       input.history = demand.history;
       input.max_memory_bytes = demand.memory->max_7d_bytes;
       input.oom_memory_bytes = demand.memory->oom_bytes;
+      input.pressure_memory_bytes = demand.memory->pressure_bytes;
       input.memory_in_use_bytes = state.memory_in_use_bytes;
       input.allow_below_declared = pod.allow_below_declared;
       input.tuning = pod.tuning;
@@ -197,6 +198,7 @@ GuardResult SizeAtRuntime(GuardInput input, const std::optional<MemoryStats>& me
     input.proposed.memory_limit_bytes = MemoryLimitBytes(*memory, memory->peak_bytes);
     input.max_memory_bytes = memory->max_7d_bytes;
     input.oom_memory_bytes = memory->oom_bytes;
+    input.pressure_memory_bytes = memory->pressure_bytes;
   }
   return ApplyGuardRails(input, config);
 }
@@ -215,6 +217,7 @@ GuardResult SizeNewContainer(const UsageSnapshot& stats, const SizedValues& decl
   if (stats.memory.has_value()) {
     input.max_memory_bytes = stats.memory->max_7d_bytes;
     input.oom_memory_bytes = stats.memory->oom_bytes;
+    input.pressure_memory_bytes = stats.memory->pressure_bytes;
   }
   if (stats.cpu.has_value() && stats.memory.has_value()) {
     const ContainerSizing sizing = SizeForAdmission(*stats.cpu, *stats.memory);

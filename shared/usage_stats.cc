@@ -177,9 +177,15 @@ void ContainerUsageStats::RecordOom(absl::Time at, int64_t memory_bytes) {
   while (ooms_.size() > kMaxOomRecords) ooms_.pop_front();
 }
 
-std::optional<int64_t> ContainerUsageStats::OomMemory(absl::Time now) const {
+void ContainerUsageStats::RecordPressure(absl::Time at, int64_t memory_bytes) {
+  pressures_.push_back({at, memory_bytes});
+  while (pressures_.size() > kMaxOomRecords) pressures_.pop_front();
+}
+
+std::optional<int64_t> ContainerUsageStats::LargestRecent(const std::deque<OomRecord>& records,
+                                                          absl::Time now) const {
   std::optional<int64_t> result;
-  for (const OomRecord& record : ooms_) {
+  for (const OomRecord& record : records) {
     if (record.at > now || now - record.at >= oom_retention_) continue;
     result = std::max(result.value_or(0), record.memory_bytes);
   }
@@ -205,7 +211,8 @@ UsageSnapshot ContainerUsageStats::Snapshot(absl::Time now,
     memory.base_bytes = *memory_base;
     memory.peak_bytes = std::max(*memory_base, *memory_peak);
     memory.max_7d_bytes = std::max(memory.peak_bytes, memory_.HistoryMax(now).value_or(0));
-    memory.oom_bytes = OomMemory(now).value_or(0);
+    memory.oom_bytes = LargestRecent(ooms_, now).value_or(0);
+    memory.pressure_bytes = LargestRecent(pressures_, now).value_or(0);
     memory.daily_base_bytes = memory_.DailyBase(now).value_or(*memory_base);
     memory.daily_peak_bytes = std::max(memory.daily_base_bytes, memory_.DailyPeak(now).value_or(0));
     memory.spike_bytes = memory_.Spike(now).value_or(0);
@@ -223,9 +230,9 @@ constexpr std::array kCpuAmounts = {&CpuStats::base_millis, &CpuStats::peak_mill
                                     &CpuStats::daily_base_millis, &CpuStats::daily_peak_millis,
                                     &CpuStats::spike_millis};
 constexpr std::array kMemoryAmounts = {
-    &MemoryStats::base_bytes, &MemoryStats::peak_bytes,       &MemoryStats::max_7d_bytes,
-    &MemoryStats::oom_bytes,  &MemoryStats::daily_base_bytes, &MemoryStats::daily_peak_bytes,
-    &MemoryStats::spike_bytes};
+    &MemoryStats::base_bytes,  &MemoryStats::peak_bytes,       &MemoryStats::max_7d_bytes,
+    &MemoryStats::oom_bytes,   &MemoryStats::daily_base_bytes, &MemoryStats::daily_peak_bytes,
+    &MemoryStats::spike_bytes, &MemoryStats::pressure_bytes};
 
 // Each amount the larger of the two.
 template <typename Stats, size_t N>

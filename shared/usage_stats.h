@@ -25,7 +25,8 @@
 // Memory bound per container: four WindowedPercentile windows (at most max_window_samples
 // samples of 24 bytes each), two hourly rings of 7 x 24 + 1 buckets, two hourly rings of 25
 // buckets (the daily base), two minute rings of 60 buckets and two profile rings of 577
-// slots (16 bytes per bucket), and at most kMaxOomRecords OOM records: about 26.6 KiB of
+// slots (16 bytes per bucket), and at most kMaxOomRecords OOM and as many memory-pressure
+// records (16 bytes each): about 26.6 KiB of
 // rings plus the window samples (6.6 KiB at one sample a minute: 10 + 30 minutes of base and
 // 2 x 120 minutes of steady state).
 
@@ -89,6 +90,9 @@ struct MemoryStats {
   int64_t daily_base_bytes = 0;  // largest steady state of the last 24 h; 0: unknown
   int64_t daily_peak_bytes = 0;  // largest sample of the last 24 h; 0: unknown
   int64_t spike_bytes = 0;       // the max of the profile (the last 48 h); 0: unknown
+  // Memory in use during the largest recent sustained memory stall (memory_pressure.h); 0 if
+  // none. Kept as long as an OOM record.
+  int64_t pressure_bytes = 0;
 };
 
 // The slots of a profile in a window ending with the slot of `now`: whole slots (at least
@@ -181,6 +185,8 @@ class ContainerUsageStats {
   absl::Status AddMemory(absl::Time at, int64_t bytes);
   // Records the memory in use when the container was OOM-killed.
   void RecordOom(absl::Time at, int64_t memory_bytes);
+  // Records the memory in use at the end of a sustained memory stall (memory_pressure.h).
+  void RecordPressure(absl::Time at, int64_t memory_bytes);
 
   // `base_percentile`: the workload's own (headroom.dev/base-percentile) instead of the
   // configured one.
@@ -201,9 +207,11 @@ class ContainerUsageStats {
     int64_t memory_bytes;
   };
   const std::deque<OomRecord>& oom_records() const { return ooms_; }
+  // The same shape: when, and the memory then in use.
+  const std::deque<OomRecord>& pressure_records() const { return pressures_; }
 
  private:
-  std::optional<int64_t> OomMemory(absl::Time now) const;
+  std::optional<int64_t> LargestRecent(const std::deque<OomRecord>& records, absl::Time now) const;
 
   void NoteSample(absl::Time at);
 
@@ -211,6 +219,7 @@ class ContainerUsageStats {
   ResourceUsage cpu_;
   ResourceUsage memory_;
   std::deque<OomRecord> ooms_;
+  std::deque<OomRecord> pressures_;
   std::optional<absl::Time> first_sample_;
 };
 

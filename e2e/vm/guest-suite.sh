@@ -71,7 +71,7 @@ run_variant() {
     LD_LIBRARY_PATH=$HEADROOM_VM_LIBS "$plugin_bin" --socket "$work/nri.sock" --state-dir "$work/plugin-state" --interval 2s \
       --oom-poll-interval 200ms --http-address "127.0.0.1:$metrics_port" --log-level debug \
       --allow-below-declared --allow-memory-limit-below-declared --max-shrink-step 1 \
-      --min-memory-limit 8Mi ${HEADROOM_VM_PLUGIN_ARGS:-} "$@" >>"$out/plugin-$name.log" 2>&1 &
+      --min-memory-limit 8Mi --memory-pressure-duration 4s ${HEADROOM_VM_PLUGIN_ARGS:-} "$@" >>"$out/plugin-$name.log" 2>&1 &
     plugin_pid=$!
   }
   connected() { [[ $(metric headroom_nri_connected) == 1 ]]; }
@@ -166,12 +166,14 @@ JSON
 
   # 3. An OOM kill, seen in memory.events, raises the next attempt's memory.max to
   #    2 x the memory at the kill (32 MiB -> 64 MiB). The container has the memory.high the
-  #    kubelet's Memory QoS (1.37+, cgroup v2) sets: 0.9 x its limit, page-aligned; headroom
-  #    moves it with the limit, so the raise is not throttled below the old limit.
+  #    kubelet's Memory QoS (1.37+, cgroup v2) sets on its next attempt: 0.9 x its limit,
+  #    page-aligned; headroom moves it with the limit, so the raise is not throttled below the
+  #    old limit. (The killed attempt has none: throttled at memory.high, its growth is memory
+  #    pressure, which headroom answers by raising the limit before any kill - step 3b.)
   local declared_high=30195712 raised_high=60391424
   local ooms_before hog events
   ooms_before=$(metric headroom_nri_oom_kills_total)
-  hog=$(crictl_ create "$pod" "$(container_json hog 33554432 0 'head -c 200m /dev/zero | tail' "$declared_high")" "$work/pod.json")
+  hog=$(crictl_ create "$pod" "$(container_json hog 33554432 0 'head -c 200m /dev/zero | tail')" "$work/pod.json")
   crictl_ start "$hog" >/dev/null
   oom_seen() { [[ $(metric headroom_nri_oom_kills_total) -gt $ooms_before ]]; }
   if wait_for 60 oom_seen; then
@@ -203,6 +205,23 @@ JSON
       fail "[$name] memory.high $memory_high with memory.max $memory_max, want $raised_high"
   fi
   record memory-qos-raised "$hog2"
+
+  # 3b. Memory pressure (shared/memory_pressure.h): a container throttled at memory.high
+  #     (16Mi, under a 64Mi limit) while it allocates 40Mi again and again stalls on memory
+  #     most of the time; sustained (--memory-pressure-duration 4s here, 2 samples of 2 s),
+  #     headroom-nri records the memory then in use, which sizes its memory request and limit.
+  local squeezed pressure_before
+  pressure_before=$(metric headroom_nri_memory_pressure_records_total)
+  squeezed=$(crictl_ create "$pod" "$(container_json squeezed 67108864 0 'while true; do head -c 40m /dev/zero | tail >/dev/null; done' 16777216)" "$work/pod.json")
+  crictl_ start "$squeezed" >/dev/null
+  pressure_recorded() { [[ $(metric headroom_nri_memory_pressure_records_total) -gt $pressure_before ]]; }
+  if wait_for 90 pressure_recorded; then
+    pass "[$name] memory pressure recorded: $(grep -m1 'memory pressure in e2e/web container squeezed' "$out/plugin-$name.log" | sed 's/.*nri: //' | cut -c1-200); memory.pressure '$(head -1 "/sys/fs/cgroup$cgroup_parent/$squeezed/memory.pressure")'"
+  else
+    fail "[$name] no memory pressure recorded within 90 s: memory.pressure '$(head -1 "/sys/fs/cgroup$cgroup_parent/$squeezed/memory.pressure" 2>/dev/null)', memory.current $(cg "$squeezed" memory.current 2>/dev/null)"
+  fi
+  record squeezed "$squeezed"
+  crictl_ rm -f "$squeezed" >/dev/null 2>&1 || true
 
   # 4. containerd restarts: headroom-nri re-registers and adjusts the next container.
   local connections

@@ -50,6 +50,7 @@ TEST(ReportContract, WhatTheNodeKnowsIsWhatTheExtenderReads) {
   }
   const absl::Time now = start + absl::Hours(30);
   state.RecordOom(c.stats_key, now, 300 * kMi);
+  state.RecordPressure(c.stats_key, now - absl::Minutes(5), 120 * kMi);
 
   const headroom::v1::NodeReport proto =
       nri::BuildNodeReport(state, "node-a", {4000, 8192 * kMi}, 0.5, 4, now);
@@ -72,6 +73,7 @@ TEST(ReportContract, WhatTheNodeKnowsIsWhatTheExtenderReads) {
   EXPECT_EQ(container.cpu->daily_base_millis, cpu->daily_base_millis);
   EXPECT_EQ(container.cpu->daily_peak_millis, cpu->daily_peak_millis);
   EXPECT_EQ(container.memory->oom_bytes, 300 * kMi);
+  EXPECT_EQ(container.memory->pressure_bytes, 120 * kMi);
   EXPECT_EQ(container.memory->daily_peak_bytes, memory->daily_peak_bytes);
   // And the extender's own encoding reads back the same (the CLI's `headroom report`).
   absl::StatusOr<headroom::NodeReport> again =

@@ -14,7 +14,7 @@ using nlohmann::json;
 
 TEST(StatsJson, RoundTrips) {
   const CpuStats cpu{100, 900, 300, 1200};
-  const MemoryStats memory{1 << 20, 2 << 20, 3 << 20, 4 << 20, 5 << 20, 6 << 20};
+  const MemoryStats memory{1 << 20, 2 << 20, 3 << 20, 4 << 20, 5 << 20, 6 << 20, 7 << 20, 8 << 20};
   absl::StatusOr<CpuStats> cpu_again = CpuStatsFromJson(CpuStatsToJson(cpu), "cpu");
   absl::StatusOr<MemoryStats> memory_again =
       MemoryStatsFromJson(MemoryStatsToJson(memory), "memory");
@@ -28,6 +28,8 @@ TEST(StatsJson, RoundTrips) {
   EXPECT_EQ(memory_again->oom_bytes, 4 << 20);
   EXPECT_EQ(memory_again->daily_base_bytes, 5 << 20);
   EXPECT_EQ(memory_again->daily_peak_bytes, 6 << 20);
+  EXPECT_EQ(memory_again->spike_bytes, 7 << 20);
+  EXPECT_EQ(memory_again->pressure_bytes, 8 << 20);
 }
 
 TEST(StatsJson, TheDailyValuesMayBeAbsent) {

@@ -65,6 +65,7 @@ TEST(NodeCheckpoint, RoundTripsAndRejectsGarbage) {
   NodeState state;
   const absl::Time now = absl::FromUnixSeconds(1795331119);
   state.RecordOom("ns/Pod/a#c", now, 32 * kMi);
+  state.RecordPressure("ns/Pod/a#c", now - absl::Minutes(3), 24 * kMi);
   state.SetSizedCpu("ns/Pod/a#c", 250);
   state.AddMemorySample("ns/Pod/a#c", now - absl::Hours(30), 16 * kMi);
   TrackedContainer container;
@@ -82,6 +83,15 @@ TEST(NodeCheckpoint, RoundTripsAndRejectsGarbage) {
   EXPECT_EQ(restored.SizedCpu("ns/Pod/a#c"), 250);
   ASSERT_TRUE(restored.MemoryHistory("ns/Pod/a#c", now).has_value());
   EXPECT_EQ(restored.MemoryHistory("ns/Pod/a#c", now)->oom_bytes, 32 * kMi);
+  EXPECT_EQ(restored.MemoryHistory("ns/Pod/a#c", now)->pressure_bytes, 24 * kMi);
+  {
+    // The records themselves, not only the last snapshot: fresh samples after the restart
+    // leave the pressure on record.
+    NodeState sampled_again;
+    sampled_again.Restore(decoded->workloads);
+    sampled_again.AddMemorySample("ns/Pod/a#c", now, 8 * kMi);
+    EXPECT_EQ(sampled_again.MemoryHistory("ns/Pod/a#c", now)->pressure_bytes, 24 * kMi);
+  }
   // The warm-up counts from the first sample before the restart.
   EXPECT_EQ(restored.History("ns/Pod/a#c", now), absl::Hours(30));
   ASSERT_TRUE(restored.RestoredContainer("c1").has_value());

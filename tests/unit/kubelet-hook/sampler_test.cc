@@ -122,6 +122,19 @@ TEST(Sampler, AKillIsSettledBeforeTheRestartReplacesTheKilledContainer) {
   }
 }
 
+// A container of a Deployment's pod: declared 512 shares (500m) and a 256Mi limit.
+TrackedContainer WebApp() {
+  TrackedContainer c;
+  c.id = "c1";
+  c.name = "app";
+  c.pod_id = "pod-1";
+  c.pod_namespace = "ns";
+  c.pod_name = "p";
+  c.stats_key = "ns/Deployment/web#app";
+  c.declared = {512, std::nullopt, std::nullopt, 256 * kMi};
+  return c;
+}
+
 // The node optimisation sizes a container from memory it used: one whose only memory record is
 // an OOM kill is not optimised yet (its report still carries the kill: TrackedDemand).
 TEST(Sampler, AContainerKnownOnlyByAnOomKillIsNotOptimised) {
@@ -130,14 +143,7 @@ TEST(Sampler, AContainerKnownOnlyByAnOomKillIsNotOptimised) {
   const absl::Time now = start + absl::Hours(30);
   for (const bool memory_sampled : {false, true}) {
     NodeState state;
-    TrackedContainer c;
-    c.id = "c1";
-    c.name = "app";
-    c.pod_id = "pod-1";
-    c.pod_namespace = "ns";
-    c.pod_name = "p";
-    c.stats_key = "ns/Deployment/web#app";
-    c.declared = {512, std::nullopt, std::nullopt, 256 * kMi};
+    const TrackedContainer c = WebApp();
     state.Upsert(c);
     for (int h = 0; h <= 30; ++h) {
       state.AddCpuSample(c.stats_key, start + absl::Hours(h), 100);
@@ -149,6 +155,50 @@ TEST(Sampler, AContainerKnownOnlyByAnOomKillIsNotOptimised) {
     EXPECT_EQ(outcome.pods, 1u);
     EXPECT_EQ(outcome.optimized_containers, memory_sampled ? 1u : 0u) << memory_sampled;
   }
+}
+
+// Memory pressure (shared/memory_pressure.h) from a cgroup v2 tree: a container stalled on
+// memory half of two minutes is recorded at the memory then in use, and its limit goes a step
+// above that, before any OOM kill and in its warm-up.
+TEST_F(CgroupTreeTest, SustainedMemoryPressureRaisesTheLimitAStepAboveTheMemoryInUse) {
+  Write("cgroup.controllers", "cpu memory\n");
+  Write("pods/c1/cpu.stat", "usage_usec 1000000\n");
+  Write("pods/c1/cpu.pressure", "some avg10=0 avg60=0 avg300=0 total=0\n");
+  Write("pods/c1/memory.current", std::to_string(250 * kMi) + "\n");
+  Write("pods/c1/memory.stat", "inactive_file " + std::to_string(10 * kMi) + "\n");
+  Write("pods/c1/memory.events", "oom_kill 0\n");
+  const auto stalled = [&](int64_t micros) {
+    Write("pods/c1/memory.pressure",
+          "some avg10=50 avg60=50 avg300=10 total=" + std::to_string(micros) + "\nfull total=0\n");
+  };
+  const CgroupReader reader(root_.string());
+  NodeState state;
+  TrackedContainer c = WebApp();
+  c.cgroups_path = "/pods/c1";
+  c.current = c.declared;
+  state.Upsert(c);
+  Sampler sampler(state, reader, GuardRailConfig{}, {4000, 8 * 1024 * kMi});
+  const absl::Time start = absl::FromUnixSeconds(1795300000);
+  stalled(0);
+  sampler.Sample(start);
+  stalled(30'000'000);  // 50% of the first minute
+  sampler.Sample(start + absl::Minutes(1));
+  EXPECT_EQ(sampler.stats().memory_pressure_records, 0u);
+  EXPECT_EQ(state.MemoryHistory(c.stats_key, start + absl::Minutes(1))->pressure_bytes, 0);
+  stalled(60'000'000);  // and of the second: sustained
+  const absl::Time now = start + absl::Minutes(2);
+  sampler.Sample(now);
+  EXPECT_EQ(sampler.stats().memory_pressure_records, 1u);
+  EXPECT_EQ(state.MemoryHistory(c.stats_key, now)->pressure_bytes, 240 * kMi);
+  const ResourcePlan plan = PlanTrackedContainer(state, *state.Get("c1"), GuardRailConfig{}, now);
+  EXPECT_EQ(plan.memory_limit_bytes, 300 * kMi);  // 1.25 x 240Mi, above the declared 256Mi
+  bool said_why = false;
+  for (const Reason& reason : plan.reasons) said_why = said_why || reason.code == "PressureFloor";
+  EXPECT_TRUE(said_why) << PlanReasons(plan);
+
+  // A calm minute ends the stretch: no second record.
+  sampler.Sample(now + absl::Minutes(1));
+  EXPECT_EQ(sampler.stats().memory_pressure_records, 1u);
 }
 
 }  // namespace

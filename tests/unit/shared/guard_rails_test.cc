@@ -121,6 +121,40 @@ TEST(GuardRails, Table) {
                      {"WarmingUp", "OomFloor"}});
   }
   {
+    GuardInput input = Input(absl::Hours(30));
+    input.running = false;
+    input.memory_in_use_bytes = 0;
+    input.pressure_memory_bytes = 400 * kMi;
+    cases.push_back({"a sustained memory stall at 400Mi: request 400Mi, limit 25% above",
+                     input,
+                     {100, 400 * kMi, 500 * kMi},
+                     {"PressureRequestFloor", "MemoryLimitFloor", "PressureFloor"}});
+    input.tuning.max_memory_bytes = 300 * kMi;
+    cases.push_back({"the same under a max-memory bound of 300Mi: the request stops there",
+                     input,
+                     {100, 300 * kMi, 500 * kMi},
+                     {"PressureRequestFloor", "MemoryLimitFloor", "PressureFloor"}});
+  }
+  {
+    GuardInput input = Input(absl::Hours(30));
+    input.running = false;
+    input.memory_in_use_bytes = 0;
+    input.declared.memory_limit_bytes = 300 * kMi;
+    input.pressure_memory_bytes = 600 * kMi;
+    cases.push_back({"stall after stall: the limit stops at 2 x the declared 300Mi",
+                     input,
+                     {100, 600 * kMi, 600 * kMi},
+                     {"PressureRequestFloor", "MemoryLimitFloor", "PressureFloor"}});
+  }
+  {
+    GuardInput input = Input(absl::Seconds(10));
+    input.pressure_memory_bytes = 1800 * kMi;
+    cases.push_back({"warming up, a sustained memory stall still raises request and limit",
+                     input,
+                     {1000, 1800 * kMi, 2250 * kMi},
+                     {"WarmingUp", "PressureRequestFloor", "PressureFloor"}});
+  }
+  {
     GuardInput input = Input(absl::Seconds(10));
     input.declared.memory_limit_bytes.reset();
     input.current.memory_limit_bytes.reset();

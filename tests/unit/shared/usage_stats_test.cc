@@ -114,6 +114,23 @@ TEST(UsageStatsTest, OomMemoryIsKeptForTheRetentionAndTheLargestWins) {
   EXPECT_EQ(stats.Snapshot(At(7, 2, 0)).memory->oom_bytes, 0);
 }
 
+TEST(UsageStatsTest, MemoryPressureIsKeptLikeAnOomAndApart) {
+  ContainerUsageStats stats;
+  ASSERT_THAT(stats.AddMemory(At(0, 0, 0), 100), IsOk());
+  stats.RecordPressure(At(0, 0, 0), 700);
+  stats.RecordPressure(At(0, 3, 0), 400);
+  for (int i = 0; i < 20; ++i) stats.RecordPressure(At(0, 3, 0), 1);
+  EXPECT_EQ(stats.pressure_records().size(), ContainerUsageStats::kMaxOomRecords);
+  stats.RecordPressure(At(0, 3, 0), 400);
+  ASSERT_THAT(stats.AddMemory(At(1, 0, 0), 100), IsOk());
+  const UsageSnapshot day_one = stats.Snapshot(At(1, 0, 0));
+  // The 700 record was pushed out by the bound; no OOM was recorded.
+  EXPECT_EQ(day_one.memory->pressure_bytes, 400);
+  EXPECT_EQ(day_one.memory->oom_bytes, 0);
+  ASSERT_THAT(stats.AddMemory(At(7, 3, 0), 100), IsOk());
+  EXPECT_EQ(stats.Snapshot(At(7, 3, 0)).memory->pressure_bytes, 0);  // 7 days: gone
+}
+
 TEST(UsageStatsTest, OomRecordsAreBounded) {
   ContainerUsageStats stats;
   for (int i = 0; i < 100; ++i) stats.RecordOom(At(0, 0, i), i);
@@ -193,6 +210,13 @@ TEST(MergeSnapshotsTest, TheUnionOfReplicasTakesTheLargerOfEverything) {
   EXPECT_EQ(merged.cpu->daily_peak_millis, 500);
   ASSERT_TRUE(merged.memory.has_value());  // known to one replica: known
   EXPECT_EQ(merged.memory->oom_bytes, 4);
+}
+
+TEST(MergeSnapshotsTest, AMemoryStallOfAnyReplicaIsKept) {
+  const UsageSnapshot stalled{std::nullopt, MemoryStats{1, 2, 3, 0, 1, 2, 0, 64}, absl::Hours(1)};
+  const UsageSnapshot calm{std::nullopt, MemoryStats{5, 6, 7, 0, 5, 6, 0, 0}, absl::Hours(1)};
+  EXPECT_EQ(MergeSnapshots(stalled, calm).memory->pressure_bytes, 64);
+  EXPECT_EQ(MergeSnapshots(calm, stalled).memory->pressure_bytes, 64);
 }
 
 TEST(MayLowerUnionTest, OnlyAPartThatHeldTheUnionAndShrinksCallsForAFreshMerge) {
