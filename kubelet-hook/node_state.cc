@@ -123,13 +123,12 @@ std::optional<MemoryStats> NodeState::MemoryHistoryLocked(const Workload& worklo
     if (!memory.has_value()) memory = MemoryStats{};
     memory->oom_bytes = std::max(memory->oom_bytes, oom);
   }
-  int64_t pressure = 0;
-  for (const auto& record : workload.stats.pressure_records()) {
-    pressure = std::max(pressure, record.memory_bytes);
-  }
-  if (pressure > 0) {
+  // A recent sustained memory stall counts before the workload's next sample too (a Job's
+  // next run, a restart), within the records' retention.
+  if (const std::optional<int64_t> pressure = workload.stats.RecentPressure(now);
+      pressure.has_value()) {
     if (!memory.has_value()) memory = MemoryStats{};
-    memory->pressure_bytes = std::max(memory->pressure_bytes, pressure);
+    memory->pressure_bytes = std::max(memory->pressure_bytes, *pressure);
   }
   return memory;
 }

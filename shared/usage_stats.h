@@ -209,6 +209,11 @@ class ContainerUsageStats {
   const std::deque<OomRecord>& oom_records() const { return ooms_; }
   // The same shape: when, and the memory then in use.
   const std::deque<OomRecord>& pressure_records() const { return pressures_; }
+  // The largest memory of the pressure records within the retention, with or without samples
+  // (what Snapshot's pressure_bytes says when it has memory statistics).
+  std::optional<int64_t> RecentPressure(absl::Time now) const {
+    return LargestRecent(pressures_, now);
+  }
 
  private:
   std::optional<int64_t> LargestRecent(const std::deque<OomRecord>& records, absl::Time now) const;

@@ -129,6 +129,9 @@ TEST(UsageStatsTest, MemoryPressureIsKeptLikeAnOomAndApart) {
   EXPECT_EQ(day_one.memory->oom_bytes, 0);
   ASSERT_THAT(stats.AddMemory(At(7, 3, 0), 100), IsOk());
   EXPECT_EQ(stats.Snapshot(At(7, 3, 0)).memory->pressure_bytes, 0);  // 7 days: gone
+  // Without samples too (a workload between two runs): the same retention.
+  EXPECT_EQ(stats.RecentPressure(At(1, 0, 0)), 400);
+  EXPECT_FALSE(stats.RecentPressure(At(7, 3, 0)).has_value());
 }
 
 TEST(UsageStatsTest, OomRecordsAreBounded) {
