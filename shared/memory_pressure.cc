@@ -1,9 +1,9 @@
 #include "shared/memory_pressure.h"
 
 #include <cmath>
-#include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "shared/wide_int.h"
 
 namespace headroom {
 
@@ -40,12 +40,9 @@ MemoryPressureObservation ObserveMemoryPressure(MemoryPressureRun& run, absl::Ti
 
 int64_t PressureLimitFloor(int64_t memory_bytes, double raise_step) {
   if (memory_bytes <= 0) return 0;
-  const long double floor = std::ceil(static_cast<long double>(memory_bytes) *
-                                      (1.0L + static_cast<long double>(raise_step)));
-  if (floor >= static_cast<long double>(std::numeric_limits<int64_t>::max())) {
-    return std::numeric_limits<int64_t>::max();
-  }
-  return static_cast<int64_t>(floor);
+  // The same rounding and saturation as a workload's margin (guard_rails.cc, ApplyTuning).
+  return SaturateToInt64(static_cast<WideInt>(std::ceil(
+      static_cast<long double>(memory_bytes) * (1.0L + static_cast<long double>(raise_step)))));
 }
 
 }  // namespace headroom
