@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "shared/quantity.h"
@@ -17,6 +18,23 @@ namespace {
 std::string Amount(const std::optional<int64_t>& value, bool cpu) {
   if (!value) return "none";
   return cpu ? FormatCpuMillis(*value) : FormatMemoryBytes(*value);
+}
+
+// What the guard rails are asked for one container of a pod being resized.
+struct ProposedContainer {
+  size_t container = 0;
+  SizedValues values;
+};
+
+// Whether any container of the pod has had an OOM kill or a sustained memory stall recorded.
+bool HasMemoryEvidence(const PodState& pod) {
+  for (const ContainerDemand& demand : pod.demand.containers) {
+    if (demand.memory.has_value() &&
+        (demand.memory->oom_bytes > 0 || demand.memory->pressure_bytes > 0)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -103,18 +121,33 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
     HEADROOM_ASSIGN_OR_RETURN(optimization, OptimizeNode(node, options));
   }
 
+  std::map<size_t, std::vector<ProposedContainer>> sized;  // by pod, in pod order
+  absl::flat_hash_set<size_t> on_evidence;  // warming up, resized only to memory evidence
+  for (const ContainerResult& result : optimization.containers) {
+    sized[index_of[result.pod]].push_back(
+        {result.container,
+         {result.sizing.cpu_request_millis, result.sizing.memory_request_bytes,
+          result.sizing.memory_limit_bytes}});
+  }
   for (const SkippedPod& skipped : optimization.skipped) {
-    // Not sized (warming up, not optimised): say why, the caller's reason first.
+    // Not sized (warming up, not optimised): say why, the caller's reason first. A pod
+    // warming up still grows to the evidence of an OOM kill or a memory stall: its values as
+    // they are, through the guard rails, which only raise them while it warms up.
     const size_t index = index_of[skipped.pod];
-    const std::string& blocked = pods[index].resize_blocked_by;
+    const PodState& pod = pods[index];
+    if (skipped.reason.code == "NoHistory" && pod.resize_blocked_by.empty() &&
+        HasMemoryEvidence(pod)) {
+      for (size_t c = 0; c < pod.containers.size(); ++c) {
+        sized[index].push_back({c, pod.containers[c].current});
+      }
+      on_evidence.insert(index);
+      continue;
+    }
+    const std::string& blocked = pod.resize_blocked_by;
     actions.skipped.push_back(
         {index, "resize", blocked.empty() ? skipped.reason.message : blocked});
   }
-  std::map<size_t, std::vector<const ContainerResult*>> sized;  // by pod, in pod order
-  for (const ContainerResult& result : optimization.containers) {
-    sized[index_of[result.pod]].push_back(&result);
-  }
-  for (const auto& [index, results] : sized) {
+  for (const auto& [index, proposals] : sized) {
     const PodState& pod = pods[index];
     if (!pod.resize_blocked_by.empty()) {
       actions.skipped.push_back({index, "resize", pod.resize_blocked_by});
@@ -122,20 +155,20 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
     }
     PlannedPodResize resize{index, {}, ""};
     std::vector<std::string> notes;
-    for (const ContainerResult* result : results) {
-      const ContainerState& state = pod.containers[result->container];
-      const ContainerDemand& demand = pod.demand.containers[result->container];
+    for (const ProposedContainer& proposal : proposals) {
+      const ContainerState& state = pod.containers[proposal.container];
+      const ContainerDemand& demand = pod.demand.containers[proposal.container];
       GuardInput input;
       input.declared = state.declared;
       input.current = state.current;
-      input.proposed = {result->sizing.cpu_request_millis, result->sizing.memory_request_bytes,
-                        state.manage_memory_limit
-                            ? std::optional<int64_t>(result->sizing.memory_limit_bytes)
-                            : std::nullopt};
+      input.proposed = proposal.values;
+      if (!state.manage_memory_limit) input.proposed.memory_limit_bytes.reset();
       input.history = demand.history;
-      input.max_memory_bytes = demand.memory->max_7d_bytes;
-      input.oom_memory_bytes = demand.memory->oom_bytes;
-      input.pressure_memory_bytes = demand.memory->pressure_bytes;
+      if (demand.memory.has_value()) {
+        input.max_memory_bytes = demand.memory->max_7d_bytes;
+        input.oom_memory_bytes = demand.memory->oom_bytes;
+        input.pressure_memory_bytes = demand.memory->pressure_bytes;
+      }
       input.memory_in_use_bytes = state.memory_in_use_bytes;
       input.allow_below_declared = pod.allow_below_declared;
       input.tuning = pod.tuning;
@@ -149,7 +182,7 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
       for (const Reason& reason : guarded.reasons)
         absl::StrAppend(&note, " [", reason.message, "]");
       notes.push_back(std::move(note));
-      resize.containers.push_back({result->container, state.current, guarded.values,
+      resize.containers.push_back({proposal.container, state.current, guarded.values,
                                    guarded.last_shrink, std::move(guarded.reasons)});
     }
     if (resize.containers.empty()) {
@@ -162,7 +195,9 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
       continue;
     }
     resize.message =
-        absl::StrCat("base + shared headroom on ", node_name, ": ", absl::StrJoin(notes, "; "));
+        absl::StrCat(on_evidence.contains(index) ? "memory evidence while warming up on "
+                                                 : "base + shared headroom on ",
+                     node_name, ": ", absl::StrJoin(notes, "; "));
     actions.resizes.push_back(std::move(resize));
   }
   // Replicas of a workload this plan already gives up: the next one is judged without them.

@@ -66,6 +66,40 @@ TEST(PlanNodeActions, ResizesThroughTheGuardRailsAndTheThreshold) {
   EXPECT_THAT(actions.skipped[1].why, ::testing::HasSubstr("within 10%"));
 }
 
+TEST(PlanNodeActions, AWarmingUpPodGrowsToMemoryEvidenceOnly) {
+  SustainedConditions cpu_over(absl::Minutes(15));
+  // Three pods 10 s old, warming up. "stalled" had a sustained memory stall at 900Mi: its
+  // request rises to 900Mi and its limit to 1.25 x 900Mi, nothing else moves. "killed" was
+  // OOM-killed at 1000Mi: its limit doubles that. "quiet" has no evidence and is skipped.
+  std::vector<PodState> pods = {Pod("stalled", 200, 200, 100 * kMi, 900 * kMi, absl::Seconds(10)),
+                                Pod("killed", 200, 200, 100 * kMi, 900 * kMi, absl::Seconds(10)),
+                                Pod("quiet", 200, 200, 100 * kMi, 900 * kMi, absl::Seconds(10))};
+  pods[0].demand.containers[0].memory->pressure_bytes = 900 * kMi;
+  pods[0].containers[0].memory_in_use_bytes = 900 * kMi;
+  pods[1].demand.containers[0].memory->oom_bytes = 1000 * kMi;
+  const NodeActions actions = Plan(pods, {8000, 8192 * kMi}, cpu_over);
+  ASSERT_EQ(actions.resizes.size(), 2u);
+  const SizedValues& stalled = actions.resizes[0].containers[0].after;
+  EXPECT_EQ(actions.resizes[0].pod, 0u);
+  EXPECT_EQ(stalled.cpu_request_millis, 1000);  // declared, kept while warming up
+  EXPECT_EQ(stalled.memory_request_bytes, 900 * kMi);
+  EXPECT_EQ(stalled.memory_limit_bytes, 1125 * kMi);
+  EXPECT_THAT(actions.resizes[0].message, ::testing::HasSubstr("memory evidence while warming up"));
+  const SizedValues& killed = actions.resizes[1].containers[0].after;
+  EXPECT_EQ(actions.resizes[1].pod, 1u);
+  EXPECT_EQ(killed.cpu_request_millis, 1000);
+  EXPECT_EQ(killed.memory_request_bytes, 512 * kMi);
+  EXPECT_EQ(killed.memory_limit_bytes, 2000 * kMi);
+  ASSERT_EQ(actions.skipped.size(), 1u);
+  EXPECT_EQ(actions.skipped[0].pod, 2u);
+  EXPECT_THAT(actions.skipped[0].why, ::testing::HasSubstr("warm-up"));
+  // A pod the caller may not resize is not resized for evidence either.
+  pods[0].resize_blocked_by = "mode observe";
+  pods[1].resize_blocked_by = "mode observe";
+  const NodeActions blocked = Plan(pods, {8000, 8192 * kMi}, cpu_over);
+  EXPECT_TRUE(blocked.resizes.empty());
+}
+
 TEST(PlanNodeActions, ProtectedPodsAreNeverChosenAndAnotherGoesInstead) {
   SustainedConditions cpu_over(absl::Minutes(15));
   // Memory: 300 + 300 + 300 Mi base + 300 Mi headroom > 1000 Mi: one pod must go. "a" has the
