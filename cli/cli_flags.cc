@@ -6,6 +6,7 @@
 #include "absl/flags/flag.h"
 #include "absl/time/time.h"
 #include "app/actuation_flags.h"
+#include "app/memory_pressure_flags.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/optimize_node_command.h"
@@ -39,6 +40,10 @@ ABSL_FLAG(uint64_t, seed, 1, "Seed for sampling and synthetic usage.");
 ABSL_FLAG(int, nodes, 0, "Fixed cluster size; 0 autoscales.");
 ABSL_FLAG(std::string, node_shape, "96,512Gi", "Node CPU,memory.");
 ABSL_FLAG(double, memory_limit_ratio, 1.0, "Declared memory limit / request.");
+ABSL_FLAG(double, memory_throttling_factor, headroom::sim::kDefaultMemoryThrottlingFactor,
+          "The kubelet's Memory QoS memoryThrottlingFactor: memory.high = request + factor x "
+          "(limit - request), and a pod above it stalls on memory (docs/simulate.md); 0: "
+          "Memory QoS off.");
 ABSL_FLAG(std::string, policies, "static,vpa,crane,headroom", "Policies to compare.");
 ABSL_FLAG(std::string, scoring, "target", "Node scoring: spread, pack or target.");
 ABSL_FLAG(double, scoring_target, 0.75,
@@ -112,6 +117,7 @@ int RunSimulateWithFlags(const std::vector<std::string>&) {
   options.nodes = absl::GetFlag(FLAGS_nodes);
   options.node_shape = absl::GetFlag(FLAGS_node_shape);
   options.memory_limit_ratio = absl::GetFlag(FLAGS_memory_limit_ratio);
+  options.memory_throttling_factor = absl::GetFlag(FLAGS_memory_throttling_factor);
   options.policies = absl::GetFlag(FLAGS_policies);
   options.scoring = absl::GetFlag(FLAGS_scoring);
   options.scoring_target = absl::GetFlag(FLAGS_scoring_target);
@@ -124,7 +130,8 @@ int RunSimulateWithFlags(const std::vector<std::string>&) {
   absl::StatusOr<ActionConfig> actions =
       app::ActionConfigFromFlags(options.headroom.allow_below_declared);
   absl::StatusOr<EvictionBudgetConfig> budget = app::EvictionBudgetFromFlags();
-  for (const absl::Status& status : {actions.status(), budget.status()}) {
+  absl::StatusOr<MemoryPressureConfig> pressure = app::MemoryPressureConfigFromFlags();
+  for (const absl::Status& status : {actions.status(), budget.status(), pressure.status()}) {
     if (!status.ok()) {
       std::cerr << "headroom simulate: " << status.message() << "\n";
       return kExitBadInput;
@@ -132,6 +139,7 @@ int RunSimulateWithFlags(const std::vector<std::string>&) {
   }
   options.headroom.actions = *actions;
   options.headroom.budget = *budget;
+  options.headroom.memory_pressure = *pressure;
   return RunSimulate(options, std::cout, std::cerr);
 }
 

@@ -259,6 +259,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   config.initial_nodes = options.nodes;
   config.autoscale = options.nodes == 0;
   config.memory_limit_ratio = options.memory_limit_ratio;
+  config.memory_throttling_factor = options.memory_throttling_factor;
   config.scoring = *scoring;
   config.policies = *policies;
   config.warmup_minutes = static_cast<int>(absl::ToInt64Minutes(options.warmup));
@@ -281,6 +282,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
       {"nodeShape", options.node_shape},
       {"nodes", options.nodes == 0 ? ordered_json("autoscaled") : ordered_json(options.nodes)},
       {"memoryLimitRatio", options.memory_limit_ratio},
+      {"memoryThrottlingFactor", options.memory_throttling_factor},
       {"scoring", options.scoring},
       {"scoringTarget", options.scoring_target},
       {"coldStart", options.cold_start},
@@ -290,6 +292,9 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
         {"allowDisruption", options.headroom.allow_disruption},
         {"spikeShortfall", options.headroom.stats.cpu_spike_shortfall},
         {"profileWindow", absl::FormatDuration(options.headroom.stats.profile_window)},
+        {"memoryPressureThreshold", options.headroom.memory_pressure.stall_share},
+        {"memoryPressureDuration",
+         absl::FormatDuration(options.headroom.memory_pressure.sustained)},
         {"podAnnotations", *pod_annotations},
         {"maxShrinkStep", options.headroom.actions.guard.max_shrink_step},
         {"shrinkInterval", absl::FormatDuration(options.headroom.actions.guard.shrink_interval)},

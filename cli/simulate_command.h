@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "sim/memory_qos.h"
 #include "sim/sizing_policies.h"
 
 namespace headroom::cli {
@@ -24,6 +25,8 @@ struct SimulateOptions {
   int nodes = 0;  // > 0: a fixed cluster of this many nodes, no autoscaling
   std::string node_shape = "96,512Gi";
   double memory_limit_ratio = 1.0;
+  // The kubelet's Memory QoS (sim/memory_qos.h); 0: off.
+  double memory_throttling_factor = sim::kDefaultMemoryThrottlingFactor;
   std::string policies = "static,vpa,crane,headroom";
   // Every policy's node scoring (shared/placement.h): the cluster's scheduler fills nodes to
   // 75% of their projected footprint, then spreads (docs/simulate.md says why).

@@ -86,6 +86,9 @@ Flags:
   --nodes N                fixed cluster of N nodes; 0 (default) autoscales
   --node-shape CPU,MEM     node size (default 96,512Gi: OpenB's 96-core CPU-only node)
   --memory-limit-ratio R   declared memory limit / request (default 1.0)
+  --memory-throttling-factor F   the kubelet's Memory QoS: memory.high = request + F x
+                           (limit - request); a pod above it stalls on memory, reported as
+                           MEM STALL (default 0.9, the kubelet's; 0: Memory QoS off)
   --policies LIST          any of static,vpa,crane,headroom (default all)
   --scoring spread|pack|target   every policy's node scoring (default target: nodes are
                            filled to --scoring-target of their projected footprint, then
@@ -123,6 +126,9 @@ as headroom-extender's (docs/algorithm.md):
   --evictions-per-minute N, --evictions-per-node-per-hour N   eviction budgets (5, 2)
   --spike-shortfall F      the share of a node's CPU usage its measured shared headroom may
                            leave above it (default 0.0075, what headroom-nri uses)
+  --memory-pressure-threshold F, --memory-pressure-duration D   headroom-nri's memory
+                           pressure rule: a stall of at least F for D raises the memory limit
+                           25% above the memory in use and the request to it (0.10, 2m; 0: off)
 Every simulated workload is also opted in to disruption (headroom.dev/allow-disruption), as
 VPA's recreate and the autoscaler's drain move single-replica pods here too.
 

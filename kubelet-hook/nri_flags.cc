@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "app/guard_rail_flags.h"
+#include "app/memory_pressure_flags.h"
 #include "io/grpc_tls.h"
 #include "io/memory_limit.h"
 #include "kubelet-hook/sampler.h"
@@ -47,12 +48,6 @@ ABSL_FLAG(absl::Duration, interval, absl::Seconds(60),
           "Sampling, optimisation, checkpoint and report period.");
 ABSL_FLAG(absl::Duration, oom_poll_interval, absl::Seconds(1),
           "How often OOM kills are collected (kernel log, else cgroup counters).");
-ABSL_FLAG(double, memory_pressure_threshold, 0.10,
-          "Share of time a container's tasks may stall on memory (its memory.pressure \"some\" "
-          "total) before it counts as memory pressure; 0: pressure is not acted on.");
-ABSL_FLAG(absl::Duration, memory_pressure_duration, absl::Minutes(2),
-          "How long memory pressure must last before headroom records the memory in use then "
-          "and raises the container's memory limit a step above it (25%) and its request to it.");
 ABSL_FLAG(std::string, kernel_log, "/dev/kmsg",
           "Kernel log to read OOM kills from (needs privilege); empty or unreadable: poll the "
           "cgroups' oom_kill counters, which miss containers deleted between two polls.");
@@ -152,12 +147,9 @@ absl::StatusOr<NriDaemonConfig> NriConfigFromFlags() {
        absl::GetFlag(FLAGS_extender_key_file)});
   if (!credentials.ok()) return credentials.status();
   config.report_credentials = *std::move(credentials);
-  config.memory_pressure = {absl::GetFlag(FLAGS_memory_pressure_threshold),
-                            absl::GetFlag(FLAGS_memory_pressure_duration)};
-  if (absl::Status valid = config.memory_pressure.Validate(); !valid.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--memory-pressure-threshold/-duration: ", valid.message()));
-  }
+  absl::StatusOr<MemoryPressureConfig> pressure = app::MemoryPressureConfigFromFlags();
+  if (!pressure.ok()) return pressure.status();
+  config.memory_pressure = *pressure;
   absl::StatusOr<ResourceAmounts> allocatable = AllocatableFromFlags();
   if (!allocatable.ok()) return allocatable.status();
   config.allocatable = *allocatable;

@@ -11,6 +11,7 @@
 #include "shared/kubelet_eviction.h"
 #include "shared/load_cordon.h"
 #include "sim/cpu_share.h"
+#include "sim/memory_qos.h"
 
 namespace headroom::sim {
 namespace {
@@ -277,6 +278,7 @@ class ClusterRun final : public ClusterActions {
     minute_used_memory_ = 0;
     minute_demand_ = 0;
     minute_shortfall_ = 0;
+    minute_stall_ = 0;
     for (size_t n = 0; n < nodes_.size(); ++n) {
       const std::vector<size_t>& list = pods_by_node_[n];
       std::vector<int64_t> demands;
@@ -291,11 +293,22 @@ class ClusterRun final : public ClusterActions {
           ShareCpu(nodes_[n].allocatable.cpu_millis, demands, weights);
       for (size_t i = 0; i < list.size(); ++i) {
         const int64_t memory = usage_.memory_bytes[list[i]][m];
+        const int64_t limit = sizing_[list[i]].memory_limit_bytes;
+        const double stall = MemoryStallShare(memory,
+                                              MemoryHigh(sizing_[list[i]].requests.memory_bytes,
+                                                         limit, config_.memory_throttling_factor),
+                                              limit);
+        const auto stalled_micros = static_cast<uint64_t>(stall * 60e6);
         // One sample a minute, as headroom-nri and the recommenders' metrics take them.
         for (int k = step_ - 1; k >= 0; --k) {
-          policy_->Observe(list[i], now - absl::Minutes(k), demands[i], granted[i], weights[i],
-                           memory);
+          const absl::Time at = now - absl::Minutes(k);
+          policy_->Observe(list[i], at, demands[i], granted[i], weights[i], memory);
+          if (policy_->ObserveMemoryStall(list[i], at - absl::Minutes(1), at, stalled_micros)) {
+            Count(run_.summary.memory_pressure_records);
+            RaiseRuntimeLimit(list[i], at);
+          }
         }
+        minute_stall_ += stall;
         minute_used_cpu_ += granted[i];
         minute_used_memory_ += memory;
         minute_shortfall_ += demands[i] - granted[i];
@@ -311,6 +324,15 @@ class ClusterRun final : public ClusterActions {
       minute_demand_ += usage_.cpu_millis[pod][m];
       minute_shortfall_ += usage_.cpu_millis[pod][m];
       minute_memory_demand_ += usage_.memory_bytes[pod][m];
+    }
+  }
+
+  // A memory limit raised at the runtime (no API resize, no room needed on the node): it
+  // takes effect from the next minute.
+  void RaiseRuntimeLimit(size_t pod, absl::Time now) {
+    const std::optional<int64_t> limit = policy_->RuntimeMemoryLimit(pod, now, sizing_[pod]);
+    if (limit.has_value() && *limit > sizing_[pod].memory_limit_bytes) {
+      sizing_[pod].memory_limit_bytes = *limit;
     }
   }
 
@@ -462,6 +484,7 @@ class ClusterRun final : public ClusterActions {
     s.nodes_average += w * point.nodes;
     s.nodes_max = std::max(s.nodes_max, point.nodes);
     s.cpu_shortfall_core_hours += w * static_cast<double>(minute_shortfall_) / 1000 / 60;
+    s.memory_stall_pod_hours += w * minute_stall_ / 60;
     s.pending_pod_hours += w * static_cast<double>(point.pending) / 60;
   }
 
@@ -508,6 +531,7 @@ class ClusterRun final : public ClusterActions {
   int64_t minute_demand_ = 0;
   int64_t minute_memory_demand_ = 0;
   int64_t minute_shortfall_ = 0;
+  double minute_stall_ = 0;  // the step's pods' memory stall shares, summed
 };
 
 }  // namespace
@@ -527,6 +551,9 @@ absl::Status SimulationConfig::Validate(int minutes) const {
   }
   if (!(memory_limit_ratio >= 1 && memory_limit_ratio <= 100)) {
     return absl::InvalidArgumentError("the memory limit ratio must be between 1 and 100");
+  }
+  if (!(memory_throttling_factor >= 0 && memory_throttling_factor <= 1)) {
+    return absl::InvalidArgumentError("the memory throttling factor must be between 0 and 1");
   }
   if (series_every_minutes < 1 || max_pods_per_node < 1 || policies.empty()) {
     return absl::InvalidArgumentError("series interval, pods per node and policies must be set");

@@ -14,6 +14,8 @@
 //   never does: the kubelet defers it and the pod runs on at its current requests;
 // - each minute: CPU is shared by CFS weights (cpu_share.h) among the pods of a node;
 //   a pod whose memory exceeds its limit is OOM-killed (once per minute it stays above);
+//   a pod above its memory.high (the kubelet's Memory QoS, memory_qos.h) stalls on memory,
+//   which the policy observes as memory.pressure;
 //   a node whose pods' memory exceeds its allocatable evicts in kubelet's order
 //   (kubelet_eviction.h) and takes no new pods for 5 minutes (kubelet's
 //   evictionPressureTransitionPeriod); the policy observes usage and, at its period,
@@ -33,6 +35,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "shared/placement.h"
+#include "sim/memory_qos.h"
 #include "sim/sizing_policies.h"
 #include "sim/trace_data.h"
 #include "sim/usage_generator.h"
@@ -45,6 +48,9 @@ struct SimulationConfig {
   int initial_nodes = 0;
   bool autoscale = true;
   double memory_limit_ratio = 1.0;  // declared memory limit / request
+  // The kubelet's Memory QoS (memory_qos.h): memory.high between request and limit, and the
+  // memory stall above it; 0 turns Memory QoS off (no memory.high, no stall before the kill).
+  double memory_throttling_factor = kDefaultMemoryThrottlingFactor;
   ScoringConfig scoring;  // every policy's node score (kube-scheduler's, or the extender's)
   int max_pods_per_node = 110;
   int series_every_minutes = 15;
@@ -85,6 +91,10 @@ struct PolicySummary {
   int nodes_max = 0;
   int nodes_final = 0;
   int64_t oom_kills = 0;
+  // Time pods' tasks stalled on memory above memory.high (Memory QoS, memory_qos.h), weighted
+  // by the stall share: one pod stalled half of every minute for an hour is 0.5 pod-hours.
+  double memory_stall_pod_hours = 0;
+  int64_t memory_pressure_records = 0;  // sustained stalls the policy recorded (headroom)
   double cpu_shortfall_core_hours = 0;  // demand the pods did not get (contention, pending)
   double cpu_shortfall_fraction = 0;    // of the demand
   int64_t optimizer_evictions = 0;      // by the policy (headroom's node optimisation)

@@ -57,6 +57,8 @@ ordered_json SummaryJson(const PolicySummary& s, const OracleSummary& oracle) {
       {"nodesFinal", s.nodes_final},
       {"nodesOverOracle", NodesOverOracle(s, oracle)},
       {"oomKills", s.oom_kills},
+      {"memoryStallPodHours", s.memory_stall_pod_hours},
+      {"memoryPressureRecords", s.memory_pressure_records},
       {"cpuShortfallCoreHours", s.cpu_shortfall_core_hours},
       {"cpuShortfallFraction", s.cpu_shortfall_fraction},
       {"evictions",
@@ -120,7 +122,8 @@ double NiceStep(double range) {
 std::vector<std::vector<std::string>> SummaryRows(const SimulationResult& result) {
   std::vector<std::vector<std::string>> rows = {
       {"POLICY", "NODES avg/max", "÷ORACLE", "CPU REQ", "CPU USED", "CPU UTIL", "MEM REQ",
-       "MEM USED", "MEM UTIL", "OOM KILLS", "CPU SHORTFALL", "EVICTIONS", "RESIZES", "PENDING"}};
+       "MEM USED", "MEM UTIL", "OOM KILLS", "MEM STALL", "CPU SHORTFALL", "EVICTIONS", "RESIZES",
+       "PENDING"}};
   for (const PolicyRun& run : result.runs) {
     const PolicySummary& s = run.summary;
     rows.push_back({
@@ -134,6 +137,7 @@ std::vector<std::vector<std::string>> SummaryRows(const SimulationResult& result
         absl::StrFormat("%.0f GiB", s.used_memory_bytes / kGiB),
         Percent(s.memory_utilisation),
         absl::StrCat(s.oom_kills),
+        absl::StrFormat("%.1f pod-h", s.memory_stall_pod_hours),
         absl::StrFormat("%.2f%% (%.1f core-h)", 100 * s.cpu_shortfall_fraction,
                         s.cpu_shortfall_core_hours),
         absl::StrCat(TotalEvictions(s)),

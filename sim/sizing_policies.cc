@@ -8,6 +8,7 @@
 #include "shared/crane_recommender.h"
 #include "shared/footprint.h"
 #include "shared/guard_rails.h"
+#include "shared/memory_pressure.h"
 #include "shared/node_headroom.h"
 #include "shared/node_optimizer.h"
 #include "shared/node_report.h"
@@ -137,7 +138,8 @@ class HeadroomPolicy : public SizingPolicy {
         cpu_over_(options.actions.cpu_eviction_after),
         workload_of_(pods.size()),
         last_shrink_(pods.size()),
-        memory_now_(pods.size(), 0) {
+        memory_now_(pods.size(), 0),
+        pressure_(pods.size()) {
     absl::flat_hash_map<std::string, size_t> index;
     for (size_t p = 0; p < pods.size(); ++p) {
       const std::string& key = pods[p].workload.empty() ? pods[p].name : pods[p].workload;
@@ -153,6 +155,7 @@ class HeadroomPolicy : public SizingPolicy {
   PodSizing Admission(size_t pod, absl::Time now) override {
     // The admission webhook: a new container starts from its workload's sizing.
     last_shrink_[pod] = {};
+    pressure_[pod] = {};
     const GuardResult sized =
         SizeNewContainer(Snapshot(pod, now), Declared(pod), Policy(pod, 1).allow_below_declared,
                          Policy(pod, 1).tuning, options_.actions.guard);
@@ -195,6 +198,37 @@ class HeadroomPolicy : public SizingPolicy {
     (void)stats.AddCpu(now, demand);
     (void)stats.AddMemory(now, memory);
     memory_now_[pod] = memory;
+  }
+
+  bool ObserveMemoryStall(size_t pod, absl::Time from, absl::Time to,
+                          uint64_t stalled_micros) override {
+    // headroom-nri's sampler: a sustained stall records the memory in use then, which the
+    // guard rails turn into a higher memory limit and request (shared/memory_pressure.h).
+    const MemoryPressureObservation observed =
+        ObserveMemoryPressure(pressure_[pod], from, to, stalled_micros, options_.memory_pressure);
+    if (!observed.sustained || memory_now_[pod] <= 0) return false;
+    stats_[workload_of_[pod]].RecordPressure(to, memory_now_[pod]);
+    cache_[workload_of_[pod]].reset();
+    return true;
+  }
+
+  std::optional<int64_t> RuntimeMemoryLimit(size_t pod, absl::Time now,
+                                            const PodSizing& current) override {
+    // headroom-nri's runtime limit for a running container (container_policy.h), its next
+    // sample after the stall was recorded: the guard rails on its memory statistics.
+    const UsageSnapshot& s = Snapshot(pod, now);
+    if (!s.memory.has_value()) return std::nullopt;
+    GuardInput input;
+    input.declared.memory_limit_bytes = Declared(pod).memory_limit_bytes;
+    input.current.memory_limit_bytes = current.memory_limit_bytes;
+    input.memory_in_use_bytes = memory_now_[pod];
+    input.history = s.history;
+    input.allow_below_declared = Policy(pod, 1).allow_below_declared;
+    input.tuning = Policy(pod, 1).tuning;
+    input.running = true;
+    input.last_shrink = last_shrink_[pod];
+    input.now = now;
+    return SizeAtRuntime(input, s.memory, options_.actions.guard).values.memory_limit_bytes;
   }
 
   PodSizing AfterOom(size_t pod, absl::Time now, int64_t memory,
@@ -369,10 +403,11 @@ class HeadroomPolicy : public SizingPolicy {
   HeadroomOptions options_;
   EvictionBudget budget_;
   SustainedConditions cpu_over_;
-  std::vector<size_t> workload_of_;         // per pod
-  std::vector<ShrinkTimes> last_shrink_;    // per pod
-  std::vector<int64_t> memory_now_;         // per pod, the last minute's
-  std::vector<ContainerUsageStats> stats_;  // per workload
+  std::vector<size_t> workload_of_;          // per pod
+  std::vector<ShrinkTimes> last_shrink_;     // per pod
+  std::vector<int64_t> memory_now_;          // per pod, the last minute's
+  std::vector<MemoryPressureRun> pressure_;  // per pod, its current stretch of memory stall
+  std::vector<ContainerUsageStats> stats_;   // per workload
   std::vector<std::optional<std::pair<absl::Time, UsageSnapshot>>> cache_;  // per workload
   absl::Time measured_at_ = absl::InfinitePast();
   absl::flat_hash_map<std::vector<size_t>, NodeMeasurement>

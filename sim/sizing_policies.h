@@ -25,6 +25,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "shared/disruption.h"
+#include "shared/memory_pressure.h"
 #include "shared/node_actions.h"
 #include "shared/placement.h"
 #include "shared/resource.h"
@@ -52,6 +53,8 @@ struct HeadroomOptions {
   // The statistics headroom-nri keeps (its defaults): the windows, the usage profile and the
   // spike shortfall of the shared headroom (shared/usage_stats.h, shared/node_headroom.h).
   UsageStatsConfig stats;
+  // headroom-nri's memory pressure rule (--memory-pressure-threshold, -duration).
+  MemoryPressureConfig memory_pressure;
   // Annotations every simulated pod carries (`headroom simulate --pod-annotations`), e.g. the
   // per-workload tuning of shared/guard_rails.h, resolved as the daemons resolve them.
   Annotations pod_annotations;
@@ -97,6 +100,18 @@ class SizingPolicy {
   // its CPU request then, memory in use.
   virtual void Observe(size_t pod, absl::Time now, int64_t cpu_demand, int64_t cpu_granted,
                        int64_t cpu_request, int64_t memory) = 0;
+  // The pod's tasks stalled on memory for `stalled_micros` of [from, to] (its memory.pressure
+  // "some" total grew by that much). Returns whether the policy recorded a sustained stall.
+  virtual bool ObserveMemoryStall(size_t /*pod*/, absl::Time /*from*/, absl::Time /*to*/,
+                                  uint64_t /*stalled_micros*/) {
+    return false;
+  }
+  // The memory limit the node plugin would set on the running pod now, at the runtime and
+  // without an API resize (headroom-nri after it recorded a memory stall); nullopt: none.
+  virtual std::optional<int64_t> RuntimeMemoryLimit(size_t /*pod*/, absl::Time /*now*/,
+                                                    const PodSizing& /*current*/) {
+    return std::nullopt;
+  }
   // The pod was OOM-killed with `memory` in use; returns its sizing for the restart.
   virtual PodSizing AfterOom(size_t pod, absl::Time now, int64_t memory,
                              const PodSizing& current) = 0;

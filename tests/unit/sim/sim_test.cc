@@ -291,6 +291,53 @@ TEST(SimulatorTest, HeadroomSharesHeadroomWhereStaticReservesPeaks) {
   EXPECT_LT(headroom.summary.requested_memory_bytes, fixed.summary.requested_memory_bytes);
 }
 
+// Memory pressure as a signal (shared/memory_pressure.h) in the simulator: a pod declaring
+// 1Gi with a 2Gi limit (memory.high 1.9Gi under Memory QoS) grows 10Mi a minute to 2.5Gi,
+// still in its 24 h warm-up. The stall above memory.high makes headroom raise its limit a
+// step above the memory in use, again each time it stalls, ahead of the growth: no OOM kill.
+// Without the signal (threshold 0) it keeps its declared 2Gi limit and is killed; without
+// Memory QoS there is no stall to see.
+TEST(SimulatorTest, AMemoryStallRaisesTheLimitBeforeTheKill) {
+  constexpr int kMinutes = 240;
+  std::vector<int64_t> memory(kMinutes);
+  for (int m = 0; m < kMinutes; ++m) {
+    memory[static_cast<size_t>(m)] = std::min<int64_t>(kGi + m * (10LL << 20), 5 * kGi / 2);
+  }
+  const std::vector<PodSpec> pods = {{"grower", {1000, kGi}, "LS"}};
+  const UsageTraces usage = Traces({std::vector<int64_t>(kMinutes, 500)}, {memory});
+  SimulationConfig config = FixedCluster(PolicyKind::kHeadroom);
+  config.memory_limit_ratio = 2;
+  const auto run = [&](double threshold, double throttling_factor) {
+    SimulationConfig c = config;
+    c.headroom.memory_pressure.stall_share = threshold;
+    c.memory_throttling_factor = throttling_factor;
+    return SimulatePolicy(PolicyKind::kHeadroom, pods, usage, c).summary;
+  };
+  const PolicySummary acted = run(0.10, 0.9);
+  EXPECT_EQ(acted.oom_kills, 0);
+  EXPECT_GT(acted.memory_pressure_records, 0);
+  EXPECT_GT(acted.memory_stall_pod_hours, 0);
+  // The memory request follows the memory in use under pressure.
+  EXPECT_GT(acted.requested_memory_bytes, static_cast<double>(kGi));
+
+  const PolicySummary ignored = run(0, 0.9);
+  EXPECT_GT(ignored.oom_kills, 0);
+  EXPECT_EQ(ignored.memory_pressure_records, 0);
+  EXPECT_GT(ignored.memory_stall_pod_hours, acted.memory_stall_pod_hours);
+
+  const PolicySummary no_qos = run(0.10, 0);
+  EXPECT_GT(no_qos.oom_kills, 0);
+  EXPECT_EQ(no_qos.memory_pressure_records, 0);
+  EXPECT_DOUBLE_EQ(no_qos.memory_stall_pod_hours, 0);
+
+  // The static policy stalls as well, and acts on nothing.
+  config.policies = {PolicyKind::kStatic};
+  const PolicySummary fixed = SimulatePolicy(PolicyKind::kStatic, pods, usage, config).summary;
+  EXPECT_GT(fixed.memory_stall_pod_hours, 0);
+  EXPECT_EQ(fixed.memory_pressure_records, 0);
+  EXPECT_GT(fixed.oom_kills, 0);
+}
+
 // The per-workload tuning reaches the simulated headroom policy through the product's guard
 // rails: a min-cpu keeps the requests up; keep-declared leaves them as declared.
 TEST(SimulatorTest, PodAnnotationsTuneTheHeadroomPolicy) {
