@@ -46,6 +46,8 @@ ABSL_FLAG(double, memory_throttling_factor, headroom::sim::kDefaultMemoryThrottl
           "Memory QoS off.");
 ABSL_FLAG(std::string, policies, "static,vpa,crane,headroom", "Policies to compare.");
 ABSL_FLAG(std::string, scoring, "target", "Node scoring: spread, pack or target.");
+ABSL_FLAG(std::string, autoscaler, "cluster-autoscaler",
+          "Which autoscaler removes nodes: cluster-autoscaler or karpenter (docs/simulate.md).");
 ABSL_FLAG(double, scoring_target, 0.75,
           "With --scoring=target: the projected share nodes are filled to.");
 ABSL_FLAG(std::string, output_dir, "build/simulate", "Where summary.json and chart.svg go.");
@@ -120,6 +122,7 @@ int RunSimulateWithFlags(const std::vector<std::string>&) {
   options.memory_throttling_factor = absl::GetFlag(FLAGS_memory_throttling_factor);
   options.policies = absl::GetFlag(FLAGS_policies);
   options.scoring = absl::GetFlag(FLAGS_scoring);
+  options.autoscaler = absl::GetFlag(FLAGS_autoscaler);
   options.scoring_target = absl::GetFlag(FLAGS_scoring_target);
   options.output_dir = absl::GetFlag(FLAGS_output_dir);
   options.progress = absl::GetFlag(FLAGS_progress);

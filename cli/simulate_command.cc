@@ -152,6 +152,13 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   const absl::StatusOr<ScoringConfig> scoring =
       ScoringFromFlags(options.scoring, options.scoring_target);
   if (!scoring.ok()) return fail(scoring.status());
+  sim::Autoscaler autoscaler = sim::Autoscaler::kClusterAutoscaler;
+  if (options.autoscaler == "karpenter") {
+    autoscaler = sim::Autoscaler::kKarpenter;
+  } else if (options.autoscaler != "cluster-autoscaler") {
+    return fail(absl::InvalidArgumentError(absl::StrCat(
+        "--autoscaler must be cluster-autoscaler or karpenter, got \"", options.autoscaler, "\"")));
+  }
   if (options.pods < -1) return fail(absl::InvalidArgumentError("--pods must not be negative"));
   const bool trace_input = !options.usage_trace.empty();
   if (trace_input && (!options.pod_list.empty() || !options.memory_series.empty() ||
@@ -261,6 +268,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   config.memory_limit_ratio = options.memory_limit_ratio;
   config.memory_throttling_factor = options.memory_throttling_factor;
   config.scoring = *scoring;
+  config.autoscaler = autoscaler;
   config.policies = *policies;
   config.warmup_minutes = static_cast<int>(absl::ToInt64Minutes(options.warmup));
   config.headroom = options.headroom;
@@ -284,6 +292,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
       {"memoryLimitRatio", options.memory_limit_ratio},
       {"memoryThrottlingFactor", options.memory_throttling_factor},
       {"scoring", options.scoring},
+      {"autoscaler", options.nodes == 0 ? ordered_json(options.autoscaler) : ordered_json(nullptr)},
       {"scoringTarget", options.scoring_target},
       {"coldStart", options.cold_start},
       {"headroom",

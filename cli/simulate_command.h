@@ -32,6 +32,8 @@ struct SimulateOptions {
   // 75% of their projected footprint, then spreads (docs/simulate.md says why).
   std::string scoring = "target";
   double scoring_target = 0.75;
+  // Which autoscaler removes nodes: cluster-autoscaler or karpenter (sim::Autoscaler).
+  std::string autoscaler = "cluster-autoscaler";
   std::string output_dir = "build/simulate";
   std::string progress = "auto";  // auto | always | never
   // The headroom policy's knobs: the product's guard-rail and actuation flags.

@@ -84,6 +84,9 @@ Flags:
                            are compared once each has had a day to act)
   --seed N                 seed for the sample and the synthetic usage (default 1)
   --nodes N                fixed cluster of N nodes; 0 (default) autoscales
+  --autoscaler cluster-autoscaler|karpenter   what removes nodes (default cluster-autoscaler:
+                           nodes under half requested; karpenter: any node whose pods fit
+                           elsewhere, the fewest pods first)
   --node-shape CPU,MEM     node size (default 96,512Gi: OpenB's 96-core CPU-only node)
   --memory-limit-ratio R   declared memory limit / request (default 1.0)
   --memory-throttling-factor F   the kubelet's Memory QoS: memory.high = request + F x

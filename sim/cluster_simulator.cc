@@ -27,6 +27,9 @@ constexpr int kScaleDownDelayAfterAddMinutes = 10;
 constexpr int kScaleDownUnneededMinutes = 10;
 constexpr double kScaleDownUtilisationThreshold = 0.5;
 constexpr int kMaxEmptyBulkDelete = 10;
+// How long the Karpenter model leaves a node whose pods did not fit elsewhere before trying
+// it again.
+constexpr int kConsolidationRetryMinutes = 10;
 
 ResourceAmounts Add(ResourceAmounts a, const ResourceAmounts& b) {
   return {a.cpu_millis + b.cpu_millis, a.memory_bytes + b.memory_bytes};
@@ -76,7 +79,13 @@ class ClusterRun final : public ClusterActions {
       if (period > 0 && m > 0 && Crossed(m, period)) policy_->Act(now, *this);
       if (m > 0) Arrive(m);
       PlacePending(now);
-      if (config_.autoscale && m > 0) ScaleDown(now);
+      if (config_.autoscale && m > 0) {
+        if (config_.autoscaler == Autoscaler::kKarpenter) {
+          Consolidate(now);
+        } else {
+          ScaleDown(now);
+        }
+      }
       Account(m);
       if (minute_done) {
         for (int k = 0; k < step_; ++k) minute_done();
@@ -131,6 +140,7 @@ class ClusterRun final : public ClusterActions {
     double load = 0;
     int memory_pressure_until = -1;  // minute until which the node takes no new pods
     int unneeded_since = -1;         // minute since which the autoscaler finds it unneeded
+    int consolidation_failed_at = -1'000'000;  // Karpenter: its pods last did not fit elsewhere
   };
 
   void Count(int64_t& counter) {
@@ -180,7 +190,7 @@ class ClusterRun final : public ClusterActions {
 
   void AddNode() {
     last_node_added_ = minute_;
-    nodes_.push_back({config_.node_shape.allocatable, {}, 0, -1});
+    nodes_.push_back({config_.node_shape.allocatable, {}, 0, -1, -1, -1'000'000});
     pods_by_node_.emplace_back();
     requested_.push_back({});
   }
@@ -203,6 +213,7 @@ class ClusterRun final : public ClusterActions {
         Subtract(requested_[static_cast<size_t>(node)], sizing_[pod].requests);
     node_of_[pod] = -1;
     pending_.push_back(pod);
+    last_removal_ = minute_;
   }
 
   void Assign(size_t pod, size_t node, const PodSizing& sizing) {
@@ -426,23 +437,70 @@ class ClusterRun final : public ClusterActions {
       }
     }
     if (candidate < 0) return;
-    // Move the pods one by one; undo everything if one does not fit.
+    if (!Drain(static_cast<size_t>(candidate), now)) {
+      nodes_[static_cast<size_t>(candidate)].unneeded_since = -1;
+    }
+  }
+
+  // Karpenter's consolidation with a NodePool's defaults (consolidationPolicy
+  // WhenEmptyOrUnderutilized, consolidateAfter 0s, a disruption budget of 10% of the nodes),
+  // its disruption controller's pass every minute here (every 10 s there): empty nodes go
+  // together within the budget; otherwise one non-empty node is drained if all its pods fit on
+  // the others (as the Cluster Autoscaler's drain above), trying the nodes by disruption cost —
+  // about one per pod, so the fewest pods first, then the oldest node. No utilisation threshold:
+  // any node whose pods fit elsewhere is a candidate. A node whose pods did not fit is not tried
+  // again for 10 minutes, or until a pod leaves a node (a bound on the simulator's work; Karpenter
+  // skips a pass while the cluster has not changed). With one node shape there is no replacement by
+  // a cheaper node. Nothing goes while pods are pending.
+  void Consolidate(absl::Time now) {
+    if (!pending_.empty()) return;
+    const size_t floor = static_cast<size_t>(config_.initial_nodes);
+    if (nodes_.size() <= floor) return;
+    const int budget =
+        std::max(1, static_cast<int>(std::ceil(0.1 * static_cast<double>(nodes_.size()))));
+    int removed = 0;
+    for (size_t n = nodes_.size(); n-- > 0;) {
+      if (pods_by_node_[n].empty() && nodes_.size() > floor && removed < budget) {
+        RemoveNode(n);
+        ++removed;
+      }
+    }
+    if (removed > 0 || nodes_.size() <= floor) return;
+    std::vector<size_t> order;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      const int failed_at = nodes_[n].consolidation_failed_at;
+      if (minute_ - failed_at >= kConsolidationRetryMinutes || last_removal_ >= failed_at) {
+        order.push_back(n);
+      }
+    }
+    std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+      return pods_by_node_[a].size() < pods_by_node_[b].size();
+    });
+    for (size_t n : order) {
+      if (Drain(n, now)) return;
+      nodes_[n].consolidation_failed_at = minute_;
+    }
+  }
+
+  // Moves every pod of `node` elsewhere, recreated at its admission sizing, one by one, and
+  // removes the node; undoes everything and returns false if one does not fit.
+  bool Drain(size_t node, absl::Time now) {
     std::vector<std::pair<size_t, PodSizing>> moved;  // pod, its sizing before the move
-    for (size_t pod : std::vector<size_t>(pods_by_node_[static_cast<size_t>(candidate)])) {
+    for (size_t pod : std::vector<size_t>(pods_by_node_[node])) {
       const PodSizing recreated = policy_->Admission(pod, now);
-      const int target = FindNode(pod, recreated, now, candidate);
+      const int target = FindNode(pod, recreated, now, static_cast<int>(node));
       if (target < 0) {
         for (auto it = moved.rbegin(); it != moved.rend(); ++it) {
-          MoveTo(it->first, static_cast<size_t>(candidate), it->second);
+          MoveTo(it->first, node, it->second);
         }
-        nodes_[static_cast<size_t>(candidate)].unneeded_since = -1;
-        return;
+        return false;
       }
       moved.push_back({pod, sizing_[pod]});
       MoveTo(pod, static_cast<size_t>(target), recreated);
     }
     for (size_t i = 0; i < moved.size(); ++i) Count(run_.summary.consolidation_moves);
-    RemoveNode(static_cast<size_t>(candidate));
+    RemoveNode(node);
+    return true;
   }
 
   void MoveTo(size_t pod, size_t node, const PodSizing& sizing) {
@@ -524,6 +582,7 @@ class ClusterRun final : public ClusterActions {
   size_t step_index_ = 0;  // the step being simulated
   int minute_ = 0;
   int last_node_added_ = -1'000'000;
+  int last_removal_ = -1'000'000;  // minute a pod last left a node
   bool counting_ = false;
   int64_t counted_minutes_ = 0;
   int64_t minute_used_cpu_ = 0;

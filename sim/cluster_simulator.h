@@ -9,7 +9,9 @@
 //   fits nowhere; the Cluster Autoscaler's scale-down with its defaults, every minute: a node
 //   whose requests use less than half of its CPU and memory for 10 minutes goes, empty ones
 //   at once, non-empty ones one at a time if their pods, recreated at their admission sizing,
-//   fit elsewhere; nothing while pods are pending or for 10 minutes after a scale-up;
+//   fit elsewhere; nothing while pods are pending or for 10 minutes after a scale-up; or
+//   Karpenter's consolidation (Autoscaler::kKarpenter): any node whose pods fit elsewhere,
+//   the fewest pods first;
 // - a resize the node cannot hold re-creates the pod, except under headroom, whose actuator
 //   never does: the kubelet defers it and the pod runs on at its current requests;
 // - each minute: CPU is shared by CFS weights (cpu_share.h) among the pods of a node;
@@ -42,11 +44,18 @@
 
 namespace headroom::sim {
 
+// Which autoscaler removes nodes (both add one when a pending pod fits nowhere).
+enum class Autoscaler {
+  kClusterAutoscaler,  // scale-down of nodes under half requested (its defaults)
+  kKarpenter,          // consolidation of any node whose pods fit elsewhere (its defaults)
+};
+
 struct SimulationConfig {
   int warmup_minutes = 24 * 60;  // left out of the summary (the recommenders learn)
   NodeShape node_shape;          // every node, including added ones
   int initial_nodes = 0;
   bool autoscale = true;
+  Autoscaler autoscaler = Autoscaler::kClusterAutoscaler;
   double memory_limit_ratio = 1.0;  // declared memory limit / request
   // The kubelet's Memory QoS (memory_qos.h): memory.high between request and limit, and the
   // memory stall above it; 0 turns Memory QoS off (no memory.high, no stall before the kill).

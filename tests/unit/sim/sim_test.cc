@@ -232,6 +232,53 @@ TEST(SimulatorTest, ScaleDownDrainsANodeUnneededForTenMinutes) {
   EXPECT_EQ(run.series[19].requested_memory_bytes, 7 * kGi);
 }
 
+TEST(SimulatorTest, KarpenterConsolidatesWhatTheClusterAutoscalerKeeps) {
+  // 4-core nodes. "t" (1 core, gone at minute 5) and "a" (2 cores) fill node 0 to 75%; "b"
+  // (2 cores) does not fit there and gets node 1. Once "t" is gone each node is exactly half
+  // requested: the Cluster Autoscaler keeps both (under half is its threshold); Karpenter has
+  // no threshold and deletes a node as soon as its pods fit on the others.
+  std::vector<PodSpec> pods = {
+      {"t", {1000, kGi}, "LS"}, {"a", {2000, kGi}, "LS"}, {"b", {2000, kGi}, "LS"}};
+  pods[0].end_minute = 5;
+  const UsageTraces usage = Traces(
+      {std::vector<int64_t>(30, 100), std::vector<int64_t>(30, 100), std::vector<int64_t>(30, 100)},
+      {std::vector<int64_t>(30, kGi / 2), std::vector<int64_t>(30, kGi / 2),
+       std::vector<int64_t>(30, kGi / 2)});
+  SimulationConfig config = FixedCluster(PolicyKind::kStatic, 0);
+  config.autoscale = true;
+  const PolicyRun kept = SimulatePolicy(PolicyKind::kStatic, pods, usage, config);
+  EXPECT_EQ(kept.series[29].nodes, 2);
+  EXPECT_EQ(kept.summary.consolidation_moves, 0);
+  config.autoscaler = Autoscaler::kKarpenter;
+  const PolicyRun consolidated = SimulatePolicy(PolicyKind::kStatic, pods, usage, config);
+  EXPECT_EQ(consolidated.series[4].nodes, 2);
+  EXPECT_EQ(consolidated.series[5].nodes, 1);
+  EXPECT_EQ(consolidated.series[5].pending, 0);
+  EXPECT_EQ(consolidated.summary.consolidation_moves, 1);
+  EXPECT_EQ(consolidated.series[29].requested_cpu_millis, 4000);
+}
+
+TEST(SimulatorTest, KarpenterDeletesTheNodeWithTheFewestPodsFirst) {
+  // Node 0 holds "big" (2.5 cores, 62% of it); node 1 holds four pods of 300m (30%). Either
+  // node's pods fit on the other. The Cluster Autoscaler drains the one under half requested,
+  // moving four pods; Karpenter deletes the one whose disruption costs least: one pod.
+  std::vector<PodSpec> pods = {{"big", {2500, kGi}, "LS"}, {"filler", {1500, kGi}, "LS"}};
+  for (int i = 0; i < 4; ++i) pods.push_back({"s" + std::to_string(i), {300, kGi / 4}, "LS"});
+  pods[1].end_minute = 5;  // holds node 0 full while the small pods are placed
+  std::vector<std::vector<int64_t>> cpu(pods.size(), std::vector<int64_t>(40, 100));
+  std::vector<std::vector<int64_t>> memory(pods.size(), std::vector<int64_t>(40, kGi / 8));
+  const UsageTraces usage = Traces(cpu, memory);
+  SimulationConfig config = FixedCluster(PolicyKind::kStatic, 0);
+  config.autoscale = true;
+  const PolicyRun autoscaler = SimulatePolicy(PolicyKind::kStatic, pods, usage, config);
+  EXPECT_EQ(autoscaler.series[39].nodes, 1);
+  EXPECT_EQ(autoscaler.summary.consolidation_moves, 4);
+  config.autoscaler = Autoscaler::kKarpenter;
+  const PolicyRun karpenter = SimulatePolicy(PolicyKind::kStatic, pods, usage, config);
+  EXPECT_EQ(karpenter.series[39].nodes, 1);
+  EXPECT_EQ(karpenter.summary.consolidation_moves, 1);
+}
+
 TEST(SimulatorTest, HeadroomDefersAResizeTheNodeCannotHold) {
   // One 4-core node, two pods. "steady" uses 3 cores for the first two days, then 200m: its
   // daily base keeps it at about 3 cores for a day. "grower" uses 200m, then 2.5 cores on day
