@@ -200,7 +200,7 @@ absl::StatusOr<headroom::v1::ReportReply> NodeReporter::SendToEveryReplica(
   };
   std::vector<std::unique_ptr<Call>> calls;
   const auto deadline = absl::ToChronoTime(absl::Now() + timeout);
-  for (const std::string& ip : *addresses) {
+  for (size_t i = 0; i < addresses->size(); ++i) {  // one call per replica, in order
     auto call = std::make_unique<Call>();
     call->context.set_deadline(deadline);
     if (absl::Status added = io::AddBearerToken(call->context, token_file_); !added.ok()) {
