@@ -251,9 +251,12 @@ JSON
   fi
 
   # 5. Once the workload counts as warm (--min-history 1s), the idle container's memory.max
-  #    and cpu.weight come down from history, in place, through the v2 files.
+  #    and cpu.weight come down from history, in place, through the v2 files. One shrink step
+  #    per second (--shrink-interval 1s): the first sizing after a restart can take a small
+  #    step (a CPU weight of 512 to 508 was seen) that would hold the next one for the default
+  #    hour.
   stop_pid "$plugin_pid"
-  start_plugin --min-history 1s
+  start_plugin --min-history 1s --shrink-interval 1s
   tightened() {
     [[ $(cg "$app" memory.max) -lt 67108864 && $(cg "$app" cpu.weight) -lt $(weight_of_shares 512) ]]
   }
