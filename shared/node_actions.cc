@@ -26,6 +26,14 @@ struct ProposedContainer {
   SizedValues values;
 };
 
+// The memory facts the guard rails read from a container's statistics: its 7-day max, and the
+// memory at its last OOM kill and during its largest recent sustained stall.
+void TakeMemoryEvidence(const MemoryStats& memory, GuardInput& input) {
+  input.max_memory_bytes = memory.max_7d_bytes;
+  input.oom_memory_bytes = memory.oom_bytes;
+  input.pressure_memory_bytes = memory.pressure_bytes;
+}
+
 // Whether any container of the pod has had an OOM kill or a sustained memory stall recorded.
 bool HasMemoryEvidence(const PodState& pod) {
   for (const ContainerDemand& demand : pod.demand.containers) {
@@ -164,11 +172,7 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
       input.proposed = proposal.values;
       if (!state.manage_memory_limit) input.proposed.memory_limit_bytes.reset();
       input.history = demand.history;
-      if (demand.memory.has_value()) {
-        input.max_memory_bytes = demand.memory->max_7d_bytes;
-        input.oom_memory_bytes = demand.memory->oom_bytes;
-        input.pressure_memory_bytes = demand.memory->pressure_bytes;
-      }
+      if (demand.memory.has_value()) TakeMemoryEvidence(*demand.memory, input);
       input.memory_in_use_bytes = state.memory_in_use_bytes;
       input.allow_below_declared = pod.allow_below_declared;
       input.tuning = pod.tuning;
@@ -231,9 +235,7 @@ GuardResult SizeAtRuntime(GuardInput input, const std::optional<MemoryStats>& me
   input.proposed.memory_limit_bytes.reset();
   if (memory.has_value()) {
     input.proposed.memory_limit_bytes = MemoryLimitBytes(*memory, memory->peak_bytes);
-    input.max_memory_bytes = memory->max_7d_bytes;
-    input.oom_memory_bytes = memory->oom_bytes;
-    input.pressure_memory_bytes = memory->pressure_bytes;
+    TakeMemoryEvidence(*memory, input);
   }
   return ApplyGuardRails(input, config);
 }
@@ -249,11 +251,7 @@ GuardResult SizeNewContainer(const UsageSnapshot& stats, const SizedValues& decl
   input.allow_below_declared = allow_below_declared;
   input.tuning = tuning;
   input.running = false;
-  if (stats.memory.has_value()) {
-    input.max_memory_bytes = stats.memory->max_7d_bytes;
-    input.oom_memory_bytes = stats.memory->oom_bytes;
-    input.pressure_memory_bytes = stats.memory->pressure_bytes;
-  }
+  if (stats.memory.has_value()) TakeMemoryEvidence(*stats.memory, input);
   if (stats.cpu.has_value() && stats.memory.has_value()) {
     const ContainerSizing sizing = SizeForAdmission(*stats.cpu, *stats.memory);
     input.proposed = {sizing.cpu_request_millis, sizing.memory_request_bytes,

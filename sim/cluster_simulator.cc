@@ -190,7 +190,9 @@ class ClusterRun final : public ClusterActions {
 
   void AddNode() {
     last_node_added_ = minute_;
-    nodes_.push_back({config_.node_shape.allocatable, {}, 0, -1, -1, -1'000'000});
+    Node node;  // every other field at its default
+    node.allocatable = config_.node_shape.allocatable;
+    nodes_.push_back(node);
     pods_by_node_.emplace_back();
     requested_.push_back({});
   }
@@ -421,14 +423,7 @@ class ClusterRun final : public ClusterActions {
       return nodes_[n].unneeded_since >= 0 &&
              minute_ - nodes_[n].unneeded_since >= kScaleDownUnneededMinutes;
     };
-    int empty_removed = 0;
-    for (size_t n = nodes_.size(); n-- > 0;) {
-      if (pods_by_node_[n].empty() && removable(n) && nodes_.size() > floor &&
-          empty_removed < kMaxEmptyBulkDelete) {
-        RemoveNode(n);
-        ++empty_removed;
-      }
-    }
+    RemoveEmptyNodes(kMaxEmptyBulkDelete, removable);
     if (nodes_.size() <= floor) return;
     int candidate = -1;
     for (size_t n = 0; n < nodes_.size(); ++n) {
@@ -458,13 +453,7 @@ class ClusterRun final : public ClusterActions {
     if (nodes_.size() <= floor) return;
     const int budget =
         std::max(1, static_cast<int>(std::ceil(0.1 * static_cast<double>(nodes_.size()))));
-    int removed = 0;
-    for (size_t n = nodes_.size(); n-- > 0;) {
-      if (pods_by_node_[n].empty() && nodes_.size() > floor && removed < budget) {
-        RemoveNode(n);
-        ++removed;
-      }
-    }
+    const int removed = RemoveEmptyNodes(budget, [](size_t) { return true; });
     if (removed > 0 || nodes_.size() <= floor) return;
     std::vector<size_t> order;
     for (size_t n = 0; n < nodes_.size(); ++n) {
@@ -480,6 +469,20 @@ class ClusterRun final : public ClusterActions {
       if (Drain(n, now)) return;
       nodes_[n].consolidation_failed_at = minute_;
     }
+  }
+
+  // Removes up to `limit` empty nodes that `eligible` accepts, the newest first, keeping the
+  // configured initial nodes; returns how many went.
+  int RemoveEmptyNodes(int limit, const std::function<bool(size_t)>& eligible) {
+    const size_t floor = static_cast<size_t>(config_.initial_nodes);
+    int removed = 0;
+    for (size_t n = nodes_.size(); n-- > 0;) {
+      if (pods_by_node_[n].empty() && eligible(n) && nodes_.size() > floor && removed < limit) {
+        RemoveNode(n);
+        ++removed;
+      }
+    }
+    return removed;
   }
 
   // Moves every pod of `node` elsewhere, recreated at its admission sizing, one by one, and

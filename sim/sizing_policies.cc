@@ -218,16 +218,8 @@ class HeadroomPolicy : public SizingPolicy {
     // sample after the stall was recorded: the guard rails on its memory statistics.
     const UsageSnapshot& s = Snapshot(pod, now);
     if (!s.memory.has_value()) return std::nullopt;
-    GuardInput input;
-    input.declared.memory_limit_bytes = Declared(pod).memory_limit_bytes;
-    input.current.memory_limit_bytes = current.memory_limit_bytes;
-    input.memory_in_use_bytes = memory_now_[pod];
-    input.history = s.history;
-    input.allow_below_declared = Policy(pod, 1).allow_below_declared;
-    input.tuning = Policy(pod, 1).tuning;
-    input.running = true;
+    GuardInput input = RuntimeInput(pod, now, s, current, memory_now_[pod]);
     input.last_shrink = last_shrink_[pod];
-    input.now = now;
     return SizeAtRuntime(input, s.memory, options_.actions.guard).values.memory_limit_bytes;
   }
 
@@ -240,15 +232,8 @@ class HeadroomPolicy : public SizingPolicy {
     std::optional<MemoryStats> stats = s.memory;
     if (!stats.has_value()) stats = MemoryStats{};  // an OOM kill before any sample
     stats->oom_bytes = std::max(stats->oom_bytes, memory);
-    GuardInput input;
-    input.declared.memory_limit_bytes = Declared(pod).memory_limit_bytes;
-    input.current.memory_limit_bytes = current.memory_limit_bytes;
-    input.memory_in_use_bytes = memory;
-    input.history = s.history;
-    input.allow_below_declared = Policy(pod, 1).allow_below_declared;
-    input.tuning = Policy(pod, 1).tuning;
+    GuardInput input = RuntimeInput(pod, now, s, current, memory);
     input.running = false;  // a restarted container
-    input.now = now;
     const GuardResult guarded = SizeAtRuntime(input, stats, options_.actions.guard);
     return {current.requests,
             guarded.values.memory_limit_bytes.value_or(current.memory_limit_bytes)};
@@ -309,6 +294,22 @@ class HeadroomPolicy : public SizingPolicy {
   }
 
  private:
+  // What headroom-nri's runtime sizing of a running container asks the guard rails
+  // (SizeAtRuntime): its memory limit, declared and current, with `memory` in use.
+  GuardInput RuntimeInput(size_t pod, absl::Time now, const UsageSnapshot& s,
+                          const PodSizing& current, int64_t memory) const {
+    GuardInput input;
+    input.declared.memory_limit_bytes = Declared(pod).memory_limit_bytes;
+    input.current.memory_limit_bytes = current.memory_limit_bytes;
+    input.memory_in_use_bytes = memory;
+    input.history = s.history;
+    input.allow_below_declared = Policy(pod, 1).allow_below_declared;
+    input.tuning = Policy(pod, 1).tuning;
+    input.running = true;
+    input.now = now;
+    return input;
+  }
+
   SizedValues Declared(size_t pod) const {
     return {pods_[pod].requests.cpu_millis, pods_[pod].requests.memory_bytes,
             Scaled(pods_[pod].requests.memory_bytes, ratio_)};
