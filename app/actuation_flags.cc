@@ -8,14 +8,6 @@
 #include "app/guard_rail_flags.h"
 #include "shared/status_macros.h"
 
-ABSL_FLAG(double, resize_min_change, 0.10,
-          "A pod is resized only when a request or limit moves by at least this fraction (and "
-          "by --resize-min-cpu / --resize-min-memory).");
-ABSL_FLAG(std::string, resize_min_cpu, "25m",
-          "A CPU request is resized only when it moves by at least this much.");
-ABSL_FLAG(std::string, resize_min_memory, "64Mi",
-          "A memory request or limit is resized only when it moves by at least this much (a "
-          "memory limit that must rise always is).");
 ABSL_FLAG(absl::Duration, cpu_eviction_after, absl::Minutes(15),
           "CPU is compressible: pods are evicted for CPU only once the sum of a node's CPU "
           "bases has stayed above its available CPU this long (a short shared headroom never "
@@ -28,16 +20,9 @@ namespace headroom::app {
 absl::StatusOr<ActionConfig> ActionConfigFromFlags(bool allow_below_declared) {
   ActionConfig config;
   HEADROOM_ASSIGN_OR_RETURN(config.guard, GuardRailConfigFromFlags(allow_below_declared));
-  config.min_change = absl::GetFlag(FLAGS_resize_min_change);
-  HEADROOM_ASSIGN_OR_RETURN(config.min_change_cpu_millis,
-                            CpuMillisFlag("resize-min-cpu", absl::GetFlag(FLAGS_resize_min_cpu)));
-  HEADROOM_ASSIGN_OR_RETURN(
-      config.min_change_memory_bytes,
-      MemoryBytesFlag("resize-min-memory", absl::GetFlag(FLAGS_resize_min_memory)));
   config.cpu_eviction_after = absl::GetFlag(FLAGS_cpu_eviction_after);
   if (absl::Status valid = config.Validate(); !valid.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--resize-min-change / --cpu-eviction-after: ", valid.message()));
+    return absl::InvalidArgumentError(absl::StrCat("--cpu-eviction-after: ", valid.message()));
   }
   return config;
 }

@@ -2,8 +2,8 @@
 
 // The actuation flags (shared/node_actions.h, shared/disruption.h), defined once for
 // headroom-extender and `headroom simulate`:
-//   --resize-min-change, --cpu-eviction-after, --evictions-per-minute,
-//   --evictions-per-node-per-hour; plus the guard-rail flags (guard_rail_flags.h).
+//   --cpu-eviction-after, --evictions-per-minute, --evictions-per-node-per-hour; plus the
+//   guard-rail flags (guard_rail_flags.h), the resize threshold among them.
 
 #include "absl/status/statusor.h"
 #include "shared/disruption.h"

@@ -24,6 +24,16 @@ ABSL_FLAG(double, max_shrink_step, 0.5,
           "request or limit loses in one step (growth is immediate).");
 ABSL_FLAG(absl::Duration, shrink_interval, absl::Hours(1),
           "Guard rail: at most one shrink step per value per this interval.");
+ABSL_FLAG(double, resize_min_change, 0.10,
+          "Guard rail: a running container is changed only where a request or limit (at the "
+          "runtime: a CPU weight or memory limit) moves by at least this fraction, and by "
+          "--resize-min-cpu / --resize-min-memory.");
+ABSL_FLAG(std::string, resize_min_cpu, "25m",
+          "Guard rail: a CPU request or weight is changed only when it moves by at least this "
+          "much.");
+ABSL_FLAG(std::string, resize_min_memory, "64Mi",
+          "Guard rail: a memory request or limit is changed only when it moves by at least this "
+          "much (a memory limit that must rise always is).");
 
 namespace headroom::app {
 
@@ -55,9 +65,16 @@ absl::StatusOr<GuardRailConfig> GuardRailConfigFromFlags(bool allow_below_declar
   config.allow_memory_limit_below_declared = absl::GetFlag(FLAGS_allow_memory_limit_below_declared);
   config.max_shrink_step = absl::GetFlag(FLAGS_max_shrink_step);
   config.shrink_interval = absl::GetFlag(FLAGS_shrink_interval);
+  config.resize_threshold.fraction = absl::GetFlag(FLAGS_resize_min_change);
+  HEADROOM_ASSIGN_OR_RETURN(config.resize_threshold.cpu_millis,
+                            CpuMillisFlag("resize-min-cpu", absl::GetFlag(FLAGS_resize_min_cpu)));
+  HEADROOM_ASSIGN_OR_RETURN(
+      config.resize_threshold.memory_bytes,
+      MemoryBytesFlag("resize-min-memory", absl::GetFlag(FLAGS_resize_min_memory)));
   if (absl::Status valid = config.Validate(); !valid.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("guard rail flags (--min-history, --max-shrink-step, --shrink-interval): ",
+        absl::StrCat("guard rail flags (--min-history, --max-shrink-step, --shrink-interval, "
+                     "--resize-min-change, --resize-min-cpu, --resize-min-memory): ",
                      valid.message()));
   }
   return config;

@@ -3,7 +3,8 @@
 // The guard-rail flags (shared/guard_rails.h), defined once for headroom-nri,
 // headroom-extender and `headroom simulate`, so the simulator's knobs are the product's:
 //   --min-history, --min-cpu-request, --min-memory-limit, --allow-memory-limit-below-declared,
-//   --max-shrink-step, --shrink-interval.
+//   --max-shrink-step, --shrink-interval, --resize-min-change, --resize-min-cpu,
+//   --resize-min-memory.
 // --allow-below-declared is defined by each binary: off in the daemons (the safe default),
 // on in the simulator (which models workloads that opted in).
 

@@ -35,6 +35,37 @@ uint64_t SharesFor(int64_t millis, const ContainerPolicyInput& input) {
   return CpuSharesForMillis(millis);
 }
 
+// Guard rail 5 at the runtime (guard_rails.h): a running container's CPU weight or memory limit
+// that would move by less than the resize threshold stays as it is -- unless the memory limit
+// must rise -- and a shrink it would have been keeps the value's shrink step unspent.
+void HoldSmallChanges(const ContainerPolicyInput& input, ResourcePlan& plan) {
+  const ResizeThreshold& threshold = input.guard.resize_threshold;
+  const std::string within = absl::StrCat("within ", DescribeThreshold(threshold));
+  if (plan.cpu_shares.has_value() && plan.cpu_shares != input.current.cpu_shares) {
+    const std::optional<int64_t> now = Millis(input.current.cpu_shares);
+    const int64_t wanted = MillisForCpuShares(*plan.cpu_shares);
+    if (!MovedEnough(now, wanted, threshold.fraction, threshold.cpu_millis)) {
+      plan.reasons.push_back({"below-resize-threshold",
+                              absl::StrCat("CPU shares ", *input.current.cpu_shares, " kept: ",
+                                           FormatAmount(Resource::kCpu, wanted), " is ", within,
+                                           " of ", FormatAmount(Resource::kCpu, now.value_or(0)))});
+      plan.cpu_shares = input.current.cpu_shares;
+      plan.last_shrink.cpu_request = input.last_shrink.cpu_request;
+    }
+  }
+  if (plan.memory_limit_bytes.has_value() && input.current.memory_limit_bytes.has_value() &&
+      *plan.memory_limit_bytes < *input.current.memory_limit_bytes &&
+      !MovedEnough(input.current.memory_limit_bytes, plan.memory_limit_bytes, threshold.fraction,
+                   threshold.memory_bytes)) {
+    plan.reasons.push_back(
+        {"below-resize-threshold",
+         absl::StrCat("memory limit ", Mem(*input.current.memory_limit_bytes),
+                      " kept: ", Mem(*plan.memory_limit_bytes), " is ", within)});
+    plan.memory_limit_bytes = input.current.memory_limit_bytes;
+    plan.last_shrink.memory_limit = input.last_shrink.memory_limit;
+  }
+}
+
 }  // namespace
 
 uint64_t CpuSharesForMillis(int64_t millis) {
@@ -109,6 +140,7 @@ ResourcePlan PlanContainerResources(const ContainerPolicyInput& input) {
              : std::string("no memory history and no declared limit: left unlimited")});
   }
   for (const Reason& reason : guarded.reasons) plan.reasons.push_back(reason);
+  if (input.running) HoldSmallChanges(input, plan);
 
   const bool step_holds = input.step == AdoptionStep::kObserve ||
                           (input.running && input.step == AdoptionStep::kAdmission);

@@ -213,6 +213,12 @@ SizedValues WithoutOptedOut(SizedValues proposed, const WorkloadTuning& tuning,
 
 }  // namespace
 
+std::string DescribeThreshold(const ResizeThreshold& threshold) {
+  return absl::StrCat(std::lround(threshold.fraction * 100), "% or ",
+                      FormatCpuMillis(threshold.cpu_millis), " / ",
+                      FormatMemoryBytes(threshold.memory_bytes));
+}
+
 absl::Status GuardRailConfig::Validate() const {
   if (min_history < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("min history must not be negative");
@@ -227,6 +233,14 @@ absl::Status GuardRailConfig::Validate() const {
   }
   if (shrink_interval < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("shrink interval must not be negative");
+  }
+  if (!(resize_threshold.fraction >= 0 && resize_threshold.fraction < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the resize threshold must be in [0, 1), got ", resize_threshold.fraction));
+  }
+  if (resize_threshold.cpu_millis < 0 || resize_threshold.memory_bytes < 0) {
+    return absl::InvalidArgumentError(
+        "the resize's smallest CPU and memory steps must not be negative");
   }
   return absl::OkStatus();
 }

@@ -64,14 +64,6 @@ bool ResizeWorthMaking(const SizedValues& before, const SizedValues& after,
 
 absl::Status ActionConfig::Validate() const {
   HEADROOM_RETURN_IF_ERROR(guard.Validate());
-  if (!(min_change >= 0 && min_change < 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the resize threshold must be in [0, 1), got ", min_change));
-  }
-  if (min_change_cpu_millis < 0 || min_change_memory_bytes < 0) {
-    return absl::InvalidArgumentError(
-        "the resize's smallest CPU and memory steps must not be negative");
-  }
   if (cpu_eviction_after < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("the CPU eviction delay must not be negative");
   }
@@ -180,7 +172,8 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
       input.last_shrink = state.last_shrink;
       input.now = now;
       GuardResult guarded = ApplyGuardRails(input, config.guard);
-      if (!ResizeWorthMaking(state.current, guarded.values, config.Threshold())) continue;
+      if (!ResizeWorthMaking(state.current, guarded.values, config.guard.resize_threshold))
+        continue;
       std::string note =
           absl::StrCat(demand.name, ": ", DescribeChange(state.current, guarded.values));
       for (const Reason& reason : guarded.reasons)
@@ -192,9 +185,7 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
     if (resize.containers.empty()) {
       actions.skipped.push_back(
           {index, "resize",
-           absl::StrCat("every value within ", std::lround(config.min_change * 100), "% or ",
-                        FormatCpuMillis(config.min_change_cpu_millis), " / ",
-                        FormatMemoryBytes(config.min_change_memory_bytes),
+           absl::StrCat("every value within ", DescribeThreshold(config.guard.resize_threshold),
                         " of its guarded target")});
       continue;
     }

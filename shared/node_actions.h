@@ -7,7 +7,7 @@
 //      `cpu_eviction_after` (SustainedConditions, keyed by node);
 //   2. every optimised container's sizing through the guard rails (guard_rails.h): warm-up,
 //      floors, bounded shrinking;
-//   3. a resize only where a value moves by at least `min_change` of its current amount
+//   3. a resize only where a value moves by at least `guard.resize_threshold` of its current amount
 //      (default 10%) and by at least an absolute step (25m of CPU, 64Mi of memory) -- or where
 //      the memory limit has to rise at all -- for a pod that may be resized at all;
 //   4. the optimisation's evictions, minus the pods disruption.h protects -- counting the
@@ -32,27 +32,11 @@
 
 namespace headroom {
 
-// When a resize is worth making (ResizeWorthMaking below).
-struct ResizeThreshold {
-  double fraction = 0.10;
-  // A change smaller than these is not worth a pods/resize, whatever its fraction: on the
-  // Bitbrains trace a quarter of the CPU changes were under 23m and a quarter of the memory
-  // changes under 35Mi, half of them undone within hours (docs/actuation.md).
-  int64_t cpu_millis = 25;
-  int64_t memory_bytes = int64_t{64} << 20;
-};
-
 struct ActionConfig {
-  GuardRailConfig guard;
-  double min_change = 0.10;
-  int64_t min_change_cpu_millis = ResizeThreshold{}.cpu_millis;
-  int64_t min_change_memory_bytes = ResizeThreshold{}.memory_bytes;
+  GuardRailConfig guard;  // its resize_threshold is step 3's
   absl::Duration cpu_eviction_after = absl::Minutes(15);
 
   absl::Status Validate() const;
-  ResizeThreshold Threshold() const {
-    return {min_change, min_change_cpu_millis, min_change_memory_bytes};
-  }
 };
 
 // A running container as actuation sees it; parallel to PodDemand::containers.

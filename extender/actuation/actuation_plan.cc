@@ -238,8 +238,8 @@ NodePlan PlanNode(const NodeReport& report, const ApiView& api, const ActionConf
   }
   for (const PlannedPodResize& planned : actions->resizes) {
     std::string why;
-    std::optional<PlannedResize> resize =
-        ToApiResize(*api_pods[planned.pod], states[planned.pod], planned, config.Threshold(), why);
+    std::optional<PlannedResize> resize = ToApiResize(*api_pods[planned.pod], states[planned.pod],
+                                                      planned, config.guard.resize_threshold, why);
     if (resize) {
       plan.resizes.push_back(*std::move(resize));
     } else {

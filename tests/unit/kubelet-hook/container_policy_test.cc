@@ -39,7 +39,7 @@ ContainerPolicyInput Warm() {
 
 TEST(PlanContainerResources, RemovesQuotaKeepsDeclaredMemoryWithoutHistory) {
   ContainerPolicyInput input;
-  input.current = {512, 50000, 100000, 64 * kMi};
+  input.current = {512, 50000, 100000, 64 * kMi, std::nullopt};
   input.declared = input.current;
   const ResourcePlan plan = PlanContainerResources(input);
   EXPECT_EQ(plan.cpu_quota, -1);
@@ -112,7 +112,9 @@ TEST(PlanContainerResources, TheStepDecidesWhatIsSet) {
     const std::string label =
         absl::StrCat(AdoptionStepName(c.step), c.running ? " running" : " new");
     EXPECT_EQ(plan.changes_anything(), c.changes) << label;
-    if (!c.changes) EXPECT_EQ(plan.reasons.back().code, c.reason) << label;
+    if (!c.changes) {
+      EXPECT_EQ(plan.reasons.back().code, c.reason) << label;
+    }
   }
 }
 
@@ -153,8 +155,8 @@ TEST(PlanContainerResources, GuardRails) {
   };
   for (const Case& c : cases) {
     ContainerPolicyInput input;
-    input.declared = {256, std::nullopt, std::nullopt, declared_limit};
-    input.current = {c.current_shares, std::nullopt, std::nullopt, declared_limit};
+    input.declared = {256, std::nullopt, std::nullopt, declared_limit, std::nullopt};
+    input.current = {c.current_shares, std::nullopt, std::nullopt, declared_limit, std::nullopt};
     input.memory = MemoryStats{200 << 10, 200 << 10, 200 << 10, 0};
     input.cpu_request_millis = 10;
     input.memory_usage_bytes = c.running ? 200 << 10 : 0;
@@ -164,6 +166,7 @@ TEST(PlanContainerResources, GuardRails) {
     input.now = kNow;
     if (c.last_shrink) input.last_shrink = {c.last_shrink, std::nullopt, c.last_shrink};
     input.guard.min_memory_limit_bytes = 50 * kMi;  // the floor (default 250Mi)
+    input.guard.resize_threshold = {0, 0, 0};       // ChangesTooSmallToMatterAreHeld's rule
     input.guard.allow_memory_limit_below_declared = true;
     const ResourcePlan plan = PlanContainerResources(input);
     EXPECT_EQ(plan.cpu_shares.value_or(c.current_shares), c.want_shares) << c.name;
@@ -178,7 +181,7 @@ TEST(PlanContainerResources, GuardRails) {
 
 TEST(PlanContainerResources, GrowthIsImmediateAndTheOomRaisesTheLimitEvenWhileWarming) {
   ContainerPolicyInput input;
-  input.declared = {256, std::nullopt, std::nullopt, 100 * kMi};
+  input.declared = {256, std::nullopt, std::nullopt, 100 * kMi, std::nullopt};
   input.current = input.declared;
   input.memory = MemoryStats{0, 0, 0, 80 * kMi};  // an OOM kill at 80Mi, no samples yet
   input.now = kNow;
@@ -191,12 +194,85 @@ TEST(PlanContainerResources, GrowthIsImmediateAndTheOomRaisesTheLimitEvenWhileWa
   EXPECT_EQ(plan.cpu_shares, 2048u);
 }
 
+// Guard rail 5 at the runtime: a running container's weight or limit moves only by at least
+// the resize threshold (10% and 25m / 64Mi), or when the memory limit must rise; a change held
+// back keeps the value's shrink step for the real one that follows.
+// Shares 512 (500m) and a 1000Mi limit, sized to `millis` and a limit of `limit_mi`.
+ContainerPolicyInput RunningAt500m(int64_t millis, int64_t limit_mi) {
+  ContainerPolicyInput input = Warm();
+  input.guard.allow_memory_limit_below_declared = true;
+  input.declared = {512, std::nullopt, std::nullopt, 1000 * kMi, std::nullopt};
+  input.current = input.declared;
+  input.cpu_request_millis = millis;
+  const int64_t max = limit_mi * kMi / 2;  // the limit is 2 x the 7-day max
+  input.memory = MemoryStats{max / 2, max, max, 0};
+  return input;
+}
+
+bool HasReason(const ResourcePlan& plan, const std::string& code) {
+  for (const Reason& reason : plan.reasons) {
+    if (reason.code == code) return true;
+  }
+  return false;
+}
+
+TEST(PlanContainerResources, ChangesTooSmallToMatterAreHeld) {
+  struct Case {
+    std::string name;
+    int64_t millis;
+    int64_t limit_mi;
+    uint64_t want_shares;
+    int64_t want_limit_mi;
+    bool held;       // a "below-resize-threshold" reason
+    bool cpu_spent;  // last_shrink.cpu_request set: the hour's shrink step taken
+    bool memory_spent;
+  };
+  const std::vector<Case> cases = {
+      {"500m to 496m: held, the shrink step kept", 496, 1000, 512, 1000, true, false, false},
+      {"500m to 300m: made", 300, 1000, 307, 1000, false, true, false},
+      {"500m to 540m (8%): held", 540, 1000, 512, 1000, true, false, false},
+      {"500m to 560m: made", 560, 1000, 573, 1000, false, false, false},
+      {"limit 1000Mi to 980Mi: held", 500, 980, 512, 1000, true, false, false},
+      {"limit 1000Mi to 800Mi: made", 500, 800, 512, 800, false, false, true},
+      {"limit 1000Mi to 1010Mi: growth is always made", 500, 1010, 512, 1010, false, false, false},
+  };
+  for (const Case& c : cases) {
+    const ContainerPolicyInput input = RunningAt500m(c.millis, c.limit_mi);
+    const ResourcePlan plan = WithoutNoOps(PlanContainerResources(input), input.current);
+    EXPECT_EQ(plan.cpu_shares.value_or(512), c.want_shares) << c.name;
+    EXPECT_EQ(plan.memory_limit_bytes.value_or(1000 * kMi), c.want_limit_mi * kMi) << c.name;
+    EXPECT_EQ(HasReason(plan, "below-resize-threshold"), c.held) << c.name;
+    EXPECT_EQ(plan.last_shrink.cpu_request.has_value(), c.cpu_spent) << c.name;
+    EXPECT_EQ(plan.last_shrink.memory_limit.has_value(), c.memory_spent) << c.name;
+  }
+  // Between 100m and 120m: 20%, but under 25m.
+  ContainerPolicyInput small = RunningAt500m(120, 1000);
+  small.current.cpu_shares = small.declared.cpu_shares = 102;
+  EXPECT_FALSE(WithoutNoOps(PlanContainerResources(small), small.current).cpu_shares.has_value());
+
+  // A container being created starts at its sizing, whatever the threshold.
+  ContainerPolicyInput created = RunningAt500m(496, 980);
+  created.running = false;
+  ResourcePlan plan = PlanContainerResources(created);
+  EXPECT_EQ(plan.cpu_shares, 507u);  // 496m
+  EXPECT_EQ(plan.memory_limit_bytes, 980 * kMi);
+
+  // Threshold 0 (--resize-min-change 0 --resize-min-cpu 0 --resize-min-memory 0): every change.
+  ContainerPolicyInput any = RunningAt500m(496, 980);
+  any.guard.resize_threshold = {0, 0, 0};
+  plan = PlanContainerResources(any);
+  EXPECT_EQ(plan.cpu_shares, 507u);
+  EXPECT_EQ(plan.memory_limit_bytes, 980 * kMi);
+  EXPECT_EQ(plan.last_shrink.cpu_request, kNow);
+  EXPECT_EQ(plan.last_shrink.memory_limit, kNow);
+}
+
 TEST(WithoutNoOps, DropsWhatIsAlreadySet) {
   ResourcePlan plan;
   plan.cpu_quota = -1;
   plan.cpu_shares = 256;
   plan.memory_limit_bytes = 64 * kMi;
-  const ResourcePlan left = WithoutNoOps(plan, {256, -1, 100000, 32 * kMi});
+  const ResourcePlan left = WithoutNoOps(plan, {256, -1, 100000, 32 * kMi, std::nullopt});
   EXPECT_FALSE(left.cpu_quota.has_value());
   EXPECT_FALSE(left.cpu_shares.has_value());
   EXPECT_EQ(left.memory_limit_bytes, 64 * kMi);
