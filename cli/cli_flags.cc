@@ -64,6 +64,10 @@ ABSL_FLAG(double, spike_shortfall, headroom::UsageStatsConfig{}.cpu_spike_shortf
 ABSL_FLAG(std::string, pod_annotations, "",
           "simulate: a JSON object of annotations every simulated pod carries, e.g. "
           "'{\"headroom.dev/cpu-margin\":\"20%\"}' (docs/annotations.md).");
+ABSL_FLAG(std::string, disruption_window, "",
+          "simulate: when headroom may evict pods or shrink them in place, as headroom-extender's "
+          "--disruption-window (UTC, e.g. \"Mon-Fri 22:00-06:00; Sat,Sun 00:00-24:00\"; the "
+          "simulated time starts on Wednesday 2023-11-15 00:00 UTC). \"\": always.");
 ABSL_FLAG(std::string, extender_url, "http://127.0.0.1:8888",
           "status, explain, preflight: headroom-extender's --http-address as a URL (e.g. after "
           "kubectl -n headroom-system port-forward svc/headroom-extender 8888).");
@@ -128,6 +132,7 @@ int RunSimulateWithFlags(const std::vector<std::string>&) {
   options.progress = absl::GetFlag(FLAGS_progress);
   options.cold_start = absl::GetFlag(FLAGS_cold_start);
   options.pod_annotations = absl::GetFlag(FLAGS_pod_annotations);
+  options.disruption_window = absl::GetFlag(FLAGS_disruption_window);
   options.headroom.allow_below_declared = absl::GetFlag(FLAGS_allow_below_declared);
   options.headroom.stats.cpu_spike_shortfall = absl::GetFlag(FLAGS_spike_shortfall);
   absl::StatusOr<ActionConfig> actions =

@@ -15,6 +15,7 @@
 #include "cli/exit_codes.h"
 #include "cli/input_file.h"
 #include "cli/usage_trace_file.h"
+#include "shared/disruption_window.h"
 #include "shared/quantity.h"
 #include "sim/cluster_simulator.h"
 #include "sim/random.h"
@@ -187,6 +188,12 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   if (!policies.ok()) return fail(policies.status());
   absl::StatusOr<Annotations> pod_annotations = ParsePodAnnotations(options.pod_annotations);
   if (!pod_annotations.ok()) return fail(pod_annotations.status());
+  absl::StatusOr<std::vector<DisruptionWindow>> windows =
+      ParseDisruptionWindows(options.disruption_window);
+  if (!windows.ok()) {
+    return fail(absl::InvalidArgumentError(
+        absl::StrCat("--disruption-window: ", windows.status().message())));
+  }
 
   const int minutes = static_cast<int>(absl::ToInt64Minutes(options.duration));
   const auto started = std::chrono::steady_clock::now();
@@ -273,6 +280,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   config.warmup_minutes = static_cast<int>(absl::ToInt64Minutes(options.warmup));
   config.headroom = options.headroom;
   config.headroom.pod_annotations = *pod_annotations;
+  config.headroom.disruption_windows = *windows;
   if (absl::Status status = config.Validate(usage.minutes); !status.ok()) return fail(status);
   ProgressBar bar(options.progress == "always" ||
                   (options.progress == "auto" && ::isatty(STDERR_FILENO)));
@@ -305,6 +313,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
         {"memoryPressureDuration",
          absl::FormatDuration(options.headroom.memory_pressure.sustained)},
         {"podAnnotations", *pod_annotations},
+        {"disruptionWindow", DescribeDisruptionWindows(*windows)},
         {"maxShrinkStep", options.headroom.actions.guard.max_shrink_step},
         {"shrinkInterval", absl::FormatDuration(options.headroom.actions.guard.shrink_interval)},
         {"resizeMinChange", options.headroom.actions.guard.resize_threshold.fraction},

@@ -43,6 +43,8 @@ struct SimulateOptions {
   double cold_start = 0;
   // --pod-annotations: a JSON object of annotations every simulated pod carries ("" none).
   std::string pod_annotations;
+  // --disruption-window: the cluster's disruption windows ("" always).
+  std::string disruption_window;
 };
 
 // Parses --pod-annotations: a JSON object of string values whose keys headroom reads and

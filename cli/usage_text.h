@@ -127,6 +127,9 @@ as headroom-extender's (docs/algorithm.md):
   --resize-min-memory Q    ... and a memory request or limit by at least this (default 64Mi)
   --cpu-eviction-after D   evict for CPU only after the bases stayed over this long (default 15m)
   --evictions-per-minute N, --evictions-per-node-per-hour N   eviction budgets (5, 2)
+  --disruption-window W    when pods may be evicted or shrunk in place, e.g. "Mon-Fri
+                           22:00-06:00; Sat,Sun 00:00-24:00" (UTC; simulated time starts on
+                           Wednesday 2023-11-15 00:00; default: always)
   --spike-shortfall F      the share of a node's CPU usage its measured shared headroom may
                            leave above it (default 0.0075, what headroom-nri uses)
   --memory-pressure-threshold F, --memory-pressure-duration D   headroom-nri's memory

@@ -34,6 +34,28 @@ void TakeMemoryEvidence(const MemoryStats& memory, GuardInput& input) {
   input.pressure_memory_bytes = memory.pressure_bytes;
 }
 
+// Outside its disruption window a pod only grows: every value the guard rails would take below
+// `current` stays at `current`, and its shrink step stays unspent.
+void KeepShrinksBack(const SizedValues& current, const ShrinkTimes& last_shrink,
+                     GuardResult& guarded) {
+  const auto hold = [](const std::optional<int64_t>& now, std::optional<int64_t>& will,
+                       const std::optional<absl::Time>& was_shrunk,
+                       std::optional<absl::Time>& shrunk) {
+    if (now.has_value() && will.has_value() && *will < *now) {
+      will = now;
+      shrunk = was_shrunk;
+    }
+  };
+  SizedValues& values = guarded.values;
+  ShrinkTimes& shrunk = guarded.last_shrink;
+  hold(current.cpu_request_millis, values.cpu_request_millis, last_shrink.cpu_request,
+       shrunk.cpu_request);
+  hold(current.memory_request_bytes, values.memory_request_bytes, last_shrink.memory_request,
+       shrunk.memory_request);
+  hold(current.memory_limit_bytes, values.memory_limit_bytes, last_shrink.memory_limit,
+       shrunk.memory_limit);
+}
+
 // Whether any container of the pod has had an OOM kill or a sustained memory stall recorded.
 bool HasMemoryEvidence(const PodState& pod) {
   for (const ContainerDemand& demand : pod.demand.containers) {
@@ -172,6 +194,8 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
       input.last_shrink = state.last_shrink;
       input.now = now;
       GuardResult guarded = ApplyGuardRails(input, config.guard);
+      if (!pod.shrink_blocked_by.empty())
+        KeepShrinksBack(state.current, state.last_shrink, guarded);
       if (!ResizeWorthMaking(state.current, guarded.values, config.guard.resize_threshold))
         continue;
       std::string note =
@@ -181,6 +205,11 @@ absl::StatusOr<NodeActions> PlanNodeActions(const std::string& node_name,
       notes.push_back(std::move(note));
       resize.containers.push_back({proposal.container, state.current, guarded.values,
                                    guarded.last_shrink, std::move(guarded.reasons)});
+    }
+    if (resize.containers.empty() && !pod.shrink_blocked_by.empty()) {
+      actions.skipped.push_back(
+          {index, "resize", absl::StrCat("no shrink: ", pod.shrink_blocked_by)});
+      continue;
     }
     if (resize.containers.empty()) {
       actions.skipped.push_back(

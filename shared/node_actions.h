@@ -55,7 +55,9 @@ struct PodState {
   bool allow_below_declared = false;
   WorkloadTuning tuning;          // the workload's bounds, margins and resources kept
   std::string resize_blocked_by;  // "" when the pod may be resized
-  // Why the pod may grow but not shrink now (outside its disruption window); "": it may.
+  // Why the pod may grow but not shrink now (outside its disruption window); "": it may. The
+  // plan then keeps every value that would go down as it is (its shrink step unspent), and
+  // skips the pod with "no shrink: <why>" when nothing else moves.
   std::string shrink_blocked_by;
   DisruptionFacts disruption;
 };

@@ -334,6 +334,7 @@ class HeadroomPolicy : public SizingPolicy {
     if (pods_[pod].qos != "BE") annotations[std::string(kEvictionRankingAnnotation)] = "medium";
     PolicyDefaults defaults;
     defaults.allow_below_declared = options_.allow_below_declared;
+    defaults.disruption_windows = options_.disruption_windows;
     return ResolveWorkloadPolicy({}, annotations, "ReplicaSet", replicas, defaults);
   }
 
@@ -365,6 +366,10 @@ class HeadroomPolicy : public SizingPolicy {
     state.disruption.workload = pods_[pod].workload.empty() ? pods_[pod].name : pods_[pod].workload;
     state.disruption.workload_pods = replicas;
     state.disruption.workload_ready = replicas;
+    // As the actuator (actuation_plan.cc): outside its window a pod is neither evicted nor
+    // shrunk in place.
+    state.disruption.outside_window = OutsideDisruptionWindow(policy, now);
+    state.shrink_blocked_by = state.disruption.outside_window;
     return state;
   }
 

@@ -25,6 +25,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "shared/disruption.h"
+#include "shared/disruption_window.h"
 #include "shared/memory_pressure.h"
 #include "shared/node_actions.h"
 #include "shared/placement.h"
@@ -58,6 +59,11 @@ struct HeadroomOptions {
   // Annotations every simulated pod carries (`headroom simulate --pod-annotations`), e.g. the
   // per-workload tuning of shared/guard_rails.h, resolved as the daemons resolve them.
   Annotations pod_annotations;
+  // When headroom may evict or shrink a running pod (`headroom simulate --disruption-window`,
+  // the extender's flag): outside it pods are still sized when created and grown, never
+  // shrunk in place or evicted. Empty: always. A pod annotation headroom.dev/disruption-window
+  // (--pod-annotations) overrides it, as in the product.
+  std::vector<DisruptionWindow> disruption_windows;
 };
 
 struct PodSizing {

@@ -137,18 +137,8 @@ std::optional<PlannedResize> WithPodLevel(const ApiPod& pod, const PodState& sta
   return resize;
 }
 
-// The shared plan's resize of one pod as a pods/resize change, or nullopt with `why`.
-// `after` with every value that would go below `before`'s kept at `before`'s.
-DeclaredResources OnlyGrowth(const DeclaredResources& before, DeclaredResources after) {
-  const auto keep_larger = [](const std::optional<int64_t>& was, std::optional<int64_t>& will) {
-    if (was.has_value() && will.has_value() && *will < *was) will = was;
-  };
-  keep_larger(before.cpu_request_millis, after.cpu_request_millis);
-  keep_larger(before.memory_request_bytes, after.memory_request_bytes);
-  keep_larger(before.memory_limit_bytes, after.memory_limit_bytes);
-  return after;
-}
-
+// The shared plan's resize of one pod as a pods/resize change, or nullopt with `why`. (Outside
+// its disruption window the shared plan has already kept every shrink back.)
 std::optional<PlannedResize> ToApiResize(const ApiPod& pod, const PodState& state,
                                          const PlannedPodResize& planned,
                                          const ResizeThreshold& threshold, std::string& why) {
@@ -164,8 +154,6 @@ std::optional<PlannedResize> ToApiResize(const ApiPod& pod, const PodState& stat
     after.cpu_request_millis = change.after.cpu_request_millis;
     after.memory_request_bytes = change.after.memory_request_bytes;
     if (before.memory_limit_bytes) after.memory_limit_bytes = change.after.memory_limit_bytes;
-    // Outside its disruption window a pod only grows: what would shrink stays as it is.
-    if (!state.shrink_blocked_by.empty()) after = OnlyGrowth(before, after);
     // A CPU limit the pod still declares caps the request (the API rejects request > limit).
     const bool capped = after.cpu_limit_millis && after.cpu_request_millis &&
                         *after.cpu_request_millis > *after.cpu_limit_millis;
@@ -179,10 +167,6 @@ std::optional<PlannedResize> ToApiResize(const ApiPod& pod, const PodState& stat
     }
     *it = after;
     resize.containers.push_back({name, before, after, change.last_shrink});
-  }
-  if (resize.containers.empty() && !state.shrink_blocked_by.empty()) {
-    why = absl::StrCat("no shrink: ", state.shrink_blocked_by);
-    return std::nullopt;
   }
   if (resize.containers.empty()) {
     why = absl::StrCat("requests within ", std::lround(threshold.fraction * 100), "% (or ",

@@ -6,6 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "shared/disruption_window.h"
 #include "sim/cluster_simulator.h"
 #include "sim/cpu_share.h"
 #include "sim/report.h"
@@ -408,6 +409,43 @@ TEST(SimulatorTest, PodAnnotationsTuneTheHeadroomPolicy) {
   EXPECT_LT(requested_cpu({}), 2000);
   EXPECT_DOUBLE_EQ(requested_cpu({{"headroom.dev/min-cpu", "700m"}}), 4 * 700);
   EXPECT_DOUBLE_EQ(requested_cpu({{"headroom.dev/keep-declared", "cpu"}}), 4000);
+}
+
+// Disruption windows (--disruption-window, as the extender's): four pods declaring 1 core use
+// 200m. The simulation starts on a Wednesday at midnight and the 24 h warm-up ends on Thursday;
+// the summary is Friday. With no window the requests come down on Thursday; with a window on
+// Mondays only nothing is ever shrunk; with one hour a night one shrink step a night is taken
+// (at most half of the value per step), so Friday ends between the two.
+TEST(SimulatorTest, DisruptionWindowsHoldShrinksOutsideTheirHours) {
+  std::vector<PodSpec> pods;
+  std::vector<std::vector<int64_t>> cpu;
+  std::vector<std::vector<int64_t>> memory;
+  constexpr int kMinutes = 3 * 1440;
+  for (int p = 0; p < 4; ++p) {
+    pods.push_back({"p" + std::to_string(p), {1000, kGi}, "LS"});
+    cpu.push_back(std::vector<int64_t>(kMinutes, 200));
+    memory.push_back(std::vector<int64_t>(kMinutes, kGi / 2));
+  }
+  SimulationConfig config = FixedCluster(PolicyKind::kHeadroom, 0);
+  config.autoscale = true;
+  config.warmup_minutes = 2 * 1440;
+  const UsageTraces usage = Traces(cpu, memory);
+  const auto run = [&](absl::string_view windows) {
+    config.headroom.disruption_windows = *ParseDisruptionWindows(windows);
+    return SimulatePolicy(PolicyKind::kHeadroom, pods, usage, config).summary;
+  };
+  const PolicySummary always = run("");
+  const PolicySummary mondays = run("Mon 00:00-24:00");
+  const PolicySummary nightly = run("03:00-04:00");
+  EXPECT_LT(always.requested_cpu_millis, 2000);
+  EXPECT_DOUBLE_EQ(mondays.requested_cpu_millis, 4000);
+  EXPECT_EQ(mondays.resizes_down, 0);
+  EXPECT_GT(nightly.requested_cpu_millis, always.requested_cpu_millis);
+  EXPECT_LT(nightly.requested_cpu_millis, 4000);
+  EXPECT_GT(nightly.resizes_down, 0);
+  // The same window as a pod annotation (pod > cluster, as the daemons resolve it).
+  config.headroom.pod_annotations = {{"headroom.dev/disruption-window", "Mon 00:00-24:00"}};
+  EXPECT_DOUBLE_EQ(run("").requested_cpu_millis, 4000);
 }
 
 TEST(SimulatorTest, SameSeedSameResultOtherSeedOtherResult) {
