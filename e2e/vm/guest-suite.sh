@@ -252,11 +252,11 @@ JSON
 
   # 5. Once the workload counts as warm (--min-history 1s), the idle container's memory.max
   #    and cpu.weight come down from history, in place, through the v2 files. One shrink step
-  #    per second (--shrink-interval 1s): the first sizing after a restart can take a small
-  #    step (a CPU weight of 512 to 508 was seen) that would hold the next one for the default
-  #    hour.
+  #    per second (--shrink-interval 1s), so that the check does not depend on which step the
+  #    first sizing after a restart takes. The 64Mi limit comes down by about 52Mi, under the
+  #    default smallest change worth making (--resize-min-memory 64Mi), hence 8Mi here.
   stop_pid "$plugin_pid"
-  start_plugin --min-history 1s --shrink-interval 1s
+  start_plugin --min-history 1s --shrink-interval 1s --resize-min-memory 8Mi
   tightened() {
     [[ $(cg "$app" memory.max) -lt 67108864 && $(cg "$app" cpu.weight) -lt $(weight_of_shares 512) ]]
   }
