@@ -58,6 +58,14 @@ ABSL_FLAG(bool, allow_below_declared, true,
 ABSL_FLAG(double, cold_start, 0,
           "simulate: fraction of pods that are new workloads created after the warm-up, using 5% "
           "of their level for their first 2-6 hours, then all of it.");
+ABSL_FLAG(double, cronjobs, 0,
+          "simulate: fraction of pods that are CronJobs instead, each running once a day at one "
+          "minute of the day for 30 minutes to 3 hours, every run a pod of its own replaying "
+          "the pod's usage at those minutes (synthetic usage only).");
+ABSL_FLAG(std::string, cronjob_identity, "cronjob",
+          "simulate: what a CronJob's runs are to the sizers: cronjob (one workload, as "
+          "headroom keys them, so a run is sized from the runs before it) or run (each run a "
+          "workload of its own, as a sizer keying pods by their Job sees them).");
 ABSL_FLAG(double, spike_shortfall, headroom::UsageStatsConfig{}.cpu_spike_shortfall,
           "simulate: the share of a node's CPU usage its shared headroom may leave above it "
           "(headroom-nri's default; shared/node_headroom.h), to study the rule.");
@@ -131,6 +139,8 @@ int RunSimulateWithFlags(const std::vector<std::string>&) {
   options.output_dir = absl::GetFlag(FLAGS_output_dir);
   options.progress = absl::GetFlag(FLAGS_progress);
   options.cold_start = absl::GetFlag(FLAGS_cold_start);
+  options.cronjobs = absl::GetFlag(FLAGS_cronjobs);
+  options.cronjob_identity = absl::GetFlag(FLAGS_cronjob_identity);
   options.pod_annotations = absl::GetFlag(FLAGS_pod_annotations);
   options.disruption_window = absl::GetFlag(FLAGS_disruption_window);
   options.headroom.allow_below_declared = absl::GetFlag(FLAGS_allow_below_declared);

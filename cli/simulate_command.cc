@@ -18,6 +18,7 @@
 #include "shared/disruption_window.h"
 #include "shared/quantity.h"
 #include "sim/cluster_simulator.h"
+#include "sim/cronjobs.h"
 #include "sim/random.h"
 #include "sim/report.h"
 #include "sim/trace_data.h"
@@ -162,14 +163,22 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   }
   if (options.pods < -1) return fail(absl::InvalidArgumentError("--pods must not be negative"));
   const bool trace_input = !options.usage_trace.empty();
-  if (trace_input && (!options.pod_list.empty() || !options.memory_series.empty() ||
-                      !options.cpu_series.empty() || options.cold_start > 0)) {
+  if (trace_input &&
+      (!options.pod_list.empty() || !options.memory_series.empty() || !options.cpu_series.empty() ||
+       options.cold_start > 0 || options.cronjobs > 0)) {
     return fail(absl::InvalidArgumentError(
         "--usage-trace replays real usage: it does not combine with --pod-list, "
-        "--memory-series, --cpu-series or --cold-start"));
+        "--memory-series, --cpu-series, --cold-start or --cronjobs"));
   }
   if (!(options.cold_start >= 0 && options.cold_start <= 1)) {
     return fail(absl::InvalidArgumentError("--cold-start must be a fraction in [0, 1]"));
+  }
+  if (!(options.cronjobs >= 0 && options.cronjobs <= 1)) {
+    return fail(absl::InvalidArgumentError("--cronjobs must be a fraction in [0, 1]"));
+  }
+  if (options.cronjob_identity != "cronjob" && options.cronjob_identity != "run") {
+    return fail(absl::InvalidArgumentError(absl::StrCat(
+        "--cronjob-identity must be cronjob or run, got \"", options.cronjob_identity, "\"")));
   }
   if (options.nodes < 0) return fail(absl::InvalidArgumentError("--nodes must not be negative"));
   if (absl::Status stats = options.headroom.stats.Validate(); !stats.ok()) {
@@ -258,6 +267,15 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
                    {"cpuSeries", options.cpu_series.empty() ? ordered_json("synthetic")
                                                             : ordered_json(options.cpu_series)}};
     title_pods = absl::StrCat(pods.size(), " OpenB pods");
+    if (options.cronjobs > 0) {
+      const sim::CronJobScenario scenario{options.cronjobs, options.cronjob_identity == "cronjob"};
+      sim::CronJobRuns made = sim::MakeCronJobs(pods, usage, scenario, options.seed);
+      absl::StrAppend(&title_pods, ", ", made.cronjobs, " of them CronJobs (", made.runs, " runs)");
+      input_files["cronJobs"] = made.cronjobs;
+      input_files["cronJobRuns"] = made.runs;
+      pods = std::move(made.pods);
+      usage = std::move(made.usage);
+    }
   }
   for (const sim::PodSpec& pod : pods) {
     if (pod.requests.cpu_millis > shape->allocatable.cpu_millis ||
@@ -303,6 +321,8 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
       {"autoscaler", options.nodes == 0 ? ordered_json(options.autoscaler) : ordered_json(nullptr)},
       {"scoringTarget", options.scoring_target},
       {"coldStart", options.cold_start},
+      {"cronJobs", options.cronjobs},
+      {"cronJobIdentity", options.cronjob_identity},
       {"headroom",
        {{"minHistory", absl::FormatDuration(options.headroom.actions.guard.min_history)},
         {"allowBelowDeclared", options.headroom.allow_below_declared},

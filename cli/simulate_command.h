@@ -41,6 +41,10 @@ struct SimulateOptions {
   // Cold-start scenario: this fraction of the pods are new workloads created during the day
   // after the warm-up, which use 5% of their level for their first 2-6 hours, then all of it.
   double cold_start = 0;
+  // CronJob scenario (sim/cronjobs.h): this fraction of the pods are CronJobs, whose runs are
+  // one workload ("cronjob") or one each ("run").
+  double cronjobs = 0;
+  std::string cronjob_identity = "cronjob";
   // --pod-annotations: a JSON object of annotations every simulated pod carries ("" none).
   std::string pod_annotations;
   // --disruption-window: the cluster's disruption windows ("" always).

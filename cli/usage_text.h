@@ -107,6 +107,11 @@ Flags:
   --cold-start F           fraction of pods that are new workloads created during the day after
                            the warm-up, which use 5% of their level for their first 2-6 hours,
                            then all of it (default 0)
+  --cronjobs F             fraction of pods that are CronJobs: one run a day at one minute of
+                           the day, 30 minutes to 3 hours, each run a pod replaying the pod's
+                           usage at those minutes (default 0)
+  --cronjob-identity cronjob|run   a CronJob's runs are one workload (default; headroom's key)
+                           or each its own (a sizer keying pods by their Job)
   --pod-annotations JSON   annotations every simulated pod carries, as the daemons read them,
                            e.g. '{"headroom.dev/min-cpu":"100m"}' (docs/annotations.md); a key
                            or value headroom would ignore is an error here

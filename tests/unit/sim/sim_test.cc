@@ -9,6 +9,7 @@
 #include "shared/disruption_window.h"
 #include "sim/cluster_simulator.h"
 #include "sim/cpu_share.h"
+#include "sim/cronjobs.h"
 #include "sim/report.h"
 #include "sim/trace_data.h"
 #include "sim/usage_generator.h"
@@ -446,6 +447,75 @@ TEST(SimulatorTest, DisruptionWindowsHoldShrinksOutsideTheirHours) {
   // The same window as a pod annotation (pod > cluster, as the daemons resolve it).
   config.headroom.pod_annotations = {{"headroom.dev/disruption-window", "Mon 00:00-24:00"}};
   EXPECT_DOUBLE_EQ(run("").requested_cpu_millis, 4000);
+}
+
+// CronJobs (sim/cronjobs.h): every chosen pod becomes one run a day, each run a pod replaying
+// the pod's usage at its minutes; the runs are one workload when grouped.
+TEST(CronJobsTest, EachChosenPodBecomesOneRunADay) {
+  constexpr int kMinutes = 3 * 1440;
+  std::vector<PodSpec> pods;
+  std::vector<std::vector<int64_t>> cpu;
+  std::vector<std::vector<int64_t>> memory;
+  for (int p = 0; p < 4; ++p) {
+    pods.push_back({"p" + std::to_string(p), {1000, kGi}, "LS"});
+    std::vector<int64_t> series(kMinutes);
+    for (int m = 0; m < kMinutes; ++m) series[static_cast<size_t>(m)] = 100 * p + m % 7 + 1;
+    cpu.push_back(series);
+    memory.push_back(std::vector<int64_t>(kMinutes, kGi / 2));
+  }
+  const UsageTraces usage = Traces(cpu, memory);
+
+  const CronJobRuns none = MakeCronJobs(pods, usage, {0, true}, 7);
+  EXPECT_EQ(none.pods.size(), 4u);
+  EXPECT_EQ(none.cronjobs, 0);
+  EXPECT_EQ(none.usage.cpu_millis, usage.cpu_millis);
+
+  for (const bool grouped : {true, false}) {
+    const CronJobRuns made = MakeCronJobs(pods, usage, {1, grouped}, 7);
+    EXPECT_EQ(made.cronjobs, 4);
+    EXPECT_EQ(made.runs, 12);  // 3 days
+    ASSERT_EQ(made.pods.size(), 12u);
+    ASSERT_EQ(made.usage.cpu_millis.size(), 12u);
+    for (size_t r = 0; r < made.pods.size(); ++r) {
+      const PodSpec& run = made.pods[r];
+      const std::string original = run.name.substr(0, run.name.find("-run"));
+      const size_t p = static_cast<size_t>(original[1] - '0');
+      EXPECT_EQ(run.workload, grouped ? original + "-cronjob" : run.name);
+      const int length = run.end_minute - run.start_minute;
+      EXPECT_GE(length, 30) << run.name;
+      EXPECT_LE(length, 180) << run.name;
+      // The same minute of the day for every run of one CronJob.
+      EXPECT_EQ(run.start_minute % 1440, made.pods[r - r % 3].start_minute % 1440) << run.name;
+      for (int m = 0; m < kMinutes; ++m) {
+        const bool inside = m >= run.start_minute && m < run.end_minute;
+        EXPECT_EQ(made.usage.cpu_millis[r][static_cast<size_t>(m)],
+                  inside ? cpu[p][static_cast<size_t>(m)] : 0)
+            << run.name << " minute " << m;
+      }
+    }
+  }
+}
+
+// A CronJob declaring 1 core whose runs use 200m: headroom sizes a run at admission from the
+// runs before it when they are one workload (its key), and admits every run as declared when
+// each run is a workload of its own (no history). Four daily runs; the summary is the fourth.
+TEST(SimulatorTest, ACronJobsRunsAreSizedFromTheRunsBeforeIt) {
+  constexpr int kMinutes = 4 * 1440;
+  const std::vector<PodSpec> job = {{"nightly", {1000, kGi}, "BE"}};
+  const UsageTraces usage =
+      Traces({std::vector<int64_t>(kMinutes, 200)}, {std::vector<int64_t>(kMinutes, kGi / 4)});
+  SimulationConfig config = FixedCluster(PolicyKind::kHeadroom, 1);
+  config.warmup_minutes = 3 * 1440;
+  const auto requested = [&](bool grouped) {
+    const CronJobRuns runs = MakeCronJobs(job, usage, {1, grouped}, 3);
+    EXPECT_EQ(runs.runs, 4);
+    const PolicyRun run = SimulatePolicy(PolicyKind::kHeadroom, runs.pods, runs.usage, config);
+    return run.summary.requested_cpu_millis;
+  };
+  const double per_run = requested(false);
+  const double grouped = requested(true);
+  EXPECT_GT(per_run, 0);
+  EXPECT_LT(grouped, per_run / 2) << "grouped " << grouped << ", per run " << per_run;
 }
 
 TEST(SimulatorTest, SameSeedSameResultOtherSeedOtherResult) {
