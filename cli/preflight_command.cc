@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/exit_codes.h"
-#include "cli/preflight_checks.h"
+#include "codec/preflight_checks.h"
 #include "io/kube_client.h"
 #include "io/kube_config.h"
 #include "nlohmann/json.hpp"
@@ -16,6 +16,20 @@
 namespace headroom::cli {
 namespace {
 
+using ::headroom::codec::AccessReviewBody;
+using ::headroom::codec::CheckExtenderRbac;
+using ::headroom::codec::CheckExtenderReady;
+using ::headroom::codec::CheckKubeVersion;
+using ::headroom::codec::CheckLevel;
+using ::headroom::codec::CheckNodeReports;
+using ::headroom::codec::CheckResizeApi;
+using ::headroom::codec::CheckResult;
+using ::headroom::codec::CheckSchedulerCalls;
+using ::headroom::codec::ChecksJson;
+using ::headroom::codec::CheckWebhook;
+using ::headroom::codec::ExtenderPermissions;
+using ::headroom::codec::FormatChecks;
+using ::headroom::codec::Permission;
 using json = nlohmann::json;
 
 constexpr absl::Duration kApiTimeout = absl::Seconds(10);
@@ -71,17 +85,6 @@ std::vector<absl::StatusOr<bool>> AskPermissions(io::KubeClient& api,
   return allowed;
 }
 
-json ResultsJson(const std::vector<CheckResult>& results) {
-  json checks = json::array();
-  for (const CheckResult& r : results) {
-    checks.push_back({{"name", r.name},
-                      {"result", CheckLevelName(r.level)},
-                      {"detail", r.detail},
-                      {"fix", r.fix}});
-  }
-  return {{"checks", std::move(checks)}};
-}
-
 }  // namespace
 
 int RunPreflight(const PreflightOptions& options, std::ostream& out, std::ostream& err) {
@@ -120,7 +123,7 @@ int RunPreflight(const PreflightOptions& options, std::ostream& out, std::ostrea
   results.push_back(CheckSchedulerCalls(ExtenderBody(extender, "/metrics")));
 
   if (options.output == "json") {
-    out << ResultsJson(results).dump(2) << "\n";
+    out << json{{"checks", ChecksJson(results)}}.dump(2) << "\n";
   } else {
     out << FormatChecks(results);
   }

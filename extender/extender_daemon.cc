@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -28,6 +29,7 @@
 #include "extender/serving/admin_authorizer.h"
 #include "extender/serving/metrics.h"
 #include "extender/serving/tls_certificate.h"
+#include "extender/status/setup_checks.h"
 #include "extender/status/status.h"
 #include "extender/view/action_journal.h"
 #include "extender/view/workload_checkpoint.h"
@@ -56,14 +58,14 @@ int Fail(absl::string_view message) {
 // One client per use: a client cancels its own running watch at shutdown, and a slow
 // TokenReview never waits behind a watch.
 struct KubeClients {
-  std::unique_ptr<io::KubeClient> pods, nodes, hpas, namespaces, writes, reviews, lease;
+  std::unique_ptr<io::KubeClient> pods, nodes, hpas, namespaces, writes, reviews, lease, setup;
   std::vector<std::unique_ptr<io::KubeClient>> owners;  // one per kOwnerKinds
 };
 
 absl::StatusOr<KubeClients> ConnectKube(const io::KubeConfig& config) {
   KubeClients clients;
   for (auto* slot : {&clients.pods, &clients.nodes, &clients.hpas, &clients.namespaces,
-                     &clients.writes, &clients.reviews, &clients.lease}) {
+                     &clients.writes, &clients.reviews, &clients.lease, &clients.setup}) {
     absl::StatusOr<std::unique_ptr<io::KubeClient>> client = io::KubeClient::Create(config);
     if (!client.ok()) return client.status();
     *slot = *std::move(client);
@@ -169,6 +171,7 @@ struct Parts {
   // What headroom did, for the status page; the actuator and the webhook record into it.
   ActionJournal journal;
   std::unique_ptr<StatusBoard> status;
+  std::unique_ptr<SetupChecks> setup_checks;  // the status page's Set-up panel
   Actuator::Options actuation;
   std::unique_ptr<LeaderElector> elector;
   std::unique_ptr<Actuator> actuator;
@@ -415,6 +418,16 @@ void SetUpStatus(const ExtenderConfig& config, Parts& parts) {
   status_options.defaults.disruption_windows = config.policy.disruption_windows;
   status_options.layers = parts.layers;
   status_options.refresh_in_background = true;  // the "status refresher" service
+  SetupChecks::Sources setup;
+  setup.api = parts.kube.setup.get();  // null without the Kubernetes API
+  if (const char* pod_namespace = std::getenv("POD_NAMESPACE");
+      pod_namespace != nullptr && *pod_namespace != '\0') {
+    setup.own_namespace = pod_namespace;
+  }
+  if (config.actuation.election) setup.own_namespace = config.actuation.election->lease_namespace;
+  setup.metrics_text = [&parts] { return parts.metrics.Render({}); };
+  parts.setup_checks = std::make_unique<SetupChecks>(std::move(setup));
+  status_options.setup = [checks = parts.setup_checks.get()] { return checks->Json(); };
   parts.status = std::make_unique<StatusBoard>(parts.view, config.kube ? &parts.pod_index : nullptr,
                                                parts.journal, status_options);
   parts.options.status = parts.status.get();
@@ -562,6 +575,21 @@ void AddServices(const ExtenderConfig& config, Parts& parts, spdlog::logger& log
     // read never waits for a build at thousands of nodes.
     services.Add(EveryInterval("status refresher", StatusBoard::Options{}.cache_for,
                                [status = parts.status.get()] { status->RefreshIfWatched(); }, {}));
+  }
+  if (SetupChecks* checks = parts.setup_checks.get(); checks != nullptr) {
+    // The set-up checks at start and every --setup-check-interval; Stop() ends a round
+    // between calls.
+    auto stop = std::make_shared<absl::Notification>();
+    services.Add({"set-up checks",
+                  [checks, stop, every = config.status.setup_check_interval] {
+                    do {
+                      checks->Run();
+                    } while (!stop->WaitForNotificationWithTimeout(every));
+                  },
+                  [checks, stop] {
+                    checks->Stop();
+                    stop->Notify();
+                  }});
   }
   if (LeaderElector* elector = parts.elector.get(); elector != nullptr) {
     services.Add(

@@ -67,6 +67,9 @@ ABSL_FLAG(bool, status_api, true,
           "and pod names to whoever reaches the port (docs/security.md).");
 ABSL_FLAG(absl::Duration, status_sample_interval, absl::Minutes(1),
           "How often the status page's history samples the cluster totals (1440 points kept).");
+ABSL_FLAG(absl::Duration, setup_check_interval, absl::Minutes(10),
+          "How often the status page's Set-up panel asks the apiserver the checks of headroom "
+          "preflight it can answer as the extender itself (the first at start).");
 ABSL_FLAG(absl::Duration, report_stale_after, absl::Minutes(3),
           "A node whose last report is older is judged as unknown (passed, never rejected).");
 ABSL_FLAG(std::string, grpc_tls_cert_file, "",
@@ -338,6 +341,10 @@ absl::Status StatusFromFlags(ExtenderConfig& config) {
   config.status.sample_interval = absl::GetFlag(FLAGS_status_sample_interval);
   if (config.status.sample_interval < absl::Seconds(1)) {
     return Invalid("--status-sample-interval must be at least 1s");
+  }
+  config.status.setup_check_interval = absl::GetFlag(FLAGS_setup_check_interval);
+  if (config.status.setup_check_interval < absl::Seconds(1)) {
+    return Invalid("--setup-check-interval must be at least 1s");
   }
   return absl::OkStatus();
 }

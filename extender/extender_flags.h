@@ -81,7 +81,8 @@ struct ViewConfig {
 // GET /api/v1/status, /api/v1/explain and /ui (status/status.h).
 struct StatusConfig {
   bool api = true;
-  absl::Duration sample_interval = absl::Minutes(1);  // the page's history
+  absl::Duration sample_interval = absl::Minutes(1);        // the page's history
+  absl::Duration setup_check_interval = absl::Minutes(10);  // the Set-up panel (setup_checks.h)
 };
 
 struct ActuationConfig {

@@ -103,6 +103,7 @@ overrides=(
   "leader-elect-namespace=headroom-system" "log-level=debug"
   # Seconds instead of hours and minutes, so that a run takes minutes.
   "min-history=20s" "checkpoint-interval=1s" "actuation-interval=2s" "cordon-min-duration=5s"
+  "setup-check-interval=5s"
   # The floor 250Mi would hide the OOM-raised limits (2 x 48Mi) checked below.
   "min-memory-limit=16Mi"
   # The whole control plane shares this 2-CPU node: cordon at load1 > 3, readmit below 2.
@@ -254,6 +255,21 @@ web1=$(pods_of web | head -1)
 [[ $(field "$web1" '{.spec.schedulerName}/{.spec.nodeName}') == headroom-scheduler/e2e-node && $(xmetric 'headroom_extender_requests_total{code="200",verb="filter"}') -ge 1 ]] &&
   pass "headroom-scheduler placed $web1 on e2e-node through the extender's filter" ||
   fail "$web1: scheduler/node $(field "$web1" '{.spec.schedulerName}/{.spec.nodeName}'), extender filter calls $(xmetric 'headroom_extender_requests_total{code="200",verb="filter"}')"
+# The status page's Set-up panel: the checks of headroom preflight the extender asks as itself
+# (admin here, so RBAC is all allowed; deploy/'s ClusterRole is checked by the scheduler suite).
+want_setup="kubernetes-version=ok in-place-resize=ok extender-rbac=ok admission-webhook=ok scheduler-profile=ok"
+setup_results() {
+  curl -sf "http://127.0.0.1:$http_port/api/v1/status" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["setup"]
+print(" ".join(c["name"] + "=" + c["result"] for c in s["checks"]))'
+}
+setup_ok() { [[ $(setup_results) == "$want_setup" ]]; }
+if wait_for 30 setup_ok; then
+  pass "the status page's Set-up panel, asked by the extender itself: $want_setup"
+else
+  fail "the Set-up panel says: $(setup_results) (want: $want_setup)"
+fi
 key=$(field "$web1" '{.metadata.annotations.headroom\.dev/workload}')
 [[ $key == e2e/Deployment/web ]] && pass "the webhook wrote the pod's workload key: $key" || fail "headroom.dev/workload is '$key', want e2e/Deployment/web"
 in_checkpoint() { [[ -n $(wstat "e2e/Deployment/web#app" historySeconds) ]]; }

@@ -79,6 +79,8 @@ assert shop["step"] == "in-place" and shop["stepFrom"] == "cluster default" and 
 assert shop["workloads"] == 3 and shop["pods"] == 5, shop
 assert shop["requested"]["cpuMillis"] == 7500 and shop["saves"]["cpuMillis"] == 3400, shop
 assert ns["kube-system"]["excluded"] and ns["kube-system"]["saves"]["cpuMillis"] == 0, ns["kube-system"]
+# No Kubernetes API: the Set-up panel has nothing to ask and says so.
+assert s["setup"]["checks"] == [] and "no Kubernetes API" in s["setup"]["note"], s["setup"]
 EOF
 then pass "GET /api/v1/status: 3 nodes, 6 pods, CPU 7600m declared, 48% saved, node-c load-cordoned, web sized to 450m; namespace shop in-place, 3400m above headroom's sizing"
 else fail "GET /api/v1/status does not show the reported cluster ($work/status.json)"; fi
@@ -94,7 +96,7 @@ browse() { # OUT_PREFIX FLAGS...: chromium headless on /ui, its stderr kept
     "$@" "http://127.0.0.1:$http_port/ui" 2>"$work/$out.err"
 }
 browse dom --dump-dom >"$work/dom.html" || fail "chromium could not load the page (see $work/dom.err)"
-browse shot --hide-scrollbars --window-size=1400,1250 --screenshot="$work/status.png" >/dev/null ||
+browse shot --hide-scrollbars --window-size=1400,1450 --screenshot="$work/status.png" >/dev/null ||
   fail "chromium could not take a screenshot (see $work/shot.err)"
 if python3 - "$work/dom.html" <<'EOF'
 import html.parser, sys
@@ -113,7 +115,8 @@ for want in ["CPU saved", "48%", "Memory saved", "3 nodes", "node-c", "load-cord
     assert want in text, "missing: " + want
 assert p.rows["nodes"] == 4 and p.rows["workloads"] == 5, p.rows  # header + 3 nodes; header + 4 workloads
 assert p.rows["namespaces"] == 3, p.rows  # header + shop + kube-system
-for want in ["in-place (cluster default)", "at the top", "excluded"]:
+for want in ["in-place (cluster default)", "at the top", "excluded", "Set-up",
+             "no Kubernetes API: nothing to check from here"]:
     assert want in text, "missing: " + want
 page = open(sys.argv[1]).read()
 assert page.count("<polyline") == 8, page.count("<polyline")  # 4 series in each of 2 charts

@@ -499,10 +499,15 @@ json StatusBoard::Build(absl::Time now) {
                        {"projected", Amounts(point.totals.projected)},
                        {"allocatable", Amounts(point.totals.allocatable)}});
   }
-  return {{"generatedAt", Rfc3339(now)},         {"cluster", TotalsJson(totals)},
-          {"history", std::move(history)},       {"nodes", std::move(nodes_json)},
-          {"workloads", std::move(workloads)},   {"workloadsTotal", workload_total},
-          {"namespaces", std::move(namespaces)}, {"apiConnected", pods_ != nullptr}};
+  return {{"generatedAt", Rfc3339(now)},
+          {"cluster", TotalsJson(totals)},
+          {"history", std::move(history)},
+          {"nodes", std::move(nodes_json)},
+          {"workloads", std::move(workloads)},
+          {"workloadsTotal", workload_total},
+          {"namespaces", std::move(namespaces)},
+          {"apiConnected", pods_ != nullptr},
+          {"setup", options_.setup ? options_.setup() : json(nullptr)}};
 }
 
 bool StatusBoard::CachedHolds(absl::Time cached_at, absl::Time now,

@@ -112,6 +112,8 @@ class StatusBoard {
     std::vector<std::string> excluded_namespaces;
     // The owners' and Namespaces' annotations (the policy's middle layers); null: none.
     PolicyLayers layers;
+    // The Set-up panel (setup_checks.h's Json()); null: the document has "setup": null.
+    std::function<nlohmann::json()> setup;
   };
 
   // `pods` may be null (no Kubernetes API): declared requests then come from the reports.

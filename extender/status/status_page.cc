@@ -39,6 +39,11 @@ constexpr char kHtml[] = R"HTML(<!DOCTYPE html>
     <table id="namespaces"><thead><tr><th>namespace</th><th>step</th><th>workloads</th><th>pods</th><th>requested now</th><th>headroom would request</th><th>next step</th><th>next step saves</th></tr></thead><tbody></tbody></table>
   </section>
   <section>
+    <h2>Set-up</h2>
+    <p class="note" id="setup-note"></p>
+    <table id="setup"><thead><tr><th>check</th><th>result</th><th>what was found</th><th>fix</th></tr></thead><tbody></tbody></table>
+  </section>
+  <section>
     <h2>Workloads</h2>
     <p class="note" id="workload-note"></p>
     <table id="workloads"><thead><tr><th>workload</th><th>replicas</th><th>declared per pod</th><th>headroom per pod</th><th>history</th><th>OOM</th><th>sizing</th><th>last action</th></tr></thead><tbody></tbody></table>
@@ -207,6 +212,22 @@ function namespaces(list) {
     body.appendChild(row);
   }
 }
+function setup(s) {
+  const body = $('setup').tBodies[0];
+  body.replaceChildren();
+  const checks = (s && s.checks) || [];
+  $('setup').hidden = checks.length === 0;
+  $('setup-note').textContent = !s ? 'Not available.' :
+    (s.checkedAt ? 'As of ' + s.checkedAt + ' (--setup-check-interval); ' : '') + s.note + '.';
+  for (const c of checks) {
+    const row = el('tr', undefined, c.result === 'ok' ? '' : 'blocked');
+    cell(row, c.name);
+    cell(row, c.result, 'result ' + c.result);
+    cell(row, c.detail, 'message');
+    cell(row, c.fix, 'message');
+    body.appendChild(row);
+  }
+}
 function workloads(list, total) {
   $('workload-note').textContent = 'The ' + list.length + ' largest of ' + total +
     ' workloads by declared CPU. "headroom per pod" is what the admission webhook would give a new replica now, through the guard rails.';
@@ -233,6 +254,7 @@ function render(status) {
   chart($('chart-memory'), status.history, (a) => a.memoryBytes, 1073741824);
   nodes(status.nodes);
   namespaces(status.namespaces || []);
+  setup(status.setup);
   workloads(status.workloads, status.workloadsTotal);
   $('error').hidden = true;
 }
@@ -276,6 +298,10 @@ tr.blocked td:first-child { border-left: 4px solid #b04a4a; }
 .bar.over { border-color: #b04a4a; }
 .bar .base { background: #2f7d4f; }
 .bar .headroom { background: #9fd1b1; }
+td.result { font-weight: 600; }
+td.result.ok { color: #2f7d4f; }
+td.result.warn { color: #9a6a00; }
+td.result.fail { color: #b04a4a; }
 )CSS";
 
 }  // namespace

@@ -1,15 +1,15 @@
 // `headroom preflight`'s verdicts on the answers of an apiserver and a headroom-extender
-// (cli/preflight_checks.h). The command itself runs against a real apiserver in
+// (codec/preflight_checks.h). The command itself runs against a real apiserver in
 // e2e/local/scheduler-suite.sh, where each check is broken on purpose.
 
-#include "cli/preflight_checks.h"
+#include "codec/preflight_checks.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace headroom::cli {
+namespace headroom::codec {
 namespace {
 
 struct Case {
@@ -144,4 +144,4 @@ TEST(Preflight, FormatShowsTheFixOnlyWhenNotOk) {
 }
 
 }  // namespace
-}  // namespace headroom::cli
+}  // namespace headroom::codec

@@ -1,4 +1,4 @@
-#include "cli/preflight_checks.h"
+#include "codec/preflight_checks.h"
 
 #include <set>
 #include <utility>
@@ -15,20 +15,15 @@
 #include "codec/kube_version.h"
 #include "nlohmann/json.hpp"
 
-namespace headroom::cli {
+namespace headroom::codec {
 namespace {
 
-using ::headroom::codec::ArrayField;
-using ::headroom::codec::NestedString;
-using ::headroom::codec::ObjectField;
-using ::headroom::codec::StringField;
-using ::headroom::codec::TrueField;
 using json = nlohmann::json;
 
 // `body` parsed as a JSON object; an error naming `what` otherwise.
 absl::StatusOr<json> ParseObject(const absl::StatusOr<std::string>& body, absl::string_view what) {
   if (!body.ok()) return body.status();
-  absl::StatusOr<json> parsed = codec::ParseJson(*body);
+  absl::StatusOr<json> parsed = ParseJson(*body);
   if (!parsed.ok() || !parsed->is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": not a JSON object"));
   }
@@ -117,6 +112,8 @@ const std::vector<Permission>& ExtenderPermissions() {
       {"create", "", "events", "", false, "", "record what it did as Events"},
       {"create", "authentication.k8s.io", "tokenreviews", "", false, "",
        "authenticate headroom-nri's reports (--report-auth=token)"},
+      {"list", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", false, "",
+       "check its admission webhook for the status page's set-up panel"},
       {"patch", "coordination.k8s.io", "leases", "", true, "headroom-extender",
        "hold the leader Lease (more than one replica)"},
       {"patch", "", "configmaps", "", true, "headroom-extender-state",
@@ -135,6 +132,18 @@ std::string AccessReviewBody(const Permission& permission, absl::string_view use
   return json{{"apiVersion", "authorization.k8s.io/v1"},
               {"kind", "SubjectAccessReview"},
               {"spec", {{"user", user}, {"groups", groups}, {"resourceAttributes", attributes}}}}
+      .dump();
+}
+
+std::string SelfAccessReviewBody(const Permission& permission, absl::string_view ns) {
+  json attributes = {
+      {"verb", permission.verb}, {"group", permission.group}, {"resource", permission.resource}};
+  if (!permission.subresource.empty()) attributes["subresource"] = permission.subresource;
+  if (permission.namespace_scoped) attributes["namespace"] = ns;
+  if (!permission.name.empty()) attributes["name"] = permission.name;
+  return json{{"apiVersion", "authorization.k8s.io/v1"},
+              {"kind", "SelfSubjectAccessReview"},
+              {"spec", {{"resourceAttributes", attributes}}}}
       .dump();
 }
 
@@ -307,6 +316,17 @@ CheckResult CheckSchedulerCalls(const absl::StatusOr<std::string>& metrics_text)
           "schedulerName: headroom-scheduler on the workloads to place"};
 }
 
+json ChecksJson(const std::vector<CheckResult>& results) {
+  json checks = json::array();
+  for (const CheckResult& r : results) {
+    checks.push_back({{"name", r.name},
+                      {"result", CheckLevelName(r.level)},
+                      {"detail", r.detail},
+                      {"fix", r.fix}});
+  }
+  return checks;
+}
+
 std::string FormatChecks(const std::vector<CheckResult>& results) {
   std::string out;
   for (const CheckResult& r : results) {
@@ -320,4 +340,4 @@ std::string FormatChecks(const std::vector<CheckResult>& results) {
   return out;
 }
 
-}  // namespace headroom::cli
+}  // namespace headroom::codec

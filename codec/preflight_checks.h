@@ -1,16 +1,19 @@
 #pragma once
 
-// `headroom preflight`'s verdicts: each check judges what the cluster (its apiserver) and a
+// The set-up checks' verdicts: each check judges what the cluster (its apiserver) and a
 // running headroom-extender answered, and says what to do when it is not right. Pure functions
-// of those answers, table-tested; preflight_command.h fetches them.
+// of those answers, table-tested. `headroom preflight` (cli/preflight_command.h) fetches the
+// answers from outside with the user's kubeconfig; headroom-extender asks the ones it can from
+// inside, as itself, for its status page (extender/status/setup_checks.h).
 
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
 
-namespace headroom::cli {
+namespace headroom::codec {
 
 enum class CheckLevel { kOk, kWarn, kFail };
 absl::string_view CheckLevelName(CheckLevel level);  // "ok", "warn", "fail"
@@ -48,6 +51,10 @@ const std::vector<Permission>& ExtenderPermissions();
 std::string AccessReviewBody(const Permission& permission, absl::string_view user,
                              const std::vector<std::string>& groups, absl::string_view ns);
 
+// A SelfSubjectAccessReview body asking whether the caller may do `permission` (what the
+// extender asks about itself; every authenticated user may ask).
+std::string SelfAccessReviewBody(const Permission& permission, absl::string_view ns);
+
 // The SubjectAccessReviews' answers (status.allowed), parallel to ExtenderPermissions(); an
 // error for one that could not be asked.
 CheckResult CheckExtenderRbac(absl::string_view service_account,
@@ -72,7 +79,11 @@ CheckResult CheckNodeReports(const absl::StatusOr<std::string>& nodes_body,
 // GET <extender>/metrics: kube-scheduler has called /filter (a profile names the extender).
 CheckResult CheckSchedulerCalls(const absl::StatusOr<std::string>& metrics_text);
 
+// [{"name", "result" (ok, warn, fail), "detail", "fix"}, ...]: `headroom preflight --output
+// json`'s "checks" and the status document's "setup.checks".
+nlohmann::json ChecksJson(const std::vector<CheckResult>& results);
+
 // One line per check: "ok    name: detail" and, when not ok, "      fix: ...".
 std::string FormatChecks(const std::vector<CheckResult>& results);
 
-}  // namespace headroom::cli
+}  // namespace headroom::codec
