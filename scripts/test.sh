@@ -28,6 +28,13 @@ step() { echo "== $* (at +$((SECONDS - started)) s)"; }
 
 bash scripts/setup.sh
 
+# The compiler cache lives with the project's other caches, so that a CI runner that keeps
+# ${HEADROOM_CACHE:-~/.cache/headroom} between runs keeps the builds too. Paths are hashed
+# relative to the checkout, so clones in other directories share it.
+cache_dir=${HEADROOM_CACHE:-$HOME/.cache/headroom}
+export CCACHE_DIR=${CCACHE_DIR:-$cache_dir/ccache}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+
 step "format check (clang-format)"
 git ls-files '*.cc' '*.h' | xargs clang-format --dry-run --Werror
 step "layer check (docs/development.md)"
