@@ -35,6 +35,26 @@ cache_dir=${HEADROOM_CACHE:-$HOME/.cache/headroom}
 export CCACHE_DIR=${CCACHE_DIR:-$cache_dir/ccache}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 
+# What the end-to-end suites need (containerd and crictl, the VM image and containerd 2.x,
+# Kubernetes, helm), prepared in the background while the C++ compiles: on a machine without
+# the caches their downloads then overlap the compilation. Each script is a no-op once its
+# results are cached. Its output is shown if it fails, and the suites wait for it.
+# In a session of its own, so that a run stopped early stops all of it.
+deps_log=$(mktemp)
+setsid bash -c 'bash scripts/e2e-deps.sh && bash scripts/vm-deps.sh && bash scripts/k8s-deps.sh &&
+  bash scripts/helm-deps.sh' >"$deps_log" 2>&1 &
+deps_pid=$!
+trap 'kill -- -"$deps_pid" 2>/dev/null || true' EXIT
+wait_for_deps() {
+  step "the end-to-end suites' dependencies (prepared in the background since the start)"
+  if ! wait "$deps_pid"; then
+    cat "$deps_log"
+    echo "preparing the end-to-end suites' dependencies failed (above)" >&2
+    exit 1
+  fi
+  tail -n 4 "$deps_log"
+}
+
 step "format check (clang-format)"
 git ls-files '*.cc' '*.h' | xargs clang-format --dry-run --Werror
 step "layer check (docs/development.md)"
@@ -52,6 +72,7 @@ cmake --preset asan >/dev/null
 cmake --build --preset asan
 ctest --preset asan
 
+wait_for_deps
 step "end-to-end: headroom-nri against real containerd + runc (e2e/local/nri-suite.sh)"
 bash scripts/e2e-deps.sh
 bash e2e/local/nri-suite.sh build/release
