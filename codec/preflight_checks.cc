@@ -122,28 +122,35 @@ const std::vector<Permission>& ExtenderPermissions() {
   return *permissions;
 }
 
-std::string AccessReviewBody(const Permission& permission, absl::string_view user,
-                             const std::vector<std::string>& groups, absl::string_view ns) {
+namespace {
+
+// A review's spec.resourceAttributes for `permission`, asked in `ns` where it is namespaced.
+json ResourceAttributes(const Permission& permission, absl::string_view ns) {
   json attributes = {
       {"verb", permission.verb}, {"group", permission.group}, {"resource", permission.resource}};
   if (!permission.subresource.empty()) attributes["subresource"] = permission.subresource;
   if (permission.namespace_scoped) attributes["namespace"] = ns;
   if (!permission.name.empty()) attributes["name"] = permission.name;
+  return attributes;
+}
+
+}  // namespace
+
+std::string AccessReviewBody(const Permission& permission, absl::string_view user,
+                             const std::vector<std::string>& groups, absl::string_view ns) {
   return json{{"apiVersion", "authorization.k8s.io/v1"},
               {"kind", "SubjectAccessReview"},
-              {"spec", {{"user", user}, {"groups", groups}, {"resourceAttributes", attributes}}}}
+              {"spec",
+               {{"user", user},
+                {"groups", groups},
+                {"resourceAttributes", ResourceAttributes(permission, ns)}}}}
       .dump();
 }
 
 std::string SelfAccessReviewBody(const Permission& permission, absl::string_view ns) {
-  json attributes = {
-      {"verb", permission.verb}, {"group", permission.group}, {"resource", permission.resource}};
-  if (!permission.subresource.empty()) attributes["subresource"] = permission.subresource;
-  if (permission.namespace_scoped) attributes["namespace"] = ns;
-  if (!permission.name.empty()) attributes["name"] = permission.name;
   return json{{"apiVersion", "authorization.k8s.io/v1"},
               {"kind", "SelfSubjectAccessReview"},
-              {"spec", {{"resourceAttributes", attributes}}}}
+              {"spec", {{"resourceAttributes", ResourceAttributes(permission, ns)}}}}
       .dump();
 }
 

@@ -387,22 +387,37 @@ TEST(SimulatorTest, AMemoryStallRaisesTheLimitBeforeTheKill) {
   EXPECT_GT(fixed.oom_kills, 0);
 }
 
-// The per-workload tuning reaches the simulated headroom policy through the product's guard
-// rails: a min-cpu keeps the requests up; keep-declared leaves them as declared.
-TEST(SimulatorTest, PodAnnotationsTuneTheHeadroomPolicy) {
+// Four pods declaring 1 core and 1Gi that use 200m and 512Mi steadily for three days, on an
+// autoscaled cluster under headroom, summarised on the third day.
+struct SteadyPods {
   std::vector<PodSpec> pods;
+  UsageTraces usage;
+  SimulationConfig config;
+};
+SteadyPods FourSteadyPods() {
+  constexpr int kMinutes = 3 * 1440;
+  SteadyPods steady;
   std::vector<std::vector<int64_t>> cpu;
   std::vector<std::vector<int64_t>> memory;
-  constexpr int kMinutes = 3 * 1440;
   for (int p = 0; p < 4; ++p) {
-    pods.push_back({"p" + std::to_string(p), {1000, kGi}, "LS"});
+    steady.pods.push_back({"p" + std::to_string(p), {1000, kGi}, "LS"});
     cpu.push_back(std::vector<int64_t>(kMinutes, 200));
     memory.push_back(std::vector<int64_t>(kMinutes, kGi / 2));
   }
-  SimulationConfig config = FixedCluster(PolicyKind::kHeadroom, 0);
-  config.autoscale = true;
-  config.warmup_minutes = 2 * 1440;
-  const UsageTraces usage = Traces(cpu, memory);
+  steady.usage = Traces(cpu, memory);
+  steady.config = FixedCluster(PolicyKind::kHeadroom, 0);
+  steady.config.autoscale = true;
+  steady.config.warmup_minutes = 2 * 1440;
+  return steady;
+}
+
+// The per-workload tuning reaches the simulated headroom policy through the product's guard
+// rails: a min-cpu keeps the requests up; keep-declared leaves them as declared.
+TEST(SimulatorTest, PodAnnotationsTuneTheHeadroomPolicy) {
+  const SteadyPods steady = FourSteadyPods();
+  const std::vector<PodSpec>& pods = steady.pods;
+  const UsageTraces& usage = steady.usage;
+  SimulationConfig config = steady.config;
   const auto requested_cpu = [&](Annotations annotations) {
     config.headroom.pod_annotations = std::move(annotations);
     return SimulatePolicy(PolicyKind::kHeadroom, pods, usage, config).summary.requested_cpu_millis;
@@ -418,19 +433,10 @@ TEST(SimulatorTest, PodAnnotationsTuneTheHeadroomPolicy) {
 // Mondays only nothing is ever shrunk; with one hour a night one shrink step a night is taken
 // (at most half of the value per step), so Friday ends between the two.
 TEST(SimulatorTest, DisruptionWindowsHoldShrinksOutsideTheirHours) {
-  std::vector<PodSpec> pods;
-  std::vector<std::vector<int64_t>> cpu;
-  std::vector<std::vector<int64_t>> memory;
-  constexpr int kMinutes = 3 * 1440;
-  for (int p = 0; p < 4; ++p) {
-    pods.push_back({"p" + std::to_string(p), {1000, kGi}, "LS"});
-    cpu.push_back(std::vector<int64_t>(kMinutes, 200));
-    memory.push_back(std::vector<int64_t>(kMinutes, kGi / 2));
-  }
-  SimulationConfig config = FixedCluster(PolicyKind::kHeadroom, 0);
-  config.autoscale = true;
-  config.warmup_minutes = 2 * 1440;
-  const UsageTraces usage = Traces(cpu, memory);
+  const SteadyPods steady = FourSteadyPods();
+  const std::vector<PodSpec>& pods = steady.pods;
+  const UsageTraces& usage = steady.usage;
+  SimulationConfig config = steady.config;
   const auto run = [&](absl::string_view windows) {
     config.headroom.disruption_windows = *ParseDisruptionWindows(windows);
     return SimulatePolicy(PolicyKind::kHeadroom, pods, usage, config).summary;
