@@ -30,6 +30,7 @@ using ::headroom::codec::CheckWebhook;
 using ::headroom::codec::ExtenderPermissions;
 using ::headroom::codec::FormatChecks;
 using ::headroom::codec::Permission;
+using ::headroom::codec::ReviewAllowed;
 using json = nlohmann::json;
 
 constexpr absl::Duration kApiTimeout = absl::Seconds(10);
@@ -72,15 +73,9 @@ std::vector<absl::StatusOr<bool>> AskPermissions(io::KubeClient& api,
                                            "system:authenticated"};
   std::vector<absl::StatusOr<bool>> allowed;
   for (const Permission& permission : ExtenderPermissions()) {
-    absl::StatusOr<json> review =
-        api.Review("/apis/authorization.k8s.io/v1/subjectaccessreviews",
-                   AccessReviewBody(permission, user, groups, ns), kApiTimeout);
-    if (!review.ok()) {
-      allowed.push_back(review.status());
-      continue;
-    }
-    const json& status = review->value("status", json::object());
-    allowed.push_back(status.is_object() && status.value("allowed", false));
+    allowed.push_back(
+        ReviewAllowed(api.Review("/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                                 AccessReviewBody(permission, user, groups, ns), kApiTimeout)));
   }
   return allowed;
 }

@@ -154,6 +154,15 @@ std::string SelfAccessReviewBody(const Permission& permission, absl::string_view
       .dump();
 }
 
+absl::StatusOr<bool> ReviewAllowed(const absl::StatusOr<json>& review) {
+  if (!review.ok()) return review.status();
+  if (!review->is_object()) {
+    return absl::UnavailableError("the review's answer is not a JSON object");
+  }
+  const json& status = review->value("status", json::object());
+  return status.is_object() && status.value("allowed", false);
+}
+
 CheckResult CheckExtenderRbac(absl::string_view service_account,
                               const std::vector<absl::StatusOr<bool>>& allowed) {
   const std::string name = "extender-rbac";

@@ -55,6 +55,10 @@ std::string AccessReviewBody(const Permission& permission, absl::string_view use
 // extender asks about itself; every authenticated user may ask).
 std::string SelfAccessReviewBody(const Permission& permission, absl::string_view ns);
 
+// What a (Self)SubjectAccessReview answered: its status.allowed (false when absent), or the
+// error that kept it from being asked or read (an answer that is not a JSON object).
+absl::StatusOr<bool> ReviewAllowed(const absl::StatusOr<nlohmann::json>& review);
+
 // The SubjectAccessReviews' answers (status.allowed), parallel to ExtenderPermissions(); an
 // error for one that could not be asked.
 CheckResult CheckExtenderRbac(absl::string_view service_account,

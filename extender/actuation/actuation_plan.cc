@@ -1,7 +1,6 @@
 #include "extender/actuation/actuation_plan.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -169,10 +168,8 @@ std::optional<PlannedResize> ToApiResize(const ApiPod& pod, const PodState& stat
     resize.containers.push_back({name, before, after, change.last_shrink});
   }
   if (resize.containers.empty()) {
-    why = absl::StrCat("requests within ", std::lround(threshold.fraction * 100), "% (or ",
-                       FormatCpuMillis(threshold.cpu_millis), " / ",
-                       FormatMemoryBytes(threshold.memory_bytes),
-                       ") of the guarded sizes once capped by the declared CPU limit");
+    why = absl::StrCat("requests within ", DescribeThreshold(threshold),
+                       " of the guarded sizes once capped by the declared CPU limit");
     return std::nullopt;
   }
   if (pod.pod_level.Any()) return WithPodLevel(pod, state, std::move(resize), after_all, why);

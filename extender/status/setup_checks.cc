@@ -31,15 +31,9 @@ std::vector<CheckResult> SetupChecks::Ask() {
   std::vector<absl::StatusOr<bool>> allowed;
   for (const codec::Permission& permission : codec::ExtenderPermissions()) {
     if (stopped_) return results;
-    absl::StatusOr<json> review =
+    allowed.push_back(codec::ReviewAllowed(
         api.Review("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
-                   codec::SelfAccessReviewBody(permission, sources_.own_namespace), timeout);
-    if (!review.ok()) {
-      allowed.push_back(review.status());
-      continue;
-    }
-    const json& status = review->value("status", json::object());
-    allowed.push_back(status.is_object() && status.value("allowed", false));
+                   codec::SelfAccessReviewBody(permission, sources_.own_namespace), timeout)));
   }
   results.push_back(codec::CheckExtenderRbac("headroom-extender (itself)", allowed));
   if (stopped_) return results;

@@ -47,6 +47,17 @@ TEST(Preflight, KubeVersionAndResizeApi) {
   });
 }
 
+TEST(Preflight, ReviewAllowedReadsTheAnswer) {
+  EXPECT_EQ(ReviewAllowed(nlohmann::json::parse(R"({"status":{"allowed":true}})")).value(), true);
+  EXPECT_EQ(ReviewAllowed(nlohmann::json::parse(R"({"status":{"allowed":false}})")).value(), false);
+  EXPECT_EQ(ReviewAllowed(nlohmann::json::parse(R"({"status":{}})")).value(), false);
+  EXPECT_EQ(ReviewAllowed(nlohmann::json::parse(R"({"status":"odd"})")).value(), false);
+  EXPECT_EQ(ReviewAllowed(nlohmann::json::parse("[]")).status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(ReviewAllowed(absl::PermissionDeniedError("forbidden")).status().code(),
+            absl::StatusCode::kPermissionDenied);
+}
+
 TEST(Preflight, ExtenderRbacNamesWhatIsMissing) {
   const size_t n = ExtenderPermissions().size();
   std::vector<absl::StatusOr<bool>> all(n, true);
